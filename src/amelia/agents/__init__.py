@@ -1,0 +1,1 @@
+"""Agents: architect, developer, reviewer. They speak only AgenticMessage and StreamEvent."""

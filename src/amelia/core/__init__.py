@@ -1,0 +1,1 @@
+"""Core types, state and the pipeline that ties agents together."""

@@ -1,0 +1,112 @@
+"""The immutable state a run carries from agent to agent."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from amelia.core.types import Issue
+
+Verdict = Literal["approved", "changes_requested"]
+Severity = Literal["none", "minor", "major", "critical"]
+
+
+class ToolCall(BaseModel):
+    """A tool call an agent made."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str | None = None
+    agent: str
+    tool_name: str
+    tool_input: dict[str, Any] = Field(default_factory=dict)
+    timestamp: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+
+class ToolResult(BaseModel):
+    """What came back from a tool call; `is_error` marks a refused or failed call."""
+
+    model_config = ConfigDict(frozen=True)
+
+    call_id: str | None = None
+    agent: str
+    tool_name: str
+    output: str = ""
+    is_error: bool = False
+    tool_input: dict[str, Any] | None = None
+    timestamp: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+
+class ReviewComment(BaseModel):
+    """One finding of the reviewer, anchored to a line of the new version of a file."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    line: int | None = Field(default=None, ge=1)
+    severity: Severity = "minor"
+    body: str
+    suggestion: str | None = None
+
+
+class ReviewResult(BaseModel):
+    """The reviewer's structured verdict."""
+
+    model_config = ConfigDict(frozen=True)
+
+    verdict: Verdict
+    severity: Severity = "none"
+    summary: str
+    comments: tuple[ReviewComment, ...] = ()
+
+    @property
+    def approved(self) -> bool:
+        return self.verdict == "approved"
+
+
+class AgentUsage(BaseModel):
+    """What one agent's run cost, summed over its driver calls."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent: str
+    turns: int = 0
+    tool_calls: int = 0
+    tool_errors: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    duration_ms: int = 0
+
+
+class ExecutionState(BaseModel):
+    """Everything a run knows. Immutable: agents return updated copies."""
+
+    model_config = ConfigDict(frozen=True)
+
+    profile_id: str = "default"
+    issue: Issue | None = None
+    design_context: str | None = None
+    goal: str | None = None
+    plan_markdown: str | None = None
+    raw_architect_output: str | None = None
+    plan_path: str | None = None
+    base_ref: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_results: tuple[ToolResult, ...] = ()
+    driver_session_id: str | None = None
+    developer_session_id: str | None = None
+    developer_output: str | None = None
+    last_review: ReviewResult | None = None
+    review_iteration: int = 0
+    usage: tuple[AgentUsage, ...] = ()
+
+    def evolve(self, **changes: Any) -> ExecutionState:
+        """Return a copy with `changes` applied (validated like a new instance)."""
+        return ExecutionState.model_validate({**self.model_dump(), **changes})
+
+    @property
+    def error_results(self) -> tuple[ToolResult, ...]:
+        return tuple(result for result in self.tool_results if result.is_error)

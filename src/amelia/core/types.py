@@ -1,0 +1,80 @@
+"""Types shared by every layer: stream events, driver keys, issues and profiles."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DriverType = Literal["cli:claude", "api:openai", "api:openrouter", "cli", "api"]
+"""The driver keys the registry knows out of the box."""
+
+ToolProfileName = Literal["read_only", "full"]
+"""Which tools a driver exposes to an agent: read-only exploration or full editing."""
+
+
+class StreamEventType(StrEnum):
+    """What happened, as seen from outside an agent."""
+
+    CLAUDE_THINKING = "claude_thinking"
+    CLAUDE_TOOL_CALL = "claude_tool_call"
+    CLAUDE_TOOL_RESULT = "claude_tool_result"
+    AGENT_OUTPUT = "agent_output"
+    STAGE_STARTED = "stage_started"
+    STAGE_COMPLETED = "stage_completed"
+    WORKFLOW_COMPLETED = "workflow_completed"
+    WORKFLOW_FAILED = "workflow_failed"
+
+
+def _new_event_id() -> str:
+    return uuid.uuid4().hex
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class StreamEvent(BaseModel):
+    """Agent → outside boundary: one observable step of a run, handed to sinks."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = Field(default_factory=_new_event_id)
+    type: StreamEventType
+    content: str | None = None
+    timestamp: datetime = Field(default_factory=_now)
+    agent: str
+    workflow_id: str
+    tool_name: str | None = None
+    tool_input: dict[str, Any] | None = None
+    is_error: bool = False
+
+
+class Issue(BaseModel):
+    """The work item a run is about. Title and body are untrusted text."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    title: str
+    description: str = ""
+    number: int | None = None
+    author: str | None = None
+    url: str | None = None
+
+
+class Profile(BaseModel):
+    """How a run is configured: which driver and model, and the pipeline's limits."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = "default"
+    driver: DriverType = "cli:claude"
+    model: str | None = None
+    max_review_iterations: int = Field(default=3, ge=1, le=20)
+    max_turns: int | None = Field(default=None, ge=1)
+    plan_path_pattern: str = "docs/plans/{date}-issue-{number}-{slug}.md"
+    timeout_seconds: float = Field(default=1800.0, gt=0)

@@ -1,0 +1,1 @@
+"""The pydantic-ai driver for `openai:*`, `openrouter:*` and other API models."""

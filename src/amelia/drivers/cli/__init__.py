@@ -1,0 +1,1 @@
+"""Drivers that run a coding-agent CLI (Claude Code)."""

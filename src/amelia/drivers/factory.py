@@ -1,0 +1,79 @@
+"""Driver registry: maps a driver key to a factory, importing driver modules lazily.
+
+Lazy imports keep `amelia --help` from loading claude-agent-sdk or pydantic-ai.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from amelia.drivers.base import DriverInterface
+
+DriverFactoryFn = Callable[..., DriverInterface]
+
+DEFAULT_DRIVER_KEY = "cli:claude"
+DRIVER_ENV_VAR = "AMELIA_DRIVER"
+
+
+def _lazy(module: str, attribute: str, **preset: Any) -> DriverFactoryFn:
+    def build(**kwargs: Any) -> DriverInterface:
+        driver_class = getattr(importlib.import_module(module), attribute)
+        driver: DriverInterface = driver_class(**{**preset, **kwargs})
+        return driver
+
+    return build
+
+
+def _api_driver(provider: str | None) -> DriverFactoryFn:
+    """Build an ApiDriver; a provider-specific key prefixes a bare model name."""
+    build = _lazy("amelia.drivers.api.driver", "ApiDriver")
+
+    def factory(**kwargs: Any) -> DriverInterface:
+        model = kwargs.get("model")
+        if provider is not None and model and ":" not in model:
+            kwargs = {**kwargs, "model": f"{provider}:{model}"}
+        return build(**kwargs)
+
+    return factory
+
+
+class DriverFactory:
+    """Registry of driver factories by key (`cli:claude`, `api:openai`, …)."""
+
+    _registry: ClassVar[dict[str, DriverFactoryFn]] = {
+        "cli:claude": _lazy("amelia.drivers.cli.claude", "ClaudeCliDriver"),
+        "cli": _lazy("amelia.drivers.cli.claude", "ClaudeCliDriver"),
+        "api:openai": _api_driver("openai"),
+        "api:openrouter": _api_driver("openrouter"),
+        "api": _api_driver(None),
+    }
+
+    @classmethod
+    def register_driver(cls, key: str, factory: DriverFactoryFn) -> None:
+        """Register (or replace) the factory for `key`, e.g. a user's own provider."""
+        if not key or not key.strip():
+            raise ValueError("Driver key must be a non-empty string")
+        cls._registry[key] = factory
+
+    @classmethod
+    def registered_keys(cls) -> list[str]:
+        return sorted(cls._registry)
+
+    @classmethod
+    def resolve_key(cls, key: str | None = None) -> str:
+        """The key to use: the argument, else `AMELIA_DRIVER`, else `cli:claude`."""
+        chosen = key or os.environ.get(DRIVER_ENV_VAR) or DEFAULT_DRIVER_KEY
+        if chosen not in cls._registry:
+            raise ValueError(
+                f"Unknown driver key: {chosen!r}. "
+                f"Registered keys: {', '.join(cls.registered_keys())}"
+            )
+        return chosen
+
+    @classmethod
+    def get_driver(cls, key: str | None = None, **kwargs: Any) -> DriverInterface:
+        """Create a driver for `key`; keyword arguments go to the driver's constructor."""
+        return cls._registry[cls.resolve_key(key)](**kwargs)

@@ -1,0 +1,1 @@
+"""Local servers speaking real wire protocols, for tests and `amelia demo`."""

@@ -1,0 +1,85 @@
+"""The driver registry: five keys, environment fallback, unknown keys, custom drivers."""
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from amelia.drivers.base import AgenticMessage, AgenticMessageType, GenerateResult
+from amelia.drivers.factory import DriverFactory
+
+
+class EchoDriver:
+    """A minimal driver a user might register."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.kwargs = kwargs
+
+    async def generate(
+        self, prompt: str, system_prompt: str | None = None, schema: type[BaseModel] | None = None
+    ) -> GenerateResult:
+        return GenerateResult(output=prompt)
+
+    async def execute_agentic(
+        self,
+        prompt: str,
+        cwd: str,
+        session_id: str | None = None,
+        instructions: str | None = None,
+        schema: type[BaseModel] | None = None,
+    ) -> AsyncIterator[AgenticMessage]:
+        yield AgenticMessage(type=AgenticMessageType.RESULT, content=prompt)
+
+
+@pytest.fixture
+def registry() -> Iterator[dict[str, Any]]:
+    saved = dict(DriverFactory._registry)
+    yield DriverFactory._registry
+    DriverFactory._registry.clear()
+    DriverFactory._registry.update(saved)
+
+
+def test_the_five_builtin_keys_are_registered() -> None:
+    assert set(DriverFactory.registered_keys()) >= {
+        "cli:claude",
+        "cli",
+        "api:openai",
+        "api:openrouter",
+        "api",
+    }
+
+
+def test_default_key_is_claude(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AMELIA_DRIVER", raising=False)
+    assert DriverFactory.resolve_key() == "cli:claude"
+
+
+def test_environment_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AMELIA_DRIVER", "api:openrouter")
+    assert DriverFactory.resolve_key() == "api:openrouter"
+    assert DriverFactory.resolve_key("cli") == "cli"
+
+
+def test_unknown_key_lists_registered_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ValueError, match=r"^Unknown driver key:") as caught:
+        DriverFactory.get_driver("carrier-pigeon")
+    for key in ("cli:claude", "api:openai", "api:openrouter"):
+        assert key in str(caught.value)
+    monkeypatch.setenv("AMELIA_DRIVER", "nope")
+    with pytest.raises(ValueError, match=r"^Unknown driver key: 'nope'"):
+        DriverFactory.get_driver()
+
+
+async def test_custom_registration(registry: dict[str, Any]) -> None:
+    DriverFactory.register_driver("echo", EchoDriver)
+    driver = DriverFactory.get_driver("echo", model="x")
+    assert isinstance(driver, EchoDriver)
+    assert driver.kwargs == {"model": "x"}
+    messages = [m async for m in driver.execute_agentic("hello", cwd=".")]
+    assert messages[-1].content == "hello"
+
+
+def test_empty_key_cannot_be_registered() -> None:
+    with pytest.raises(ValueError, match="non-empty"):
+        DriverFactory.register_driver(" ", EchoDriver)
