@@ -1,0 +1,70 @@
+"""Secrets never reach a model CLI or a tool's environment."""
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from amelia.drivers.environment import (
+    MODEL_CONNECTION_VARS,
+    blanking_overrides,
+    is_secret_name,
+    scrubbed_environment,
+    secret_values,
+)
+
+PARENT = {
+    "PATH": "/usr/bin",
+    "HOME": "/github/home",
+    "GITHUB_TOKEN": "ghs_abcdefabcdef",
+    "GH_TOKEN": "gho_abcdefabcdef",
+    "INPUT_OPENAI_API_KEY": "sk-proj-secret",
+    "INPUT_DRIVER": "cli:claude",
+    "ACTIONS_RUNTIME_TOKEN": "runtime",
+    "ACTIONS_ID_TOKEN_REQUEST_URL": "https://example.invalid",
+    "AWS_SECRET_ACCESS_KEY": "aws-secret",
+    "ANTHROPIC_API_KEY": "sk-ant-xyz123",
+    "ANTHROPIC_BASE_URL": "http://127.0.0.1:1",
+    "GITHUB_REPOSITORY": "o/r",
+}
+
+
+def test_scrub_keeps_what_the_model_needs_and_drops_secrets() -> None:
+    env = scrubbed_environment(allow=MODEL_CONNECTION_VARS, base=PARENT)
+    assert env["PATH"] == "/usr/bin"
+    assert env["ANTHROPIC_API_KEY"] == "sk-ant-xyz123"
+    assert env["GITHUB_REPOSITORY"] == "o/r"
+    for name in (
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "INPUT_OPENAI_API_KEY",
+        "INPUT_DRIVER",
+        "ACTIONS_RUNTIME_TOKEN",
+        "ACTIONS_ID_TOKEN_REQUEST_URL",
+        "AWS_SECRET_ACCESS_KEY",
+    ):
+        assert name not in env
+
+
+def test_tools_get_no_model_key_either() -> None:
+    env = scrubbed_environment(base=PARENT)
+    assert "ANTHROPIC_API_KEY" not in env
+    assert "HOME" in env
+
+
+def test_blanking_overrides_cover_every_secret() -> None:
+    overrides = blanking_overrides(allow=MODEL_CONNECTION_VARS, base=PARENT)
+    assert overrides["GITHUB_TOKEN"] == ""
+    assert overrides["INPUT_OPENAI_API_KEY"] == ""
+    assert "ANTHROPIC_API_KEY" not in overrides
+    assert "PATH" not in overrides
+
+
+def test_secret_values_longest_first() -> None:
+    values = secret_values(base=PARENT)
+    assert "ghs_abcdefabcdef" in values
+    assert "/usr/bin" not in values
+    assert values == sorted(values, key=len, reverse=True)
+
+
+@given(st.from_regex(r"[A-Z_]{0,10}(TOKEN|SECRET|PASSWORD|API_KEY)[A-Z_]{0,10}", fullmatch=True))
+def test_any_name_with_a_secret_word_is_secret(name: str) -> None:
+    assert is_secret_name(name)
