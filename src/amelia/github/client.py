@@ -1,0 +1,499 @@
+"""GitHub REST calls the pipeline needs, through PyGithub, retried by tenacity.
+
+The client is synchronous because PyGithub is: async callers run its methods with
+`await asyncio.to_thread(client.method, ...)`. Every call is retried on 5xx, 429, secondary
+rate limits, exhausted primary rate limits, connection errors and timeouts, honouring
+`Retry-After` and `X-RateLimit-Reset`, within a bounded number of attempts and a bounded
+total wait. Anything else becomes a typed `GitHubError` with a one-line message. Results are
+plain pydantic models, read inside the retried call, so no lazy PyGithub object can make an
+unretried request later.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeVar
+
+from github import Auth, Github, GithubException
+from github.IssueComment import IssueComment
+from github.PaginatedList import PaginatedList
+from github.Repository import Repository
+from loguru import logger
+from pydantic import BaseModel, ConfigDict, Field
+from tenacity import RetryCallState, Retrying, retry_if_exception
+
+from amelia.github.errors import (
+    GitHubAuthError,
+    GitHubError,
+    GitHubNotFoundError,
+    GitHubRetryExhaustedError,
+    GitHubValidationError,
+)
+
+T = TypeVar("T")
+ReviewEvent = Literal["APPROVE", "REQUEST_CHANGES", "COMMENT"]
+DEFAULT_API_URL = "https://api.github.com"
+
+
+class RetryPolicy(BaseModel):
+    """How hard to retry: attempts per call and the total seconds one call may wait."""
+
+    model_config = ConfigDict(frozen=True)
+
+    max_attempts: int = Field(default=5, ge=1)
+    max_total_wait: float = Field(default=60.0, ge=0)
+    backoff_base: float = Field(default=1.0, ge=0)
+    backoff_max: float = Field(default=20.0, ge=0)
+
+
+class RetryRecord(BaseModel):
+    """One retry the client made: which call, why, and how long it waited first."""
+
+    model_config = ConfigDict(frozen=True)
+
+    operation: str
+    attempt: int
+    reason: str
+    wait_seconds: float
+
+
+class IssueInfo(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    number: int
+    title: str
+    body: str
+    author: str
+    labels: tuple[str, ...] = ()
+    state: str = "open"
+    is_pull_request: bool = False
+    html_url: str = ""
+
+
+class PullInfo(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    number: int
+    title: str
+    body: str
+    author: str
+    head_ref: str
+    head_sha: str
+    base_ref: str
+    draft: bool = False
+    state: str = "open"
+    html_url: str = ""
+
+
+class CommentInfo(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: int
+    body: str
+    author: str
+    html_url: str = ""
+
+
+class ReviewInfo(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: int
+    state: str
+    commit_id: str | None = None
+    html_url: str = ""
+
+
+class InlineComment(BaseModel):
+    """A review comment on one line of the new (RIGHT) or old (LEFT) side of a diff."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    line: int = Field(ge=1)
+    body: str
+    side: Literal["RIGHT", "LEFT"] = "RIGHT"
+
+
+def _header(exc: GithubException, name: str) -> str | None:
+    headers = exc.headers or {}
+    value = headers.get(name) or headers.get(name.lower())
+    return None if value is None else str(value)
+
+
+def _message(exc: BaseException) -> str:
+    if isinstance(exc, GithubException):
+        data = exc.data if isinstance(exc.data, dict) else {}
+        text = str(data.get("message") or exc.message or "").strip()
+        errors = data.get("errors")
+        if errors:
+            details = [
+                e.get("message", e.get("code", "")) if isinstance(e, dict) else e for e in errors
+            ]
+            text = f"{text} ({'; '.join(str(d) for d in details)})"
+        return " ".join(f"{exc.status} {text}".split())
+    return " ".join(f"{type(exc).__name__}: {exc}".split())
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """True for failures that may pass on their own: server errors, rate limits, the network."""
+    if isinstance(exc, GithubException):
+        if exc.status >= 500 or exc.status == 429:
+            return True
+        if exc.status == 403:
+            text = _message(exc).lower()
+            return (
+                "rate limit" in text
+                or _header(exc, "retry-after") is not None
+                or _header(exc, "x-ratelimit-remaining") == "0"
+            )
+        return False
+    # requests' exceptions (connection reset, timeouts) derive from OSError.
+    return isinstance(exc, OSError)
+
+
+def server_requested_delay(exc: BaseException, now: float) -> float | None:
+    """Seconds GitHub asked us to wait (`Retry-After`, or until `X-RateLimit-Reset`)."""
+    if not isinstance(exc, GithubException):
+        return None
+    retry_after = _header(exc, "retry-after")
+    if retry_after is not None and retry_after.strip().isdigit():
+        return float(retry_after)
+    reset = _header(exc, "x-ratelimit-reset")
+    if _header(exc, "x-ratelimit-remaining") == "0" and reset is not None and reset.isdigit():
+        # One second of slack: GitHub's reset epoch is rounded down.
+        return max(0.0, float(reset) - now + 1.0)
+    return None
+
+
+def _typed_error(operation: str, exc: BaseException, attempts: int) -> GitHubError:
+    text = _message(exc)
+    if is_retryable(exc):
+        return GitHubRetryExhaustedError(
+            f"GitHub {operation} failed after {attempts} attempt(s): {text}",
+            getattr(exc, "status", None),
+        )
+    status = exc.status if isinstance(exc, GithubException) else None
+    kind: type[GitHubError] = {
+        401: GitHubAuthError,
+        403: GitHubAuthError,
+        404: GitHubNotFoundError,
+        410: GitHubNotFoundError,
+        422: GitHubValidationError,
+    }.get(status or 0, GitHubError)
+    return kind(f"GitHub {operation} failed: {text}", status)
+
+
+class GitHubClient:
+    """One repository's GitHub API, with bounded retries. Count retries via `retry_log`."""
+
+    def __init__(
+        self,
+        token: str,
+        repo: str,
+        base_url: str = DEFAULT_API_URL,
+        policy: RetryPolicy | None = None,
+        timeout: int = 15,
+        per_page: int = 100,
+        throttle: bool = True,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        """`throttle=False` drops PyGithub's pauses between requests (tests, local servers)."""
+        self.full_name = repo
+        self.policy = policy or RetryPolicy()
+        self.retry_log: list[RetryRecord] = []
+        self._sleep = sleep
+        self._clock = clock
+        pause = (
+            {} if throttle else {"seconds_between_requests": None, "seconds_between_writes": None}
+        )
+        self._gh = Github(
+            base_url=base_url.rstrip("/"),
+            auth=Auth.Token(token),
+            retry=None,
+            timeout=timeout,
+            per_page=per_page,
+            user_agent="amelia",
+            **pause,  # type: ignore[arg-type]
+        )
+        self._repo: Repository | None = None
+
+    @property
+    def retry_count(self) -> int:
+        return len(self.retry_log)
+
+    def close(self) -> None:
+        self._gh.close()
+
+    # retry machinery ---------------------------------------------------------------------
+
+    def _call(self, operation: str, fn: Callable[[], T]) -> T:
+        def wait(state: RetryCallState) -> float:
+            exc = state.outcome.exception() if state.outcome else None
+            requested = server_requested_delay(exc, self._clock()) if exc else None
+            if requested is not None:
+                return requested
+            backoff = self.policy.backoff_base * 2 ** (state.attempt_number - 1)
+            return float(min(backoff, self.policy.backoff_max))
+
+        def stop(state: RetryCallState) -> bool:
+            return (
+                state.attempt_number >= self.policy.max_attempts
+                or state.idle_for + state.upcoming_sleep > self.policy.max_total_wait
+            )
+
+        def record(state: RetryCallState) -> None:
+            exc = state.outcome.exception() if state.outcome else None
+            entry = RetryRecord(
+                operation=operation,
+                attempt=state.attempt_number,
+                reason=_message(exc) if exc else "",
+                wait_seconds=state.upcoming_sleep,
+            )
+            self.retry_log.append(entry)
+            logger.warning(
+                "GitHub {} attempt {} failed ({}); retrying in {:.1f}s",
+                operation,
+                entry.attempt,
+                entry.reason,
+                entry.wait_seconds,
+            )
+
+        retrying = Retrying(
+            retry=retry_if_exception(is_retryable),
+            wait=wait,
+            stop=stop,
+            sleep=self._sleep,
+            before_sleep=record,
+            reraise=True,
+        )
+        attempts = 0
+
+        def counted() -> T:
+            nonlocal attempts
+            attempts += 1
+            return fn()
+
+        try:
+            return retrying(counted)
+        except (GithubException, OSError) as exc:
+            raise _typed_error(operation, exc, attempts) from exc
+
+    def _repository(self) -> Repository:
+        if self._repo is None:
+            self._repo = self._call(
+                f"get repository {self.full_name}", lambda: self._gh.get_repo(self.full_name)
+            )
+        return self._repo
+
+    def _request(
+        self, verb: str, path: str, body: dict[str, Any] | None = None, accept: str | None = None
+    ) -> Any:
+        repo = self._repository()
+        headers = {"Accept": accept} if accept else None
+        _, data = repo.requester.requestJsonAndCheck(
+            verb, f"{repo.url}{path}", input=body, headers=headers
+        )
+        return data
+
+    # repository ----------------------------------------------------------------------------
+
+    def default_branch(self) -> str:
+        return self._repository().default_branch
+
+    def branch_exists(self, name: str) -> bool:
+        repo = self._repository()
+        try:
+            self._call(f"get branch {name}", lambda: repo.get_branch(name))
+        except GitHubNotFoundError:
+            return False
+        return True
+
+    def get_permission(self, user: str) -> str:
+        """The user's role: admin, maintain, write, triage, read or none."""
+        try:
+            data = self._call(
+                f"get permission of {user}",
+                lambda: self._request("GET", f"/collaborators/{user}/permission"),
+            )
+        except GitHubNotFoundError:
+            return "none"
+        role = str(data.get("role_name") or "")
+        if role in ("admin", "maintain", "write", "triage", "read"):
+            return role
+        return str(data.get("permission") or "none")
+
+    # issues and comments -------------------------------------------------------------------
+
+    def get_issue(self, number: int) -> IssueInfo:
+        repo = self._repository()
+        return self._call(f"get issue #{number}", lambda: _issue_info(repo.get_issue(number)))
+
+    def create_comment(self, issue_number: int, body: str) -> CommentInfo:
+        data = self._call(
+            f"comment on #{issue_number}",
+            lambda: self._request("POST", f"/issues/{issue_number}/comments", {"body": body}),
+        )
+        return _comment_info(data)
+
+    def edit_comment(self, comment_id: int, body: str) -> CommentInfo:
+        data = self._call(
+            f"edit comment {comment_id}",
+            lambda: self._request("PATCH", f"/issues/comments/{comment_id}", {"body": body}),
+        )
+        return _comment_info(data)
+
+    def list_comments(self, issue_number: int) -> list[CommentInfo]:
+        repo = self._repository()
+        comments = PaginatedList(
+            IssueComment, repo.requester, f"{repo.url}/issues/{issue_number}/comments", None
+        )
+        return [
+            _comment_info(_raw(c))
+            for c in self._collect(f"list comments of #{issue_number}", comments)
+        ]
+
+    def find_comment_with_marker(self, issue_number: int, marker: str) -> CommentInfo | None:
+        """The oldest comment on the issue or pull whose body contains `marker`."""
+        for comment in self.list_comments(issue_number):
+            if marker in comment.body:
+                return comment
+        return None
+
+    def search_labelled_issues(self, label: str, state: str = "open") -> list[IssueInfo]:
+        """Issues (not pulls) of this repository carrying `label`, one request per page."""
+        query = f'repo:{self.full_name} is:issue is:{state} label:"{label}"'
+        results = self._call(
+            f"search issues labelled {label}", lambda: self._gh.search_issues(query)
+        )
+        return [_issue_info(i) for i in self._collect(f"search label {label}", results)]
+
+    def _collect(self, operation: str, paginated: Any) -> list[Any]:
+        """Walk a PaginatedList, retrying each page fetch on its own (it resumes, not restarts)."""
+        items: list[Any] = []
+        while True:
+            index = len(items)
+
+            def item_at(i: int = index) -> Any:
+                try:
+                    return paginated[i]
+                except IndexError:
+                    return None
+
+            item = self._call(operation, item_at)
+            if item is None:
+                return items
+            items.append(item)
+
+    # pulls and reviews ---------------------------------------------------------------------
+
+    def get_pull(self, number: int) -> PullInfo:
+        data = self._call(f"get pull #{number}", lambda: self._request("GET", f"/pulls/{number}"))
+        return _pull_info(data)
+
+    def create_pull(self, head: str, base: str, title: str, body: str, draft: bool) -> PullInfo:
+        payload = {"head": head, "base": base, "title": title, "body": body, "draft": draft}
+        data = self._call(f"open pull for {head}", lambda: self._request("POST", "/pulls", payload))
+        return _pull_info(data)
+
+    def find_open_pull(self, head: str) -> PullInfo | None:
+        """The open pull whose head is branch `head` of this repository, if any."""
+        repo = self._repository()
+        owner = self.full_name.split("/", 1)[0]
+        pulls = self._call(
+            f"find pull for {head}", lambda: repo.get_pulls(state="open", head=f"{owner}:{head}")
+        )
+        found = self._collect(f"find pull for {head}", pulls)
+        return _pull_info(_raw(found[0])) if found else None
+
+    def update_pull(
+        self, number: int, title: str | None = None, body: str | None = None
+    ) -> PullInfo:
+        changes = {k: v for k, v in {"title": title, "body": body}.items() if v is not None}
+        data = self._call(
+            f"update pull #{number}", lambda: self._request("PATCH", f"/pulls/{number}", changes)
+        )
+        return _pull_info(data)
+
+    def get_pull_diff(self, number: int) -> str:
+        """The pull's unified diff as text."""
+        data = self._call(
+            f"get diff of pull #{number}",
+            lambda: self._request("GET", f"/pulls/{number}", accept="application/vnd.github.diff"),
+        )
+        # PyGithub wraps a non-JSON body as {"data": text}.
+        if isinstance(data, dict) and isinstance(data.get("data"), str):
+            return str(data["data"])
+        return "" if data is None else str(data)
+
+    def create_review(
+        self,
+        pull_number: int,
+        body: str,
+        event: ReviewEvent,
+        comments: Sequence[InlineComment] = (),
+        commit_id: str | None = None,
+    ) -> ReviewInfo:
+        payload: dict[str, Any] = {
+            "body": body,
+            "event": event,
+            "comments": [c.model_dump() for c in comments],
+        }
+        if commit_id:
+            payload["commit_id"] = commit_id
+        data = self._call(
+            f"review pull #{pull_number}",
+            lambda: self._request("POST", f"/pulls/{pull_number}/reviews", payload),
+        )
+        return ReviewInfo(
+            id=int(data["id"]),
+            state=str(data.get("state", "")),
+            commit_id=data.get("commit_id"),
+            html_url=str(data.get("html_url") or ""),
+        )
+
+
+def _raw(obj: Any) -> dict[str, Any]:
+    """The JSON PyGithub got. Its attribute getters would fetch the object again whenever
+    GitHub omitted a field (search results omit `pull_request` on issues), one request each."""
+    data = obj._rawData if not isinstance(obj, dict) else obj
+    return dict(data)
+
+
+def _issue_info(issue: Any) -> IssueInfo:
+    data = _raw(issue)
+    return IssueInfo(
+        number=int(data["number"]),
+        title=str(data.get("title") or ""),
+        body=str(data.get("body") or ""),
+        author=str((data.get("user") or {}).get("login", "")),
+        labels=tuple(str(label["name"]) for label in data.get("labels") or ()),
+        state=str(data.get("state", "open")),
+        is_pull_request=data.get("pull_request") is not None,
+        html_url=str(data.get("html_url") or ""),
+    )
+
+
+def _comment_info(data: Any) -> CommentInfo:
+    return CommentInfo(
+        id=int(data["id"]),
+        body=str(data.get("body") or ""),
+        author=str((data.get("user") or {}).get("login", "")),
+        html_url=str(data.get("html_url") or ""),
+    )
+
+
+def _pull_info(data: Any) -> PullInfo:
+    return PullInfo(
+        number=int(data["number"]),
+        title=str(data.get("title") or ""),
+        body=str(data.get("body") or ""),
+        author=str((data.get("user") or {}).get("login", "")),
+        head_ref=str(data["head"]["ref"]),
+        head_sha=str(data["head"]["sha"]),
+        base_ref=str(data["base"]["ref"]),
+        draft=bool(data.get("draft", False)),
+        state=str(data.get("state", "open")),
+        html_url=str(data.get("html_url") or ""),
+    )

@@ -1,0 +1,897 @@
+"""A stateful local GitHub REST server for tests: PyGithub talks to it like to api.github.com.
+
+It keeps repositories, issues, comments, pulls, reviews and collaborators' permissions in
+memory, records every request, validates review comments against a pull's diff like GitHub
+does, paginates with GitHub's `Link` headers, and can inject faults (error statuses, rate
+limits, connection resets, stalls) per route so retry behaviour can be tested for real.
+
+    with FakeGitHubServer() as server:
+        server.add_repo("octo/app", bare_path=origin)
+        server.add_issue("octo/app", title="Crash", body="…", labels=["amelia"])
+        client = GitHubClient(token="t", repo="octo/app", base_url=server.url)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import struct
+import subprocess
+import threading
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Literal, Self
+from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
+
+from unidiff.patch import PatchSet
+
+SECONDARY_RATE_LIMIT_MESSAGE = (
+    "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+)
+_DOCS = "https://docs.github.com/rest"
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request as the server saw it. Header names are lower-case."""
+
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass(frozen=True)
+class Fault:
+    """What to do instead of answering one request.
+
+    `kind="status"` answers `status` with `headers` and a JSON `message`; `"reset"` drops the
+    connection without a response; `"stall"` waits `stall_seconds` and then drops it.
+    """
+
+    kind: Literal["status", "reset", "stall"] = "status"
+    status: int = 502
+    headers: dict[str, str] = field(default_factory=dict)
+    message: str = "Server Error"
+    stall_seconds: float = 5.0
+
+    @classmethod
+    def retry_after(cls, seconds: int, status: int = 429) -> Fault:
+        return cls(
+            status=status, headers={"Retry-After": str(seconds)}, message="Too Many Requests"
+        )
+
+    @classmethod
+    def rate_limit_reset(cls, reset_epoch: int) -> Fault:
+        return cls(
+            status=403,
+            headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset_epoch)},
+            message="API rate limit exceeded for installation.",
+        )
+
+    @classmethod
+    def secondary_rate_limit(cls) -> Fault:
+        return cls(status=403, message=SECONDARY_RATE_LIMIT_MESSAGE)
+
+
+@dataclass
+class _User:
+    login: str
+    type: str = "User"
+    id: int = 0
+
+
+@dataclass
+class _Comment:
+    id: int
+    issue_number: int
+    body: str
+    user: _User
+    created_at: str
+    updated_at: str
+
+
+@dataclass
+class _Pull:
+    number: int
+    head: str
+    base: str
+    head_sha: str
+    draft: bool
+    diff: str | None = None
+    reviews: list[Json] = field(default_factory=list)
+
+
+@dataclass
+class _Issue:
+    number: int
+    title: str
+    body: str
+    user: _User
+    labels: list[str]
+    state: str
+    created_at: str
+    pull: _Pull | None = None
+
+
+@dataclass
+class _Repo:
+    owner: str
+    name: str
+    default_branch: str
+    bare_path: Path | None
+    id: int
+    issues: dict[int, _Issue] = field(default_factory=dict)
+    comments: dict[int, _Comment] = field(default_factory=dict)
+    permissions: dict[str, str] = field(default_factory=dict)
+    branches: set[str] = field(default_factory=set)
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+
+class _HttpError(Exception):
+    def __init__(self, status: int, message: str, errors: list[Any] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.errors = errors
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+_ROLE_NAMES = {"admin": "admin", "maintain": "maintain", "write": "write", "triage": "triage"}
+# The REST API folds maintain into write and triage into read in `permission`;
+# `role_name` keeps the precise role.
+_LEGACY_PERMISSION = {"maintain": "write", "triage": "read"}
+
+Handler = Callable[
+    ["FakeGitHubServer", re.Match[str], RecordedRequest], tuple[int, Any, dict[str, str]]
+]
+
+
+class FakeGitHubServer:
+    """A GitHub REST API on 127.0.0.1 with an ephemeral port, served from a background thread."""
+
+    def __init__(self, token_user: str = "github-actions[bot]") -> None:  # noqa: S107
+        self.requests: list[RecordedRequest] = []
+        self.token_user = _User(token_user, "Bot" if token_user.endswith("[bot]") else "User", 1)
+        self._repos: dict[str, _Repo] = {}
+        self._users: dict[str, _User] = {token_user.lower(): self.token_user}
+        self._faults: dict[str, deque[Fault]] = defaultdict(deque)
+        self._ids = iter(range(1000, 10**9))
+        self._lock = threading.RLock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> Self:
+        handler: type[_RequestHandler] = type("_BoundHandler", (_RequestHandler,), {"fake": self})
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        """Base URL for `GITHUB_API_URL` / PyGithub's `base_url`."""
+        if self._httpd is None:
+            raise RuntimeError("FakeGitHubServer is not started")
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    # state set-up --------------------------------------------------------------------------
+
+    def add_user(self, login: str, user_type: str = "User") -> None:
+        with self._lock:
+            self._users[login.lower()] = _User(login, user_type, next(self._ids))
+
+    def add_repo(
+        self,
+        full_name: str,
+        default_branch: str = "main",
+        bare_path: Path | None = None,
+        branches: tuple[str, ...] = (),
+    ) -> None:
+        """Register a repository; with `bare_path` branches are read from that bare repo."""
+        owner, name = full_name.split("/", 1)
+        with self._lock:
+            self._repos[full_name.lower()] = _Repo(
+                owner, name, default_branch, bare_path, next(self._ids), branches=set(branches)
+            )
+            self._users.setdefault(owner.lower(), _User(owner, "Organization", next(self._ids)))
+
+    def set_permission(self, full_name: str, login: str, permission: str) -> None:
+        """Give `login` one of admin, maintain, write, triage, read or none."""
+        with self._lock:
+            self._repo(full_name).permissions[login.lower()] = permission
+            self._users.setdefault(login.lower(), _User(login, "User", next(self._ids)))
+
+    def add_issue(
+        self,
+        full_name: str,
+        title: str,
+        body: str = "",
+        user: str = "octocat",
+        labels: tuple[str, ...] | list[str] = (),
+        state: str = "open",
+    ) -> int:
+        with self._lock:
+            repo = self._repo(full_name)
+            number = len(repo.issues) + 1
+            author = self._users.setdefault(user.lower(), _User(user, "User", next(self._ids)))
+            repo.issues[number] = _Issue(number, title, body, author, list(labels), state, _now())
+            return number
+
+    def add_pull(
+        self,
+        full_name: str,
+        head: str,
+        base: str = "main",
+        title: str = "Change",
+        body: str = "",
+        draft: bool = False,
+        diff: str | None = None,
+        head_sha: str = "0" * 40,
+        user: str = "octocat",
+    ) -> int:
+        """Register a pull; with `diff`, review comments are validated against its hunks."""
+        with self._lock:
+            number = self.add_issue(full_name, title, body, user)
+            issue = self._repo(full_name).issues[number]
+            issue.pull = _Pull(number, head, base, head_sha, draft, diff)
+            return number
+
+    def inject(self, method: str, path_pattern: str, *faults: Fault) -> None:
+        """Queue `faults` for requests whose `METHOD path` fully matches the regex given."""
+        with self._lock:
+            self._faults[f"{method.upper()} {path_pattern}"].extend(faults)
+
+    # state inspection ----------------------------------------------------------------------
+
+    def comments(self, full_name: str, issue_number: int) -> list[str]:
+        with self._lock:
+            repo = self._repo(full_name)
+            return [c.body for c in repo.comments.values() if c.issue_number == issue_number]
+
+    def reviews(self, full_name: str, pull_number: int) -> list[Json]:
+        with self._lock:
+            pull = self._repo(full_name).issues[pull_number].pull
+            return list(pull.reviews) if pull else []
+
+    def pulls(self, full_name: str) -> list[Json]:
+        with self._lock:
+            repo = self._repo(full_name)
+            return [self._pull_json(repo, i) for i in repo.issues.values() if i.pull]
+
+    def requests_to(self, method: str, path_pattern: str) -> list[RecordedRequest]:
+        return [
+            r
+            for r in list(self.requests)
+            if r.method == method.upper() and re.fullmatch(path_pattern, r.path)
+        ]
+
+    # JSON rendering ------------------------------------------------------------------------
+
+    def _repo(self, full_name: str) -> _Repo:
+        repo = self._repos.get(full_name.lower())
+        if repo is None:
+            raise _HttpError(404, "Not Found")
+        return repo
+
+    def _user_json(self, user: _User) -> Json:
+        return {
+            "login": user.login,
+            "id": user.id,
+            "node_id": f"U_{user.id}",
+            "type": user.type,
+            "site_admin": False,
+            "url": f"{self.url}/users/{quote(user.login)}",
+            "html_url": f"https://github.com/{user.login}",
+        }
+
+    def _repo_json(self, repo: _Repo) -> Json:
+        clone = (
+            str(repo.bare_path) if repo.bare_path else f"https://github.com/{repo.full_name}.git"
+        )
+        return {
+            "id": repo.id,
+            "node_id": f"R_{repo.id}",
+            "name": repo.name,
+            "full_name": repo.full_name,
+            "owner": self._user_json(self._users[repo.owner.lower()]),
+            "private": False,
+            "default_branch": repo.default_branch,
+            "url": f"{self.url}/repos/{repo.full_name}",
+            "html_url": f"https://github.com/{repo.full_name}",
+            "clone_url": clone,
+            "permissions": {"admin": False, "push": True, "pull": True},
+        }
+
+    def _issue_json(self, repo: _Repo, issue: _Issue) -> Json:
+        api = f"{self.url}/repos/{repo.full_name}"
+        data: Json = {
+            "id": 100000 + repo.id * 1000 + issue.number,
+            "node_id": f"I_{repo.id}_{issue.number}",
+            "number": issue.number,
+            "title": issue.title,
+            "body": issue.body,
+            "user": self._user_json(issue.user),
+            "labels": [
+                {"id": abs(hash(name)) % 10**8, "name": name, "color": "ededed", "url": ""}
+                for name in issue.labels
+            ],
+            "state": issue.state,
+            "locked": False,
+            "comments": sum(1 for c in repo.comments.values() if c.issue_number == issue.number),
+            "created_at": issue.created_at,
+            "updated_at": issue.created_at,
+            "closed_at": None,
+            "author_association": "OWNER",
+            "url": f"{api}/issues/{issue.number}",
+            "repository_url": api,
+            "comments_url": f"{api}/issues/{issue.number}/comments",
+            "html_url": f"https://github.com/{repo.full_name}/issues/{issue.number}",
+        }
+        if issue.pull is not None:
+            data["pull_request"] = {
+                "url": f"{api}/pulls/{issue.number}",
+                "html_url": f"https://github.com/{repo.full_name}/pull/{issue.number}",
+                "diff_url": f"https://github.com/{repo.full_name}/pull/{issue.number}.diff",
+            }
+            data["draft"] = issue.pull.draft
+        return data
+
+    def _pull_json(self, repo: _Repo, issue: _Issue) -> Json:
+        pull = issue.pull
+        assert pull is not None
+        api = f"{self.url}/repos/{repo.full_name}"
+
+        def ref(name: str, sha: str) -> Json:
+            return {
+                "label": f"{repo.owner}:{name}",
+                "ref": name,
+                "sha": sha,
+                "repo": self._repo_json(repo),
+                "user": self._user_json(self._users[repo.owner.lower()]),
+            }
+
+        return {
+            **{k: v for k, v in self._issue_json(repo, issue).items() if k != "pull_request"},
+            "url": f"{api}/pulls/{issue.number}",
+            "html_url": f"https://github.com/{repo.full_name}/pull/{issue.number}",
+            "issue_url": f"{api}/issues/{issue.number}",
+            "diff_url": f"https://github.com/{repo.full_name}/pull/{issue.number}.diff",
+            "draft": pull.draft,
+            "merged": False,
+            "mergeable": True,
+            "head": ref(pull.head, pull.head_sha),
+            "base": ref(pull.base, "1" * 40),
+        }
+
+    def _comment_json(self, repo: _Repo, comment: _Comment) -> Json:
+        api = f"{self.url}/repos/{repo.full_name}"
+        return {
+            "id": comment.id,
+            "node_id": f"IC_{comment.id}",
+            "body": comment.body,
+            "user": self._user_json(comment.user),
+            "created_at": comment.created_at,
+            "updated_at": comment.updated_at,
+            "author_association": "NONE",
+            "url": f"{api}/issues/comments/{comment.id}",
+            "issue_url": f"{api}/issues/{comment.issue_number}",
+            "html_url": (
+                f"https://github.com/{repo.full_name}/issues/{comment.issue_number}"
+                f"#issuecomment-{comment.id}"
+            ),
+        }
+
+    def _paginate(
+        self, request: RecordedRequest, items: list[Json]
+    ) -> tuple[list[Json], dict[str, str]]:
+        """Slice one page and build GitHub's `Link` header (first/prev/next/last)."""
+        per_page = max(1, min(100, int(request.query.get("per_page", ["30"])[0])))
+        page = max(1, int(request.query.get("page", ["1"])[0]))
+        last = max(1, -(-len(items) // per_page))
+        base = {k: v[0] for k, v in request.query.items() if k not in ("page", "per_page")}
+
+        def link(number: int, rel: str) -> str:
+            query = urlencode({**base, "per_page": per_page, "page": number})
+            return f'<{self.url}{request.path}?{query}>; rel="{rel}"'
+
+        links = []
+        if page > 1:
+            links += [link(page - 1, "prev"), link(1, "first")]
+        if page < last:
+            links += [link(page + 1, "next"), link(last, "last")]
+        headers = {"Link": ", ".join(links)} if links else {}
+        return items[(page - 1) * per_page : page * per_page], headers
+
+    # routing ---------------------------------------------------------------------------------
+
+    def _take_fault(self, method: str, path: str) -> Fault | None:
+        with self._lock:
+            for key, queue in self._faults.items():
+                verb, pattern = key.split(" ", 1)
+                if queue and verb == method and re.fullmatch(pattern, path):
+                    return queue.popleft()
+        return None
+
+    def _dispatch(self, request: RecordedRequest) -> tuple[int, Any, dict[str, str]]:
+        for method, pattern, handler in _ROUTES:
+            match = re.fullmatch(pattern, request.path)
+            if match and method == request.method:
+                with self._lock:
+                    return handler(self, match, request)
+        raise _HttpError(404, "Not Found")
+
+
+# --- route handlers ---------------------------------------------------------------------------
+
+
+def _repo_of(server: FakeGitHubServer, m: re.Match[str]) -> _Repo:
+    return server._repo(f"{m['owner']}/{m['repo']}")
+
+
+def _issue_of(server: FakeGitHubServer, m: re.Match[str]) -> tuple[_Repo, _Issue]:
+    repo = _repo_of(server, m)
+    issue = repo.issues.get(int(m["number"]))
+    if issue is None:
+        raise _HttpError(404, "Not Found")
+    return repo, issue
+
+
+def _pull_of(server: FakeGitHubServer, m: re.Match[str]) -> tuple[_Repo, _Issue, _Pull]:
+    repo, issue = _issue_of(server, m)
+    if issue.pull is None:
+        raise _HttpError(404, "Not Found")
+    return repo, issue, issue.pull
+
+
+def _body(request: RecordedRequest) -> Json:
+    if not isinstance(request.body, dict):
+        raise _HttpError(400, "Problems parsing JSON")
+    return request.body
+
+
+def _get_repo(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    return 200, s._repo_json(_repo_of(s, m)), {}
+
+
+def _get_user(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    if m.groupdict().get("login") is None:
+        return 200, s._user_json(s.token_user), {}
+    user = s._users.get(unquote(m["login"]).lower())
+    if user is None:
+        raise _HttpError(404, "Not Found")
+    return 200, s._user_json(user), {}
+
+
+def _get_issue(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    repo, issue = _issue_of(s, m)
+    return 200, s._issue_json(repo, issue), {}
+
+
+def _matches_labels(issue: _Issue, wanted: list[str]) -> bool:
+    names = {name.lower() for name in issue.labels}
+    return all(label.lower() in names for label in wanted)
+
+
+def _list_issues(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    repo = _repo_of(s, m)
+    state = r.query.get("state", ["open"])[0]
+    labels = [x for x in r.query.get("labels", [""])[0].split(",") if x]
+    found = [
+        s._issue_json(repo, i)
+        for i in sorted(repo.issues.values(), key=lambda i: -i.number)
+        if (state == "all" or i.state == state) and _matches_labels(i, labels)
+    ]
+    page, headers = s._paginate(r, found)
+    return 200, page, headers
+
+
+_QUALIFIER = re.compile(r'(?P<key>[a-z]+):(?P<value>"[^"]*"|\S+)|(?P<word>\S+)')
+
+
+def _search_test(key: str | None, value: str, word: str | None) -> Callable[[_Repo, _Issue], bool]:
+    if key == "label":
+        return lambda _r, i: _matches_labels(i, [value])
+    if key in ("is", "state") and value in ("open", "closed"):
+        return lambda _r, i: i.state == value
+    if key in ("is", "type") and value in ("issue", "pr"):
+        return lambda _r, i: (i.pull is not None) == (value == "pr")
+    if key == "repo":
+        return lambda rp, _i: rp.full_name.lower() == value.lower()
+    if word:
+        return lambda _r, i: word.lower() in f"{i.title} {i.body}".lower()
+    return lambda _r, _i: True
+
+
+def _search_issues(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    query = r.query.get("q", [""])[0]
+    if not query.strip():
+        raise _HttpError(422, "Validation Failed", [{"field": "q", "code": "missing"}])
+    tests = [
+        _search_test(t["key"], (t["value"] or "").strip('"'), t["word"])
+        for t in _QUALIFIER.finditer(query)
+    ]
+    found = [
+        s._issue_json(repo, issue) | {"score": 1.0}
+        for repo in s._repos.values()
+        for issue in sorted(repo.issues.values(), key=lambda i: -i.number)
+        if all(test(repo, issue) for test in tests)
+    ]
+    page, headers = s._paginate(r, found)
+    return 200, {"total_count": len(found), "incomplete_results": False, "items": page}, headers
+
+
+def _list_comments(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    repo, issue = _issue_of(s, m)
+    found = [
+        s._comment_json(repo, c) for c in repo.comments.values() if c.issue_number == issue.number
+    ]
+    page, headers = s._paginate(r, found)
+    return 200, page, headers
+
+
+def _create_comment(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    repo, issue = _issue_of(s, m)
+    body = _body(r).get("body")
+    if not isinstance(body, str) or not body:
+        raise _HttpError(422, "Validation Failed", [{"field": "body", "code": "missing_field"}])
+    now = _now()
+    comment = _Comment(next(s._ids), issue.number, body, s.token_user, now, now)
+    repo.comments[comment.id] = comment
+    return 201, s._comment_json(repo, comment), {}
+
+
+def _comment_of(s: FakeGitHubServer, m: re.Match[str]) -> tuple[_Repo, _Comment]:
+    repo = _repo_of(s, m)
+    comment = repo.comments.get(int(m["id"]))
+    if comment is None:
+        raise _HttpError(404, "Not Found")
+    return repo, comment
+
+
+def _get_comment(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    repo, comment = _comment_of(s, m)
+    return 200, s._comment_json(repo, comment), {}
+
+
+def _edit_comment(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    repo, comment = _comment_of(s, m)
+    comment.body = str(_body(r).get("body", comment.body))
+    comment.updated_at = _now()
+    return 200, s._comment_json(repo, comment), {}
+
+
+def _delete_comment(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    repo, comment = _comment_of(s, m)
+    del repo.comments[comment.id]
+    return 204, None, {}
+
+
+def _permission(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    repo = _repo_of(s, m)
+    login = unquote(m["login"])
+    user = s._users.get(login.lower())
+    if user is None:
+        raise _HttpError(404, f"{login} is not a user")
+    role = repo.permissions.get(login.lower(), "none")
+    body = {
+        "permission": _LEGACY_PERMISSION.get(role, role),
+        "role_name": _ROLE_NAMES.get(role, role),
+        "user": s._user_json(user),
+    }
+    return 200, body, {}
+
+
+def _known_branch(repo: _Repo, name: str) -> bool:
+    if name in repo.branches:
+        return True
+    if repo.bare_path is None:
+        return False
+    probe = subprocess.run(
+        [
+            "git",
+            "--git-dir",
+            str(repo.bare_path),
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            f"refs/heads/{name}",
+        ],
+        capture_output=True,
+        check=False,
+    )
+    return probe.returncode == 0
+
+
+def _get_branch(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    repo = _repo_of(s, m)
+    name = unquote(m["branch"])
+    if not _known_branch(repo, name):
+        raise _HttpError(404, "Branch not found")
+    api = f"{s.url}/repos/{repo.full_name}"
+    commit = {"sha": "0" * 40, "url": f"{api}/commits/{'0' * 40}"}
+    return 200, {"name": name, "commit": commit, "protected": False}, {}
+
+
+def _create_pull(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    repo = _repo_of(s, m)
+    body = _body(r)
+    head, base = str(body.get("head", "")), str(body.get("base", ""))
+    head_branch = head.split(":", 1)[-1]
+    if not _known_branch(repo, head_branch):
+        raise _HttpError(422, "Validation Failed", [{"field": "head", "code": "invalid"}])
+    for issue in repo.issues.values():
+        if issue.pull and issue.state == "open" and issue.pull.head == head_branch:
+            message = f"A pull request already exists for {repo.owner}:{head_branch}."
+            raise _HttpError(422, "Validation Failed", [{"code": "custom", "message": message}])
+    number = s.add_pull(
+        repo.full_name,
+        head_branch,
+        base,
+        str(body.get("title", "")),
+        str(body.get("body") or ""),
+        bool(body.get("draft", False)),
+        user=s.token_user.login,
+    )
+    return 201, s._pull_json(repo, repo.issues[number]), {}
+
+
+def _list_pulls(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    repo = _repo_of(s, m)
+    state = r.query.get("state", ["open"])[0]
+    head = r.query.get("head", [""])[0]
+    found = [
+        s._pull_json(repo, i)
+        for i in sorted(repo.issues.values(), key=lambda i: -i.number)
+        if i.pull
+        and (state == "all" or i.state == state)
+        and (not head or f"{repo.owner}:{i.pull.head}".lower() == head.lower())
+    ]
+    page, headers = s._paginate(r, found)
+    return 200, page, headers
+
+
+def _get_pull(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    repo, issue, pull = _pull_of(s, m)
+    if "diff" in r.headers.get("accept", ""):
+        return 200, pull.diff or "", {"Content-Type": "text/plain; charset=utf-8"}
+    return 200, s._pull_json(repo, issue), {}
+
+
+def _update_pull(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    repo, issue, pull = _pull_of(s, m)
+    body = _body(r)
+    issue.title = str(body.get("title", issue.title))
+    issue.body = str(body.get("body", issue.body))
+    issue.state = str(body.get("state", issue.state))
+    pull.base = str(body.get("base", pull.base))
+    return 200, s._pull_json(repo, issue), {}
+
+
+def _pull_files(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    repo, _issue, pull = _pull_of(s, m)
+    files = [
+        {
+            "sha": "0" * 40,
+            "filename": patched.path,
+            "status": "added"
+            if patched.is_added_file
+            else "removed"
+            if patched.is_removed_file
+            else "modified",
+            "additions": patched.added,
+            "deletions": patched.removed,
+            "changes": patched.added + patched.removed,
+            "patch": "".join(str(hunk) for hunk in patched),
+            "blob_url": f"https://github.com/{repo.full_name}/blob/{pull.head_sha}/{patched.path}",
+            "raw_url": f"https://github.com/{repo.full_name}/raw/{pull.head_sha}/{patched.path}",
+            "contents_url": f"{s.url}/repos/{repo.full_name}/contents/{patched.path}",
+        }
+        for patched in PatchSet(pull.diff or "")
+    ]
+    page, headers = s._paginate(r, files)
+    return 200, page, headers
+
+
+def _diff_lines(diff: str) -> dict[tuple[str, str], set[int]]:
+    """Lines a review comment may target, per (path, side), as GitHub resolves them."""
+    lines: dict[tuple[str, str], set[int]] = defaultdict(set)
+    for patched in PatchSet(diff):
+        for hunk in patched:
+            for line in hunk:
+                if line.target_line_no is not None:
+                    lines[(patched.path, "RIGHT")].add(line.target_line_no)
+                if line.source_line_no is not None and not line.is_added:
+                    lines[(patched.path, "LEFT")].add(line.source_line_no)
+    return lines
+
+
+def _create_review(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    repo, issue, pull = _pull_of(s, m)
+    body = _body(r)
+    event = body.get("event", "PENDING")
+    if event not in ("APPROVE", "REQUEST_CHANGES", "COMMENT", "PENDING"):
+        raise _HttpError(422, "Validation Failed", [{"field": "event", "code": "invalid"}])
+    if event in ("REQUEST_CHANGES", "COMMENT") and not body.get("body"):
+        raise _HttpError(
+            422, "Unprocessable Entity", [f"Review Can not {event.lower()} without a body"]
+        )
+    comments = body.get("comments") or []
+    if pull.diff is not None:
+        allowed = _diff_lines(pull.diff)
+        for comment in comments:
+            key = (comment.get("path"), comment.get("side", "RIGHT"))
+            if comment.get("line") not in allowed.get(key, set()):
+                raise _HttpError(
+                    422,
+                    "Unprocessable Entity",
+                    ["Pull request review thread line must be part of the diff"],
+                )
+    state = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED"}.get(event, event)
+    state = "COMMENTED" if state == "COMMENT" else state
+    review_id = next(s._ids)
+    review = {
+        "id": review_id,
+        "node_id": f"PRR_{review_id}",
+        "user": s._user_json(s.token_user),
+        "body": body.get("body", ""),
+        "state": state,
+        "commit_id": body.get("commit_id") or pull.head_sha,
+        "submitted_at": _now(),
+        "comments": comments,
+        "html_url": f"https://github.com/{repo.full_name}/pull/{issue.number}#pullrequestreview-{review_id}",
+        "pull_request_url": f"{s.url}/repos/{repo.full_name}/pulls/{issue.number}",
+    }
+    pull.reviews.append(review)
+    return 200, {k: v for k, v in review.items() if k != "comments"}, {}
+
+
+def _list_reviews(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    _repo, _issue, pull = _pull_of(s, m)
+    page, headers = s._paginate(
+        r, [{k: v for k, v in x.items() if k != "comments"} for x in pull.reviews]
+    )
+    return 200, page, headers
+
+
+_R = r"/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
+_ROUTES: list[tuple[str, str, Handler]] = [
+    ("GET", r"/user", _get_user),
+    ("GET", r"/users/(?P<login>[^/]+)", _get_user),
+    ("GET", r"/search/issues", _search_issues),
+    ("GET", _R, _get_repo),
+    ("GET", _R + r"/issues", _list_issues),
+    ("GET", _R + r"/issues/(?P<number>\d+)", _get_issue),
+    ("GET", _R + r"/issues/(?P<number>\d+)/comments", _list_comments),
+    ("POST", _R + r"/issues/(?P<number>\d+)/comments", _create_comment),
+    ("GET", _R + r"/issues/comments/(?P<id>\d+)", _get_comment),
+    ("PATCH", _R + r"/issues/comments/(?P<id>\d+)", _edit_comment),
+    ("DELETE", _R + r"/issues/comments/(?P<id>\d+)", _delete_comment),
+    ("GET", _R + r"/collaborators/(?P<login>[^/]+)/permission", _permission),
+    ("GET", _R + r"/branches/(?P<branch>.+)", _get_branch),
+    ("POST", _R + r"/pulls", _create_pull),
+    ("GET", _R + r"/pulls", _list_pulls),
+    ("GET", _R + r"/pulls/(?P<number>\d+)", _get_pull),
+    ("PATCH", _R + r"/pulls/(?P<number>\d+)", _update_pull),
+    ("GET", _R + r"/pulls/(?P<number>\d+)/files", _pull_files),
+    ("POST", _R + r"/pulls/(?P<number>\d+)/reviews", _create_review),
+    ("GET", _R + r"/pulls/(?P<number>\d+)/reviews", _list_reviews),
+]
+
+
+class _RequestHandler(BaseHTTPRequestHandler):
+    fake: FakeGitHubServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silence the default stderr access log."""
+
+    def _handle(self) -> None:
+        split = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        request = RecordedRequest(
+            method=self.command,
+            path=split.path,
+            query=parse_qs(split.query),
+            headers={k.lower(): v for k, v in self.headers.items()},
+            body=body,
+        )
+        self.fake.requests.append(request)
+        fault = self.fake._take_fault(request.method, request.path)
+        if fault is not None and fault.kind != "status":
+            if fault.kind == "stall":
+                time.sleep(fault.stall_seconds)
+            self._drop_connection()
+            return
+        if fault is not None:
+            payload: Any = {"message": fault.message, "documentation_url": _DOCS}
+            self._send(fault.status, payload, fault.headers)
+            return
+        try:
+            status, payload, headers = self.fake._dispatch(request)
+        except _HttpError as error:
+            payload = {
+                "message": error.message,
+                "documentation_url": _DOCS,
+                "status": str(error.status),
+            }
+            if error.errors is not None:
+                payload["errors"] = error.errors
+            status, headers = error.status, {}
+        self._send(status, payload, headers)
+
+    def _send(self, status: int, payload: Any, headers: dict[str, str]) -> None:
+        if payload is None:
+            data = b""
+        elif isinstance(payload, str):
+            data = payload.encode()
+        else:
+            data = json.dumps(payload).encode()
+        self.send_response(status)
+        base = {
+            "Content-Type": "application/json; charset=utf-8",
+            "X-RateLimit-Limit": "5000",
+            "X-RateLimit-Remaining": "4999",
+            "X-RateLimit-Reset": str(int(time.time()) + 3600),
+            "X-GitHub-Request-Id": f"FAKE:{len(self.fake.requests)}",
+        }
+        lower = {k.lower() for k in headers}
+        for name, value in {
+            **{k: v for k, v in base.items() if k.lower() not in lower},
+            **headers,
+        }.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _drop_connection(self) -> None:
+        # SO_LINGER 0 turns close() into a TCP RST, which clients see as "connection reset".
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+        self.connection.close()
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        except OSError:
+            return
+
+    do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _handle

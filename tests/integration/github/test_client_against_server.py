@@ -1,0 +1,212 @@
+"""The real PyGithub, wrapped by GitHubClient, against the local stateful GitHub server."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from amelia.github.client import GitHubClient, InlineComment, RetryPolicy
+from amelia.github.errors import (
+    GitHubNotFoundError,
+    GitHubRetryExhaustedError,
+    GitHubValidationError,
+)
+from amelia.testing.github_server import FakeGitHubServer, Fault
+
+REPO = "octo/app"
+DIFF = "\n".join(
+    [
+        "diff --git a/app.py b/app.py",
+        "index 1111111..2222222 100644",
+        "--- a/app.py",
+        "+++ b/app.py",
+        "@@ -1,3 +1,4 @@",
+        " import os",
+        "+import sys",
+        " ",
+        " def main():",
+        "",
+    ]
+)
+
+
+@pytest.fixture
+def server() -> Iterator[FakeGitHubServer]:
+    with FakeGitHubServer() as fake:
+        fake.add_repo(REPO, branches=("main", "amelia/issue-1"))
+        yield fake
+
+
+def make_client(server: FakeGitHubServer, sleeps: list[float] | None = None) -> GitHubClient:
+    record = sleeps if sleeps is not None else []
+    return GitHubClient(
+        token="test-token",
+        repo=REPO,
+        base_url=server.url,
+        policy=RetryPolicy(max_attempts=5, max_total_wait=10, backoff_base=0.01),
+        timeout=2,
+        throttle=False,
+        sleep=record.append,
+    )
+
+
+def test_retries_502_502_429_then_succeeds_and_honours_retry_after(
+    server: FakeGitHubServer,
+) -> None:
+    number = server.add_issue(REPO, "Crash on start", "trace", labels=["bug"])
+    sleeps: list[float] = []
+    client = make_client(server, sleeps)
+    client.default_branch()
+    server.inject("GET", rf"/repos/{REPO}/issues/{number}", Fault(), Fault(), Fault.retry_after(1))
+    issue = client.get_issue(number)
+    assert issue.title == "Crash on start"
+    assert issue.labels == ("bug",)
+    assert client.retry_count == 3
+    assert sleeps[-1] == 1.0
+    assert len(server.requests_to("GET", rf"/repos/{REPO}/issues/{number}")) == 4
+
+
+def test_secondary_rate_limit_and_reset_header_are_retried(server: FakeGitHubServer) -> None:
+    sleeps: list[float] = []
+    client = make_client(server, sleeps)
+    client.default_branch()
+    server.inject(
+        "POST",
+        rf"/repos/{REPO}/issues/\d+/comments",
+        Fault.secondary_rate_limit(),
+        Fault.rate_limit_reset(int(time.time()) + 3),
+    )
+    number = server.add_issue(REPO, "t")
+    client.create_comment(number, "hello")
+    assert server.comments(REPO, number) == ["hello"]
+    assert client.retry_count == 2
+    assert 0 < sleeps[1] <= 5
+
+
+def test_connection_reset_is_retried(server: FakeGitHubServer) -> None:
+    client = make_client(server)
+    client.default_branch()
+    server.inject("GET", rf"/repos/{REPO}/pulls", Fault(kind="reset"))
+    assert client.find_open_pull("nothing") is None
+    assert client.retry_count == 1
+
+
+def test_persistent_5xx_stops_after_max_attempts(server: FakeGitHubServer) -> None:
+    client = make_client(server)
+    client.default_branch()
+    server.inject("GET", rf"/repos/{REPO}/issues/1", *[Fault(status=503)] * 10)
+    with pytest.raises(GitHubRetryExhaustedError, match="after 5 attempt"):
+        client.get_issue(1)
+    assert client.retry_count == 4
+
+
+def test_retry_after_beyond_budget_gives_up_at_once(server: FakeGitHubServer) -> None:
+    client = make_client(server)
+    client.default_branch()
+    server.inject("GET", rf"/repos/{REPO}/issues/1", Fault.retry_after(3600))
+    with pytest.raises(GitHubRetryExhaustedError, match="429"):
+        client.get_issue(1)
+    assert client.retry_count == 0
+
+
+def test_404_raises_typed_error_without_retry(server: FakeGitHubServer) -> None:
+    client = make_client(server)
+    with pytest.raises(GitHubNotFoundError, match=r"get issue #42 failed: 404 Not Found"):
+        client.get_issue(42)
+    assert client.retry_count == 0
+
+
+def test_pagination_of_250_labelled_issues_uses_three_requests(server: FakeGitHubServer) -> None:
+    for n in range(250):
+        server.add_issue(REPO, f"issue {n}", labels=["amelia"])
+    server.add_issue(REPO, "unlabelled")
+    server.add_issue(REPO, "closed", labels=["amelia"], state="closed")
+    client = make_client(server)
+    issues = client.search_labelled_issues("amelia")
+    assert len(issues) == 250
+    assert len({i.number for i in issues}) == 250
+    searches = server.requests_to("GET", "/search/issues")
+    assert len(searches) == 3
+    assert 'label:"amelia"' in searches[0].query["q"][0]
+
+
+def test_page_failure_resumes_instead_of_restarting(server: FakeGitHubServer) -> None:
+    for n in range(150):
+        server.add_issue(REPO, f"issue {n}", labels=["amelia"])
+    client = make_client(server)
+    server.inject("GET", "/search/issues", Fault(), Fault(), Fault())
+    # The first three searches fail; after that page 1 and page 2 each succeed once.
+    assert len(client.search_labelled_issues("amelia")) == 150
+    assert len(server.requests_to("GET", "/search/issues")) == 5
+
+
+def test_review_with_inline_comments_is_validated_against_the_diff(
+    server: FakeGitHubServer,
+) -> None:
+    number = server.add_pull(REPO, head="amelia/issue-1", diff=DIFF, head_sha="a" * 40)
+    client = make_client(server)
+    assert client.get_pull_diff(number) == DIFF
+    review = client.create_review(
+        number,
+        "Looks good",
+        "COMMENT",
+        [InlineComment(path="app.py", line=2, body="why sys?")],
+        commit_id="a" * 40,
+    )
+    assert review.state == "COMMENTED"
+    posted = server.reviews(REPO, number)[0]
+    assert posted["comments"] == [
+        {"path": "app.py", "line": 2, "body": "why sys?", "side": "RIGHT"}
+    ]
+    assert posted["commit_id"] == "a" * 40
+    with pytest.raises(GitHubValidationError, match="part of the diff"):
+        client.create_review(
+            number, "x", "COMMENT", [InlineComment(path="app.py", line=40, body="out")]
+        )
+
+
+def test_comments_pulls_permissions_and_branches(server: FakeGitHubServer, tmp_path: Path) -> None:
+    number = server.add_issue(REPO, "t")
+    server.set_permission(REPO, "alice", "maintain")
+    server.set_permission(REPO, "bob", "read")
+    client = make_client(server)
+    first = client.create_comment(number, "<!-- amelia:progress issue=1 --> working")
+    client.create_comment(number, "unrelated")
+    found = client.find_comment_with_marker(number, "<!-- amelia:progress issue=1 -->")
+    assert found is not None and found.id == first.id
+    client.edit_comment(first.id, "<!-- amelia:progress issue=1 --> done")
+    assert server.comments(REPO, number)[0].endswith("done")
+    assert client.get_permission("alice") == "maintain"
+    assert client.get_permission("bob") == "read"
+    assert client.get_permission("mallory") == "none"
+    assert client.branch_exists("amelia/issue-1")
+    assert not client.branch_exists("nope")
+    pull = client.create_pull("amelia/issue-1", "main", "Plan", "body", draft=True)
+    assert pull.draft and pull.head_ref == "amelia/issue-1"
+    assert client.find_open_pull("amelia/issue-1") == pull
+    updated = client.update_pull(pull.number, body="new body")
+    assert updated.body == "new body"
+    assert client.get_pull(pull.number).body == "new body"
+    with pytest.raises(GitHubValidationError, match="already exists"):
+        client.create_pull("amelia/issue-1", "main", "Plan", "body", draft=True)
+    assert client.default_branch() == "main"
+
+
+def test_stalled_request_times_out_and_is_retried(server: FakeGitHubServer) -> None:
+    client = GitHubClient(
+        token="t",
+        repo=REPO,
+        base_url=server.url,
+        policy=RetryPolicy(max_attempts=2, backoff_base=0),
+        timeout=1,
+        throttle=False,
+    )
+    client.default_branch()
+    server.inject("GET", rf"/repos/{REPO}/issues/1", Fault(kind="stall", stall_seconds=2))
+    server.add_issue(REPO, "slow")
+    assert client.get_issue(1).title == "slow"
+    assert client.retry_count == 1
+    assert "Timeout" in client.retry_log[0].reason or "timed out" in client.retry_log[0].reason
