@@ -1,0 +1,126 @@
+"""The developer: implements the plan in the worktree with the full tool profile.
+
+On a later iteration it gets the reviewer's comments and resumes its own session, so it
+remembers what it did; the plan is repeated anyway because not every driver keeps history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from pathlib import Path
+
+from loguru import logger
+
+from amelia.agents.agent_run import AgentRun
+from amelia.agents.errors import AgentError, AgentRunError
+from amelia.agents.prompts import DEVELOPER_INSTRUCTIONS, as_data
+from amelia.core.state import ExecutionState, ReviewResult
+from amelia.core.types import StreamEvent
+from amelia.drivers.base import AgenticMessageType, DriverError, DriverInterface
+
+AGENT = "developer"
+
+
+def render_review_feedback(review: ReviewResult) -> str:
+    """The reviewer's verdict as text the developer can act on."""
+    lines = [
+        f"Verdict: {review.verdict} (severity {review.severity})",
+        f"Summary: {review.summary}",
+    ]
+    for comment in review.comments:
+        where = f"{comment.path}:{comment.line}" if comment.line else comment.path
+        lines.append(f"- [{comment.severity}] {where}: {comment.body}")
+        if comment.suggestion:
+            lines.append(f"  Suggested replacement: {comment.suggestion}")
+    return "\n".join(lines)
+
+
+def build_developer_prompt(state: ExecutionState) -> str:
+    """The plan (and on later rounds the review findings) as data, plus the task."""
+    if not state.plan_markdown:
+        raise AgentError(AGENT, "no plan to implement")
+    parts: list[str] = []
+    review = state.last_review
+    fixing = review is not None and not review.approved
+    if review is not None and fixing:
+        parts += [
+            "## Review Feedback",
+            "A reviewer looked at your changes and requested changes. Address every finding.",
+            as_data("review", render_review_feedback(review)),
+            "",
+        ]
+    if state.issue is not None:
+        parts += [
+            "## Issue",
+            as_data("issue_title", state.issue.title),
+            as_data("issue_body", state.issue.description or "(no description)"),
+            "",
+        ]
+    plan_location = f" (saved at `{state.plan_path}`)" if state.plan_path else ""
+    parts += [
+        f"## Plan{plan_location}",
+        as_data("plan", state.plan_markdown),
+        "",
+        "## Your Task",
+        "Fix the review findings above; the plan is repeated for reference."
+        if fixing
+        else "Implement the plan in this repository.",
+    ]
+    return "\n".join(parts)
+
+
+class Developer:
+    """Implements `state.plan_markdown`; `run()` streams `(state, event)` pairs."""
+
+    def __init__(self, driver: DriverInterface) -> None:
+        self.driver = driver
+
+    @property
+    def instructions(self) -> str:
+        return DEVELOPER_INSTRUCTIONS
+
+    async def run(
+        self, state: ExecutionState, *, workflow_id: str, repo_dir: Path
+    ) -> AsyncGenerator[tuple[ExecutionState, StreamEvent], None]:
+        """Run one development round in `repo_dir`.
+
+        Error-flagged tool results stay in the state. Raises `AgentRunError` when the
+        driver ends with an error result or without any result.
+        """
+        prompt = build_developer_prompt(state)
+        resume = state.developer_session_id
+        run = AgentRun(AGENT, workflow_id, state)
+        while True:
+            received = False
+            try:
+                async for message in self.driver.execute_agentic(
+                    prompt=prompt,
+                    cwd=str(repo_dir),
+                    session_id=resume,
+                    instructions=self.instructions,
+                ):
+                    received = True
+                    new_state, event = run.apply(message)
+                    if message.type == AgenticMessageType.RESULT and not message.is_error:
+                        session = message.session_id or resume
+                        new_state = run.update(
+                            developer_output=message.content or "",
+                            developer_session_id=session,
+                            driver_session_id=session,
+                        )
+                    yield new_state, event
+            except DriverError as error:
+                # A session the driver cannot resume is not fatal: start afresh, once.
+                if resume is None or received:
+                    raise AgentRunError(AGENT, str(error)) from error
+                logger.warning(
+                    "Developer session not resumable; starting a new one", error=str(error)
+                )
+                resume = None
+                continue
+            break
+        final = run.result
+        if final is None:
+            raise AgentRunError(AGENT, "the driver ended without a final answer")
+        if final.is_error:
+            raise AgentRunError(AGENT, final.content or "the driver reported an error")
