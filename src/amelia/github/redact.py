@@ -1,0 +1,61 @@
+"""Replace credentials with `***` in anything we post or log: tool output, errors, comments."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from amelia.drivers.environment import secret_values
+
+MASK = "***"
+
+_TOKEN_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?"
+            r"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
+            re.DOTALL,
+        ),
+        MASK,
+    ),
+    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), MASK),
+    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"), MASK),
+    (re.compile(r"\bsk-ant-[A-Za-z0-9_-]{10,}"), MASK),
+    (re.compile(r"\bsk-(?:proj-|or-v1-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}"), MASK),
+    (re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), MASK),
+    (re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), MASK),
+    (re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"), rf"\g<1>{MASK}"),
+    (
+        re.compile(r"(?i)\b(authorization:\s*(?:token|basic)\s+)[A-Za-z0-9._~+/=-]{8,}"),
+        rf"\g<1>{MASK}",
+    ),
+    (re.compile(r"(://)[^/\s:@]+:[^/\s@]+@"), rf"\g<1>{MASK}@"),
+)
+
+
+class Redactor:
+    """Masks known token formats and the exact values of the given secrets."""
+
+    def __init__(self, secrets: Iterable[str] = (), min_length: int = 6) -> None:
+        values = sorted({s for s in secrets if len(s) >= min_length}, key=len, reverse=True)
+        self.secret_count = len(values)
+        self._values = re.compile("|".join(map(re.escape, values))) if values else None
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Redactor:
+        """A redactor for every secret-looking variable (inputs, tokens, API keys)."""
+        return cls(secret_values(environ))
+
+    def redact(self, text: str) -> str:
+        """`text` with every secret replaced by `***`.
+
+        Masking can join the text around a secret into another secret's value, so this
+        repeats until stable; each replacement shortens the text, so it terminates.
+        """
+        while True:
+            cleaned = self._values.sub(MASK, text) if self._values else text
+            for pattern, replacement in _TOKEN_PATTERNS:
+                cleaned = pattern.sub(replacement, cleaned)
+            if cleaned == text:
+                return cleaned
+            text = cleaned
