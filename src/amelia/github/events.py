@@ -1,0 +1,299 @@
+"""GitHub event payloads (only the fields we use) and the routing from an event to a command.
+
+`parse_event(name, payload)` validates the payload GitHub wrote to `GITHUB_EVENT_PATH` and
+raises `EventError` with a one-line message when it is malformed. `route(event, settings)`
+decides what to do; it never raises and never touches the network.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal, cast
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from amelia.github.errors import EventError
+from amelia.github.markers import COMMANDS, is_bot_text
+
+
+class _Payload(BaseModel):
+    # GitHub sends far more than we read; unknown fields are ignored, not rejected.
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class Actor(_Payload):
+    login: str
+    type: str = "User"
+
+    @property
+    def is_bot(self) -> bool:
+        return self.type == "Bot" or self.login.lower().endswith("[bot]")
+
+
+class Label(_Payload):
+    name: str
+
+
+class RepositoryRef(_Payload):
+    full_name: str
+    default_branch: str | None = None
+
+
+class IssuePayload(_Payload):
+    number: int
+    title: str = ""
+    body: str | None = None
+    user: Actor | None = None
+    labels: tuple[Label, ...] = ()
+    state: str = "open"
+    pull_request: dict[str, Any] | None = None
+
+    @property
+    def is_pull_request(self) -> bool:
+        return self.pull_request is not None
+
+
+class CommentPayload(_Payload):
+    id: int
+    body: str | None = None
+    user: Actor
+
+
+class GitRefPayload(_Payload):
+    ref: str
+    sha: str = ""
+
+
+class PullRequestPayload(_Payload):
+    number: int
+    title: str = ""
+    body: str | None = None
+    draft: bool = False
+    user: Actor | None = None
+    head: GitRefPayload
+    base: GitRefPayload
+
+
+class EventBase(_Payload):
+    action: str | None = None
+    sender: Actor | None = None
+    repository: RepositoryRef | None = None
+
+
+class IssueCommentEvent(EventBase):
+    name: Literal["issue_comment"] = "issue_comment"
+    issue: IssuePayload
+    comment: CommentPayload
+
+
+class IssuesEvent(EventBase):
+    name: Literal["issues"] = "issues"
+    issue: IssuePayload
+    label: Label | None = None
+
+
+class PullRequestEvent(EventBase):
+    name: Literal["pull_request"] = "pull_request"
+    number: int
+    pull_request: PullRequestPayload
+
+
+class DispatchInputs(_Payload):
+    issue_number: int | None = None
+    command: Literal["plan", "implement", "review", "scan", "help"] | None = None
+
+    @field_validator("issue_number", "command", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: Any) -> Any:
+        # Dispatch inputs arrive as strings; an unfilled optional input is "".
+        if isinstance(value, str):
+            value = value.strip()
+            return value.lower() if value and not value.isdigit() else (value or None)
+        return value
+
+
+class WorkflowDispatchEvent(EventBase):
+    name: Literal["workflow_dispatch"] = "workflow_dispatch"
+    inputs: DispatchInputs = Field(default_factory=DispatchInputs)
+
+    @field_validator("inputs", mode="before")
+    @classmethod
+    def _null_inputs(cls, value: Any) -> Any:
+        return {} if value is None else value
+
+
+class ScheduleEvent(EventBase):
+    name: Literal["schedule"] = "schedule"
+    schedule: str | None = None
+
+
+class OtherEvent(EventBase):
+    """Any event we do not act on; kept so routing can say why it ignores it."""
+
+    name: str
+
+
+Event = (
+    IssueCommentEvent
+    | IssuesEvent
+    | PullRequestEvent
+    | WorkflowDispatchEvent
+    | ScheduleEvent
+    | OtherEvent
+)
+
+_MODELS: dict[str, type[EventBase]] = {
+    "issue_comment": IssueCommentEvent,
+    "issues": IssuesEvent,
+    "pull_request": PullRequestEvent,
+    "workflow_dispatch": WorkflowDispatchEvent,
+    "schedule": ScheduleEvent,
+}
+
+
+def _describe(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "payload"
+    more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+    return f"field '{where}': {first['msg']}{more}"
+
+
+def parse_event(event_name: str, payload: bytes | str) -> Event:
+    """Validate a webhook payload; `EventError` says what is wrong in one line."""
+    try:
+        data = json.loads(payload)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise EventError(f"{event_name} event payload is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise EventError(f"{event_name} event payload must be a JSON object")
+    model = _MODELS.get(event_name)
+    try:
+        if model is None:
+            return OtherEvent.model_validate({**data, "name": event_name})
+        event = model.model_validate(data)
+    except ValidationError as exc:
+        raise EventError(f"{event_name} event payload is invalid: {_describe(exc)}") from None
+    return cast(Event, event)
+
+
+class RoutingSettings(BaseModel):
+    """The parts of the action's configuration that decide whether an event starts a run."""
+
+    model_config = ConfigDict(frozen=True)
+
+    trigger_phrase: str = "/amelia"
+    label_trigger: str | None = "amelia"
+    review_pull_requests: bool = True
+    review_drafts: bool = False
+
+
+CommandKind = Literal["plan", "implement", "review", "help", "scan", "ignore", "unknown-command"]
+
+
+class Command(BaseModel):
+    """What a run should do. `ignore` carries a `reason`; `help`/`unknown-command` a `reply`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: CommandKind
+    number: int | None = None
+    """The issue (plan, implement, help) or pull request (review) to work on."""
+    requested_by: str | None = None
+    comment_id: int | None = None
+    instructions: str = ""
+    """Text after the command word, e.g. `/amelia plan keep it small` → "keep it small"."""
+    reason: str = ""
+    reply: str = ""
+
+
+def help_reply(trigger_phrase: str) -> str:
+    """The markdown list of commands; also the reply to a command we do not know."""
+    lines = [f"- `{trigger_phrase} {name}`: {what}" for name, what in COMMANDS.items()]
+    return "Commands I understand:\n\n" + "\n".join(lines)
+
+
+def _ignore(reason: str) -> Command:
+    return Command(kind="ignore", reason=reason)
+
+
+def _route_comment(event: IssueCommentEvent, settings: RoutingSettings) -> Command:
+    if event.action != "created":
+        return _ignore(f"comment was {event.action or 'changed'}, only new comments are commands")
+    body = (event.comment.body or "").strip()
+    if is_bot_text(body):
+        return _ignore("comment was written by amelia")
+    words = body.split(maxsplit=2)
+    if not words or words[0].lower() != settings.trigger_phrase.lower():
+        return _ignore("comment is not a command")
+    name = words[1].lower() if len(words) > 1 else "help"
+    base = {
+        "number": event.issue.number,
+        "requested_by": event.comment.user.login,
+        "comment_id": event.comment.id,
+        "instructions": words[2].strip() if len(words) > 2 else "",
+    }
+    on_pull = event.issue.is_pull_request
+    if name == "help":
+        return Command(kind="help", reply=help_reply(settings.trigger_phrase), **base)
+    if name in ("plan", "implement") and not on_pull:
+        return Command(kind=name, **base)
+    if name == "review" and on_pull:
+        return Command(kind="review", **base)
+    if name in ("plan", "implement", "review"):
+        place = "pull requests" if name == "review" else "issues"
+        reply = f"`{settings.trigger_phrase} {name}` works on {place}.\n\n"
+        return Command(
+            kind="unknown-command", reply=reply + help_reply(settings.trigger_phrase), **base
+        )
+    reply = f"I do not know `{settings.trigger_phrase} {words[1][:40]}`.\n\n"
+    return Command(
+        kind="unknown-command", reply=reply + help_reply(settings.trigger_phrase), **base
+    )
+
+
+def _route_pull(event: PullRequestEvent, settings: RoutingSettings) -> Command:
+    if not settings.review_pull_requests:
+        return _ignore("automatic pull request reviews are turned off")
+    if event.action not in ("opened", "synchronize", "reopened", "ready_for_review"):
+        return _ignore(f"pull_request {event.action} needs no review")
+    if event.pull_request.draft and not settings.review_drafts:
+        return _ignore("pull request is a draft")
+    login = event.sender.login if event.sender else None
+    return Command(kind="review", number=event.pull_request.number, requested_by=login)
+
+
+def _route_dispatch(event: WorkflowDispatchEvent, settings: RoutingSettings) -> Command:
+    login = event.sender.login if event.sender else None
+    inputs = event.inputs
+    command = inputs.command or ("plan" if inputs.issue_number else "scan")
+    if command == "scan":
+        return Command(kind="scan", requested_by=login)
+    if command == "help":
+        return Command(kind="help", reply=help_reply(settings.trigger_phrase), requested_by=login)
+    if inputs.issue_number is None:
+        return _ignore(f"workflow_dispatch {command} needs the issue_number input")
+    return Command(kind=command, number=inputs.issue_number, requested_by=login)
+
+
+def route(event: Event, settings: RoutingSettings) -> Command:
+    """Decide what `event` asks for. Bots (including amelia itself) never trigger a run."""
+    if isinstance(event, ScheduleEvent):
+        return Command(kind="scan")
+    if isinstance(event, WorkflowDispatchEvent):
+        return _route_dispatch(event, settings)
+    if event.sender is not None and event.sender.is_bot:
+        return _ignore(f"sender {event.sender.login} is a bot")
+    if isinstance(event, IssueCommentEvent):
+        if event.comment.user.is_bot:
+            return _ignore(f"comment author {event.comment.user.login} is a bot")
+        return _route_comment(event, settings)
+    if isinstance(event, IssuesEvent):
+        label = event.label.name if event.label else ""
+        trigger = settings.label_trigger
+        if event.action == "labeled" and trigger and label.lower() == trigger.lower():
+            login = event.sender.login if event.sender else None
+            return Command(kind="plan", number=event.issue.number, requested_by=login)
+        return _ignore("nothing to do")
+    if isinstance(event, PullRequestEvent):
+        return _route_pull(event, settings)
+    return _ignore("nothing to do")

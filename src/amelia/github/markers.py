@@ -1,0 +1,26 @@
+"""Hidden HTML markers the bot puts in what it posts, so it can find and ignore its own text."""
+
+from __future__ import annotations
+
+BOT_MARKER_PREFIX = "<!-- amelia:"
+"""Every comment, review and PR body the bot writes contains a marker starting with this."""
+
+COMMANDS: dict[str, str] = {
+    "plan": "write an implementation plan for this issue and open a draft pull request with it",
+    "implement": "implement the issue (after planning it), then review the change",
+    "review": "review this pull request and post the verdict with inline comments",
+    "help": "show this list",
+}
+"""The comment commands, in the order the help reply lists them."""
+
+
+def progress_marker(issue_number: int) -> str:
+    return f"{BOT_MARKER_PREFIX}progress issue={issue_number} -->"
+
+
+def marker(kind: str) -> str:
+    return f"{BOT_MARKER_PREFIX}{kind} -->"
+
+
+def is_bot_text(body: str) -> bool:
+    return BOT_MARKER_PREFIX in body

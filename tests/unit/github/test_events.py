@@ -1,0 +1,194 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from amelia.github.errors import EventError
+from amelia.github.events import (
+    Command,
+    IssueCommentEvent,
+    OtherEvent,
+    RoutingSettings,
+    parse_event,
+    route,
+)
+
+SETTINGS = RoutingSettings()
+USER = {"login": "alice", "type": "User", "id": 1, "site_admin": False}
+REPO = {"full_name": "octo/app", "default_branch": "main", "private": False}
+
+
+def comment_payload(
+    body: str, action: str = "created", on_pull: bool = False, user: dict[str, Any] = USER
+) -> bytes:
+    issue: dict[str, Any] = {"number": 7, "title": "Crash", "body": "trace", "user": USER}
+    if on_pull:
+        issue["pull_request"] = {"url": "https://api.github.com/repos/octo/app/pulls/7"}
+    return json.dumps(
+        {
+            "action": action,
+            "issue": issue,
+            "comment": {"id": 99, "body": body, "user": user, "extra": [1, 2]},
+            "sender": user,
+            "repository": REPO,
+            "installation": {"id": 5},
+        }
+    ).encode()
+
+
+def routed(name: str, payload: bytes, settings: RoutingSettings = SETTINGS) -> Command:
+    return route(parse_event(name, payload), settings)
+
+
+@pytest.mark.parametrize("word", ["plan", "implement", "PLAN"])
+def test_issue_comment_commands(word: str) -> None:
+    command = routed("issue_comment", comment_payload(f"  /amelia {word} keep it small\nplease"))
+    assert command.kind == word.lower()
+    assert command.number == 7
+    assert command.requested_by == "alice"
+    assert command.comment_id == 99
+    assert command.instructions == "keep it small\nplease"
+
+
+def test_review_command_on_pull_request() -> None:
+    command = routed("issue_comment", comment_payload("/amelia review", on_pull=True))
+    assert command.kind == "review" and command.number == 7
+
+
+def test_review_on_issue_and_plan_on_pull_reply_with_where_they_work() -> None:
+    on_issue = routed("issue_comment", comment_payload("/amelia review"))
+    assert on_issue.kind == "unknown-command"
+    assert "works on pull requests" in on_issue.reply
+    on_pull = routed("issue_comment", comment_payload("/amelia plan", on_pull=True))
+    assert on_pull.kind == "unknown-command" and "works on issues" in on_pull.reply
+
+
+def test_help_and_unknown_commands_list_every_command() -> None:
+    help_command = routed("issue_comment", comment_payload("/amelia help"))
+    unknown = routed("issue_comment", comment_payload("/amelia deploy now"))
+    assert help_command.kind == "help"
+    assert unknown.kind == "unknown-command"
+    assert "`/amelia deploy`" in unknown.reply
+    for reply in (help_command.reply, unknown.reply):
+        for name in ("plan", "implement", "review", "help"):
+            assert f"`/amelia {name}`" in reply
+
+
+def test_custom_trigger_phrase() -> None:
+    settings = RoutingSettings(trigger_phrase="@bot")
+    assert routed("issue_comment", comment_payload("@bot plan"), settings).kind == "plan"
+    assert routed("issue_comment", comment_payload("/amelia plan"), settings).kind == "ignore"
+
+
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        (comment_payload("/amelia plan", action="edited"), "edited"),
+        (comment_payload("/amelia plan", action="deleted"), "deleted"),
+        (comment_payload("please /amelia plan"), "not a command"),
+        (comment_payload("/amelia plan <!-- amelia:progress issue=7 -->"), "written by amelia"),
+        (comment_payload("/amelia plan", user={"login": "ci", "type": "Bot"}), "bot"),
+        (comment_payload("/amelia plan", user={"login": "renovate[bot]"}), "bot"),
+    ],
+)
+def test_ignored_comments(payload: bytes, reason: str) -> None:
+    command = routed("issue_comment", payload)
+    assert command.kind == "ignore"
+    assert reason in command.reason
+
+
+def issues_payload(action: str, label: str, sender: dict[str, Any] = USER) -> bytes:
+    issue = {"number": 3, "title": "t", "body": None, "user": USER, "labels": [{"name": label}]}
+    return json.dumps(
+        {"action": action, "issue": issue, "label": {"name": label}, "sender": sender}
+    ).encode()
+
+
+def test_label_trigger_plans() -> None:
+    assert routed("issues", issues_payload("labeled", "Amelia")) == Command(
+        kind="plan", number=3, requested_by="alice"
+    )
+    assert routed("issues", issues_payload("labeled", "bug")).kind == "ignore"
+    assert routed("issues", issues_payload("opened", "amelia")).kind == "ignore"
+    no_label = RoutingSettings(label_trigger=None)
+    assert routed("issues", issues_payload("labeled", "amelia"), no_label).kind == "ignore"
+    bot = {"login": "github-actions[bot]", "type": "Bot"}
+    assert routed("issues", issues_payload("labeled", "amelia", bot)).kind == "ignore"
+
+
+def pull_payload(action: str, draft: bool = False) -> bytes:
+    pull = {
+        "number": 12,
+        "draft": draft,
+        "title": "Feature",
+        "user": USER,
+        "head": {"ref": "feature", "sha": "a" * 40, "repo": REPO},
+        "base": {"ref": "main", "sha": "b" * 40},
+    }
+    event = {"action": action, "number": 12, "pull_request": pull, "sender": USER}
+    return json.dumps(event).encode()
+
+
+@pytest.mark.parametrize("action", ["opened", "synchronize", "reopened", "ready_for_review"])
+def test_pull_request_actions_review(action: str) -> None:
+    command = routed("pull_request", pull_payload(action))
+    assert command.kind == "review" and command.number == 12
+
+
+def test_pull_request_drafts_closed_and_disabled_are_ignored() -> None:
+    assert routed("pull_request", pull_payload("opened", draft=True)).reason == (
+        "pull request is a draft"
+    )
+    with_drafts = RoutingSettings(review_drafts=True)
+    assert routed("pull_request", pull_payload("opened", draft=True), with_drafts).kind == "review"
+    assert routed("pull_request", pull_payload("closed")).kind == "ignore"
+    off = RoutingSettings(review_pull_requests=False)
+    assert routed("pull_request", pull_payload("opened"), off).kind == "ignore"
+
+
+def test_workflow_dispatch_inputs() -> None:
+    def dispatch(inputs: dict[str, Any] | None) -> Command:
+        return routed("workflow_dispatch", json.dumps({"inputs": inputs, "sender": USER}).encode())
+
+    assert dispatch({"issue_number": "5", "command": "Implement"}) == Command(
+        kind="implement", number=5, requested_by="alice"
+    )
+    assert dispatch({"issue_number": "5", "command": ""}).kind == "plan"
+    assert dispatch({"issue_number": "", "command": ""}).kind == "scan"
+    assert dispatch(None).kind == "scan"
+    assert dispatch({"command": "review"}).kind == "ignore"
+    with pytest.raises(EventError, match=r"inputs\.issue_number"):
+        dispatch({"issue_number": "five"})
+    with pytest.raises(EventError, match=r"inputs\.command"):
+        dispatch({"issue_number": "5", "command": "deploy"})
+
+
+def test_schedule_scans_and_other_events_are_ignored() -> None:
+    assert routed("schedule", b'{"schedule": "0 * * * *"}').kind == "scan"
+    push = parse_event("push", b'{"ref": "refs/heads/main"}')
+    assert isinstance(push, OtherEvent)
+    assert route(push, SETTINGS) == Command(kind="ignore", reason="nothing to do")
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        (b"{not json", "not valid JSON"),
+        (b"[1, 2]", "must be a JSON object"),
+        (b'{"action": "created", "issue": {"number": "seven"}}', "field 'issue.number'"),
+        (b'{"action": "created", "issue": {"number": 1}}', "field 'comment'"),
+        (b"\xff\xfe", "not valid JSON"),
+    ],
+)
+def test_malformed_payloads_raise_event_error(payload: bytes, message: str) -> None:
+    with pytest.raises(EventError, match=message) as caught:
+        parse_event("issue_comment", payload)
+    assert "\n" not in str(caught.value)
+
+
+def test_extra_fields_are_tolerated() -> None:
+    event = parse_event("issue_comment", comment_payload("/amelia plan"))
+    assert isinstance(event, IssueCommentEvent)
+    assert event.repository is not None and event.repository.full_name == "octo/app"
