@@ -26,6 +26,11 @@ def version() -> None:
     typer.echo(__version__)
 
 
+from amelia.commands import local as _local_commands  # noqa: E402
+
+_local_commands.register(app)
+
+
 def main() -> None:
     app()
 

@@ -1,0 +1,1 @@
+"""CLI commands, grouped by module; each module offers `register(app)`."""

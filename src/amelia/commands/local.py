@@ -1,0 +1,318 @@
+"""`amelia plan | implement | review | demo`: the pipeline's stages on a local repository.
+
+Only typer and the standard library are imported at module level: the orchestrator, the
+drivers and the model SDKs load inside the commands, so `amelia --help` stays fast.
+Exit codes: 0 success (review: approved), 1 the run failed (review: changes requested),
+2 bad input. Bad input is one `error:` line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+import typer
+
+if TYPE_CHECKING:
+    from amelia.core.orchestrator import AgentRole, RunContext
+    from amelia.core.state import ExecutionState
+    from amelia.core.types import ToolProfileName
+    from amelia.drivers.base import DriverInterface
+
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+T = TypeVar("T")
+
+RepoOption = Annotated[
+    Path, typer.Option("--repo", help="The git repository (worktree) to work in.")
+]
+DriverOption = Annotated[
+    str | None,
+    typer.Option(
+        "--driver",
+        envvar="AMELIA_DRIVER",
+        help="Driver key: cli:claude (default), api:openai, api:openrouter, api, cli.",
+    ),
+]
+ModelOption = Annotated[
+    str | None, typer.Option("--model", envvar="AMELIA_MODEL", help="Model name for the driver.")
+]
+MaxTurnsOption = Annotated[
+    int | None, typer.Option("--max-turns", min=1, help="Turn limit per agent run.")
+]
+TranscriptOption = Annotated[
+    Path | None, typer.Option("--transcript", help="Append every event as JSON lines here.")
+]
+VerboseOption = Annotated[bool, typer.Option("--verbose", "-v", help="Log details to stderr.")]
+
+
+class BadInputError(Exception):
+    """The user's input cannot work; reported as one line with exit code 2."""
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+@contextmanager
+def _reported_errors() -> Iterator[None]:
+    """Turn expected failures into one line and an exit code instead of a traceback."""
+    from amelia.core.orchestrator import StageFailedError
+
+    try:
+        yield
+    except BadInputError as error:
+        raise _fail(str(error), EXIT_BAD_INPUT) from None
+    except StageFailedError as error:
+        raise _fail(str(error), EXIT_FAILED) from None
+
+
+def _configure_logging(verbose: bool) -> None:
+    from loguru import logger
+
+    logger.remove()
+    logger.add(sys.stderr, level="DEBUG" if verbose else "WARNING")
+
+
+def _git_root(repo: Path) -> Path:
+    if not repo.is_dir():
+        raise BadInputError(f"repository directory not found: {repo}")
+    completed = subprocess.run(
+        ["git", "rev-parse", "--show-toplevel"], cwd=repo, capture_output=True, text=True
+    )
+    if completed.returncode != 0:
+        raise BadInputError(f"not a git repository: {repo}")
+    return repo.resolve()
+
+
+def _read_text(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise BadInputError(f"cannot read {what} {path}: {error}") from None
+
+
+def _driver_key(driver: str | None) -> str:
+    from amelia.drivers.factory import DriverFactory
+
+    try:
+        return DriverFactory.resolve_key(driver)
+    except ValueError as error:
+        raise BadInputError(str(error)) from None
+
+
+def _context(
+    repo: Path,
+    driver: str | None,
+    model: str | None,
+    max_turns: int | None,
+    sinks: list[Callable[[Any], Awaitable[None]]],
+) -> RunContext:
+    from amelia.core.orchestrator import RunContext
+    from amelia.core.types import Profile
+    from amelia.drivers.factory import DriverFactory
+
+    key = _driver_key(driver)
+
+    def make_driver(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
+        return DriverFactory.get_driver(
+            key, model=model, tool_profile=tool_profile, max_turns=max_turns
+        )
+
+    profile_fields: dict[str, Any] = {"model": model, "max_turns": max_turns}
+    if key in ("cli:claude", "cli", "api:openai", "api:openrouter", "api"):
+        profile_fields["driver"] = key
+    return RunContext(
+        repo_dir=repo,
+        make_driver=make_driver,
+        profile=Profile.model_validate(profile_fields),
+        sinks=sinks,
+    )
+
+
+def _run_with_sinks(
+    transcript: Path | None,
+    build: Callable[[list[Callable[[Any], Awaitable[None]]]], Awaitable[T]],
+) -> T:
+    """Run `build(sinks)` with the terminal, log and optional transcript sinks attached."""
+    from amelia.core.sinks import JsonlTranscriptSink, Sink, TerminalProgressSink, log_sink
+
+    async def main() -> T:
+        async with TerminalProgressSink(sys.stderr) as progress:
+            sinks: list[Sink] = [progress, log_sink]
+            if transcript is not None:
+                sinks.append(JsonlTranscriptSink(transcript))
+            return await build(sinks)
+
+    return asyncio.run(main())
+
+
+def plan(
+    title: Annotated[str, typer.Option("--title", help="Issue title.")],
+    repo: RepoOption,
+    body_file: Annotated[
+        Path | None, typer.Option("--body-file", help="File holding the issue body.")
+    ] = None,
+    issue_number: Annotated[
+        int | None, typer.Option("--issue-number", min=1, help="Issue number for the plan path.")
+    ] = None,
+    driver: DriverOption = None,
+    model: ModelOption = None,
+    max_turns: MaxTurnsOption = None,
+    transcript: TranscriptOption = None,
+    verbose: VerboseOption = False,
+) -> None:
+    """Explore the repository read-only and write an implementation plan for an issue."""
+    _configure_logging(verbose)
+    with _reported_errors():
+        root = _git_root(repo)
+        body = _read_text(body_file, "issue body file") if body_file else ""
+        if not title.strip():
+            raise BadInputError("--title must not be empty")
+
+        from amelia.core.orchestrator import run_plan
+        from amelia.core.state import ExecutionState
+        from amelia.core.types import Issue
+
+        issue = Issue(
+            id=str(issue_number) if issue_number else "local",
+            number=issue_number,
+            title=title,
+            description=body,
+        )
+
+        async def build(sinks: list[Callable[[Any], Awaitable[None]]]) -> ExecutionState:
+            context = _context(root, driver, model, max_turns, sinks)
+            return await run_plan(ExecutionState(issue=issue), context)
+
+        state = _run_with_sinks(transcript, build)
+    typer.echo(f"plan: {root / (state.plan_path or '')}")
+    if state.goal:
+        typer.echo(f"goal: {state.goal}")
+
+
+def implement(
+    plan_file: Annotated[Path, typer.Option("--plan", help="The plan markdown file.")],
+    repo: RepoOption,
+    driver: DriverOption = None,
+    model: ModelOption = None,
+    max_turns: MaxTurnsOption = None,
+    transcript: TranscriptOption = None,
+    verbose: VerboseOption = False,
+) -> None:
+    """Implement a plan in the repository with the developer agent (changes stay uncommitted)."""
+    _configure_logging(verbose)
+    with _reported_errors():
+        root = _git_root(repo)
+        markdown = _read_text(plan_file, "plan file")
+        if not markdown.strip():
+            raise BadInputError(f"plan file is empty: {plan_file}")
+
+        from amelia.core.orchestrator import run_implement
+        from amelia.core.state import ExecutionState
+
+        resolved = plan_file.resolve()
+        relative = str(resolved.relative_to(root)) if resolved.is_relative_to(root) else None
+        start = ExecutionState(plan_markdown=markdown, plan_path=relative)
+
+        async def build(sinks: list[Callable[[Any], Awaitable[None]]]) -> ExecutionState:
+            return await run_implement(start, _context(root, driver, model, max_turns, sinks))
+
+        state = _run_with_sinks(transcript, build)
+    status = subprocess.run(
+        ["git", "status", "--short"], cwd=root, capture_output=True, text=True
+    ).stdout
+    typer.echo("changed files:")
+    typer.echo(status.rstrip() or "  (none)")
+    if state.error_results:
+        typer.echo(f"tool errors: {len(state.error_results)}")
+    typer.echo(f"developer: {state.developer_output or ''}".rstrip())
+
+
+def review(
+    base: Annotated[str, typer.Option("--base", help="Review changes since this git ref.")],
+    repo: RepoOption,
+    plan_file: Annotated[
+        Path | None, typer.Option("--plan", help="The plan the change implements.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
+    driver: DriverOption = None,
+    model: ModelOption = None,
+    max_turns: MaxTurnsOption = None,
+    transcript: TranscriptOption = None,
+    verbose: VerboseOption = False,
+) -> None:
+    """Review the changes since --base; exit 0 when approved, 1 when changes are requested."""
+    _configure_logging(verbose)
+    with _reported_errors():
+        root = _git_root(repo)
+        verified = subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"],
+            cwd=root,
+            capture_output=True,
+        )
+        if verified.returncode != 0:
+            raise BadInputError(f"unknown git ref for --base: {base}")
+        markdown = _read_text(plan_file, "plan file") if plan_file else None
+
+        from amelia.core.orchestrator import run_review
+        from amelia.core.state import ExecutionState
+
+        async def build(sinks: list[Callable[[Any], Awaitable[None]]]) -> ExecutionState:
+            context = _context(root, driver, model, max_turns, sinks)
+            return await run_review(ExecutionState(plan_markdown=markdown), context, base_ref=base)
+
+        state = _run_with_sinks(transcript, build)
+    verdict = state.last_review
+    if verdict is None:
+        raise _fail("the reviewer returned no verdict", EXIT_FAILED)
+    if as_json:
+        typer.echo(verdict.model_dump_json(indent=2))
+    else:
+        typer.echo(f"verdict: {verdict.verdict} (severity {verdict.severity})")
+        typer.echo(f"summary: {verdict.summary}")
+        for comment in verdict.comments:
+            where = f"{comment.path}:{comment.line}" if comment.line else comment.path
+            typer.echo(f"- [{comment.severity}] {where}: {comment.body}")
+    raise typer.Exit(0 if verdict.approved else EXIT_FAILED)
+
+
+def demo(
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", help="Folder for the sample repository (default: a temp dir)."),
+    ] = None,
+    verbose: VerboseOption = False,
+) -> None:
+    """Run the whole pipeline offline: a sample repo, the real Claude Code CLI, a scripted model."""
+    _configure_logging(verbose)
+    from amelia.demo import run_demo
+
+    with _reported_errors():
+        if output is not None and output.exists() and any(output.iterdir()):
+            raise BadInputError(f"--output must be empty or new: {output}")
+        report = run_demo(output)
+    typer.echo(f"repository: {report.repository}")
+    typer.echo(f"plan:       {report.plan}")
+    typer.echo(f"diff:       {report.diff}")
+    typer.echo(
+        f"verdict:    {report.verdict} ({'approved' if report.approved else 'not approved'})"
+    )
+    typer.echo(f"events:     {report.transcript}")
+    if not report.approved:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the local commands to the `amelia` app."""
+    app.command("plan")(plan)
+    app.command("implement")(implement)
+    app.command("review")(review)
+    app.command("demo")(demo)

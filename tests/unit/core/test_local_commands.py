@@ -1,0 +1,169 @@
+"""`amelia plan | implement | review`: exit codes, error lines and output (scripted drivers)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from amelia.cli import app
+from amelia.drivers.base import DriverInterface
+from amelia.drivers.factory import DriverFactory
+from amelia.testing.sample_repo import create_sample_repo
+from amelia.testing.scripted_driver import RecordedCall, ScriptedDriver, ScriptStep, result
+
+PLAN = "# Plan\n\n**Goal:** Add farewell.\n\n### Task 1: farewell"
+TEST_KEY = "test:scripted"
+
+
+class Scripts:
+    """What the scripted driver registered under TEST_KEY will do, and what it was given."""
+
+    def __init__(self) -> None:
+        self.drivers: list[ScriptedDriver] = []
+        self.turns: list[Any] = []
+        self.options: list[dict[str, Any]] = []
+
+    def factory(self, **options: Any) -> DriverInterface:
+        self.options.append(options)
+        driver = ScriptedDriver(self.turns)
+        self.drivers.append(driver)
+        return driver
+
+
+@pytest.fixture
+def scripts() -> Iterator[Scripts]:
+    registered = Scripts()
+    DriverFactory.register_driver(TEST_KEY, registered.factory)
+    yield registered
+    DriverFactory._registry.pop(TEST_KEY, None)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return create_sample_repo(tmp_path / "repo")
+
+
+runner = CliRunner()
+
+
+def _invoke(*args: str) -> Any:
+    return runner.invoke(app, list(args))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["plan", "--title", "T", "--repo", "{missing}"],
+        ["plan", "--title", "T", "--repo", "{plain}"],
+        ["plan", "--title", "T", "--repo", "{repo}", "--body-file", "{missing}"],
+        ["plan", "--title", "T", "--repo", "{repo}", "--driver", "nope:driver"],
+        ["implement", "--plan", "{missing}", "--repo", "{repo}"],
+        ["implement", "--plan", "{empty}", "--repo", "{repo}"],
+        ["review", "--base", "no-such-ref", "--repo", "{repo}"],
+        ["review", "--base", "HEAD", "--repo", "{plain}"],
+    ],
+)
+def test_bad_input_is_one_error_line_and_exit_2(
+    tmp_path: Path, repo: Path, args: list[str]
+) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    empty = tmp_path / "empty.md"
+    empty.write_text("  \n")
+    places = {"missing": tmp_path / "missing", "plain": plain, "repo": repo, "empty": empty}
+    result = _invoke(*(arg.format(**{k: str(v) for k, v in places.items()}) for arg in args))
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    assert "Traceback" not in result.output
+
+
+def test_plan_writes_the_plan_and_passes_options_to_the_driver(
+    repo: Path, tmp_path: Path, scripts: Scripts
+) -> None:
+    scripts.turns.append([result(PLAN)])
+    body = tmp_path / "body.md"
+    body.write_text("Say goodbye too.")
+    transcript = tmp_path / "events.jsonl"
+
+    outcome = _invoke(
+        "plan",
+        "--title",
+        "Add farewell",
+        "--issue-number",
+        "12",
+        "--body-file",
+        str(body),
+        "--repo",
+        str(repo),
+        "--driver",
+        TEST_KEY,
+        "--model",
+        "m-1",
+        "--max-turns",
+        "7",
+        "--transcript",
+        str(transcript),
+    )
+
+    assert outcome.exit_code == 0, outcome.output
+    (plan_file,) = (repo / "docs" / "plans").glob("*-issue-12-add-farewell.md")
+    assert plan_file.read_text() == PLAN + "\n"
+    assert f"plan: {plan_file}" in outcome.output
+    assert scripts.options == [{"model": "m-1", "tool_profile": "read_only", "max_turns": 7}]
+    assert "Say goodbye too." in scripts.drivers[0].calls[0].prompt
+    kinds = [json.loads(line)["type"] for line in transcript.read_text().splitlines()]
+    assert kinds[0] == "stage_started" and kinds[-1] == "stage_completed"
+
+
+def test_plan_failure_exits_1_with_the_reason(repo: Path, scripts: Scripts) -> None:
+    scripts.turns += [[result("chatter")], [result("more chatter")]]
+    outcome = _invoke("plan", "--title", "T", "--repo", str(repo), "--driver", TEST_KEY)
+    assert outcome.exit_code == 1
+    assert "architect failed: no plan in the answer after a retry" in outcome.output
+
+
+def test_implement_runs_the_developer_with_the_full_profile(
+    repo: Path, tmp_path: Path, scripts: Scripts
+) -> None:
+    def develop(call: RecordedCall) -> list[ScriptStep]:
+        assert call.cwd is not None
+        (Path(call.cwd) / "farewell.py").write_text("x = 1\n")
+        return [result("wrote farewell.py")]
+
+    scripts.turns.append(develop)
+    plan_file = repo / "plan.md"
+    plan_file.write_text(PLAN)
+    outcome = _invoke(
+        "implement", "--plan", str(plan_file), "--repo", str(repo), "--driver", TEST_KEY
+    )
+    assert outcome.exit_code == 0, outcome.output
+    assert "?? farewell.py" in outcome.output
+    assert scripts.options[0]["tool_profile"] == "full"
+    assert "plan.md" in scripts.drivers[0].calls[0].prompt
+
+
+@pytest.mark.parametrize(("verdict", "code"), [("approved", 0), ("changes_requested", 1)])
+def test_review_exit_code_follows_the_verdict(
+    repo: Path, scripts: Scripts, verdict: str, code: int
+) -> None:
+    (repo / "new.py").write_text("x = 1\n")
+    answer = {
+        "verdict": verdict,
+        "summary": "s",
+        "comments": [{"path": "new.py", "line": 1, "body": "Name x better"}],
+    }
+    scripts.turns.append([result(json.dumps(answer))])
+    outcome = _invoke(
+        "review", "--base", "HEAD", "--repo", str(repo), "--driver", TEST_KEY, "--json"
+    )
+    assert outcome.exit_code == code, outcome.output
+    printed = json.loads(outcome.stdout)
+    assert printed["verdict"] == verdict
+    assert printed["comments"][0]["body"] == "Name x better"
+    assert scripts.options[0]["tool_profile"] == "read_only"
