@@ -1,0 +1,322 @@
+"""Markdown the bot posts: progress, help, refusals, failed tool calls and PR reviews.
+
+Everything a model or a tool produced passes through a `Redactor` before it is rendered,
+and every body carries a hidden marker so the bot can find its comments again and never
+mistakes them for commands.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict
+from unidiff.patch import PatchSet
+
+from amelia.core.state import ReviewComment, ReviewResult, ToolResult
+from amelia.github.client import CommentInfo, InlineComment, ReviewEvent
+from amelia.github.events import help_reply
+from amelia.github.markers import marker, progress_marker
+from amelia.github.redact import Redactor
+
+StageStatus = Literal["pending", "running", "done", "failed", "skipped"]
+Outcome = Literal["running", "succeeded", "failed"]
+
+_STAGE_ICON: dict[str, str] = {
+    "pending": "⬜",
+    "running": "⏳",
+    "done": "✅",
+    "failed": "❌",
+    "skipped": "➖",
+}
+_SEVERITY_ORDER = ("critical", "major", "minor", "none")
+
+
+class Stage(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    status: StageStatus = "pending"
+    detail: str = ""
+
+
+class ProgressReport(BaseModel):
+    """What the progress comment shows; the pipeline builds a new one at each step."""
+
+    model_config = ConfigDict(frozen=True)
+
+    issue_number: int
+    command: str
+    requested_by: str | None = None
+    run_url: str | None = None
+    stages: tuple[Stage, ...] = ()
+    outcome: Outcome = "running"
+    duration_seconds: float | None = None
+    cost_usd: float | None = None
+    links: tuple[tuple[str, str], ...] = ()
+    """(label, url) pairs shown with the outcome: the plan, the pull request, the review."""
+    failure_reason: str | None = None
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
+
+
+def render_progress(report: ProgressReport, redactor: Redactor) -> str:
+    """The progress comment: who asked, what runs, stage checklist, outcome, links."""
+    who = f" for @{report.requested_by}" if report.requested_by else ""
+    lines = [progress_marker(report.issue_number), f"### amelia: `{report.command}`{who}", ""]
+    if report.run_url:
+        lines += [f"[Workflow run and logs]({report.run_url})", ""]
+    for stage in report.stages:
+        detail = f": {redactor.redact(_one_line(stage.detail, 200))}" if stage.detail else ""
+        lines.append(f"- {_STAGE_ICON[stage.status]} {stage.name}{detail}")
+    if report.stages:
+        lines.append("")
+    facts = []
+    if report.duration_seconds is not None:
+        facts.append(f"took {_duration(report.duration_seconds)}")
+    if report.cost_usd is not None:
+        facts.append(f"cost ${report.cost_usd:.2f}")
+    suffix = f" ({', '.join(facts)})" if facts else ""
+    if report.outcome == "succeeded":
+        lines.append(f"**Done**{suffix}.")
+    elif report.outcome == "failed":
+        reason = redactor.redact(_one_line(report.failure_reason or "unknown error", 300))
+        logs = f" See [the log]({report.run_url})." if report.run_url else ""
+        lines.append(f"**Failed**{suffix}: {reason}.{logs}")
+    else:
+        lines.append("_Working…_")
+    if report.links:
+        lines += ["", *(f"- [{label}]({url})" for label, url in report.links)]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_help(trigger_phrase: str) -> str:
+    return f"{marker('help')}\n{help_reply(trigger_phrase)}\n"
+
+
+def render_reply(text: str, redactor: Redactor) -> str:
+    """A plain reply (unknown command, refusal) with the bot's marker."""
+    return f"{marker('reply')}\n{redactor.redact(text)}\n"
+
+
+def _fence(text: str) -> str:
+    """A backtick fence longer than any backtick run inside `text`, so it cannot end early."""
+    return "`" * max(3, _longest_backtick_run(text) + 1)
+
+
+def _longest_backtick_run(text: str) -> int:
+    best = run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        best = max(best, run)
+    return best
+
+
+def _truncate(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n… ({len(text) - limit} more characters)"
+
+
+def render_tool_errors(
+    results: Sequence[ToolResult], redactor: Redactor, max_output: int = 2000
+) -> str | None:
+    """One comment listing every error-flagged tool result, each collapsed; None if none."""
+    errors = [result for result in results if result.is_error]
+    if not errors:
+        return None
+    lines = [
+        marker("tool-errors"),
+        f"### {len(errors)} tool call(s) came back as errors",
+        "",
+    ]
+    for result in errors:
+        summary = f"{result.agent}: {result.tool_name}"
+        tool_input = json.dumps(result.tool_input or {}, indent=2, default=str)
+        tool_input = redactor.redact(_truncate(tool_input, max_output))
+        output = redactor.redact(_truncate(result.output, max_output))
+        fence_in, fence_out = _fence(tool_input), _fence(output)
+        lines += [
+            "<details>",
+            f"<summary>{_html_escape(redactor.redact(summary))}</summary>",
+            "",
+            "Input:",
+            f"{fence_in}json",
+            tool_input,
+            fence_in,
+            "",
+            "Output:",
+            fence_out,
+            output,
+            fence_out,
+            "",
+            "</details>",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def _html_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def commentable_lines(diff_text: str) -> dict[str, set[int]]:
+    """Per file, the new-side line numbers inside the diff's hunks (added or context lines)."""
+    lines: dict[str, set[int]] = {}
+    for patched in PatchSet(diff_text):
+        if patched.is_removed_file:
+            continue
+        targets = lines.setdefault(patched.path, set())
+        for hunk in patched:
+            targets.update(
+                line.target_line_no
+                for line in hunk
+                if line.target_line_no is not None and (line.is_added or line.is_context)
+            )
+    return lines
+
+
+def _comment_body(comment: ReviewComment, redactor: Redactor) -> str:
+    text = f"**{comment.severity}**: {redactor.redact(comment.body.strip())}"
+    if comment.suggestion is not None:
+        suggestion = redactor.redact(comment.suggestion.rstrip("\n"))
+        fence = _fence(suggestion)
+        text += f"\n\n{fence}suggestion\n{suggestion}\n{fence}"
+    return text
+
+
+def review_event(result: ReviewResult, formal: bool = False) -> ReviewEvent:
+    """COMMENT unless `formal`: a GITHUB_TOKEN may not approve, nor judge its own pulls."""
+    if not formal:
+        return "COMMENT"
+    return "APPROVE" if result.approved else "REQUEST_CHANGES"
+
+
+def build_review(
+    result: ReviewResult, diff_text: str, commit_sha: str, redactor: Redactor | None = None
+) -> tuple[str, list[InlineComment]]:
+    """The review body and the inline comments GitHub will accept for this diff.
+
+    A finding on a line outside every hunk (or without a line) would make GitHub refuse
+    the whole review with 422, so such findings are listed in the body instead.
+    """
+    redactor = redactor or Redactor()
+    allowed = commentable_lines(diff_text)
+    inline: list[InlineComment] = []
+    outside: list[ReviewComment] = []
+    for comment in result.comments:
+        if comment.line is not None and comment.line in allowed.get(comment.path, set()):
+            inline.append(
+                InlineComment(
+                    path=comment.path, line=comment.line, body=_comment_body(comment, redactor)
+                )
+            )
+        else:
+            outside.append(comment)
+    verdict = "✅ Approved" if result.approved else "❌ Changes requested"
+    counts = {level: 0 for level in _SEVERITY_ORDER}
+    for comment in result.comments:
+        counts[comment.severity] += 1
+    breakdown = ", ".join(
+        f"{counts[level]} {level}" for level in _SEVERITY_ORDER[:3] if counts[level]
+    )
+    lines = [
+        marker("review"),
+        f"## amelia review: {verdict}",
+        "",
+        f"**Severity:** {result.severity}",
+        "",
+        redactor.redact(result.summary.strip()),
+        "",
+        f"**Findings:** {len(result.comments)}"
+        + (f" ({breakdown})" if breakdown else "")
+        + f"; {len(inline)} inline, {len(outside)} listed below.",
+        f"**Commit reviewed:** `{commit_sha[:12]}`",
+    ]
+    if outside:
+        lines += ["", "### Findings outside the changed lines", ""]
+        for comment in outside:
+            where = f"{comment.path}:{comment.line}" if comment.line else comment.path
+            body = _comment_body(comment, redactor).replace("\n", "\n  ")
+            lines.append(f"- `{where}` {body}")
+    return "\n".join(lines) + "\n", inline
+
+
+class CommentStore(Protocol):
+    """The comment calls ProgressComment needs (GitHubClient provides them)."""
+
+    def create_comment(self, issue_number: int, body: str) -> CommentInfo: ...
+
+    def edit_comment(self, comment_id: int, body: str) -> CommentInfo: ...
+
+    def find_comment_with_marker(self, issue_number: int, marker: str) -> CommentInfo | None: ...
+
+
+class ProgressComment:
+    """The single comment a run keeps up to date on its issue or pull request.
+
+    It reuses a comment of an earlier run (found by its hidden marker) instead of adding a
+    new one, and edits at most once per `min_interval` seconds, because each edit is an
+    API write counted against secondary rate limits. Final updates always go out.
+    """
+
+    def __init__(
+        self,
+        store: CommentStore,
+        issue_number: int,
+        min_interval: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._store = store
+        self._issue_number = issue_number
+        self._min_interval = min_interval
+        self._clock = clock
+        self._marker = progress_marker(issue_number)
+        self.comment: CommentInfo | None = None
+        self._posted_body: str | None = None
+        self._posted_at: float | None = None
+        self._pending: str | None = None
+
+    def publish(self, body: str, final: bool = False) -> bool:
+        """Post `body` now if allowed, else keep it for `flush`. True when it was posted."""
+        if self._marker not in body:
+            body = f"{self._marker}\n{body}"
+        if body == self._posted_body:
+            self._pending = None
+            return False
+        now = self._clock()
+        if not final and self._posted_at is not None and now - self._posted_at < self._min_interval:
+            self._pending = body
+            return False
+        self._write(body, now)
+        return True
+
+    def publish_report(self, report: ProgressReport, redactor: Redactor) -> bool:
+        return self.publish(render_progress(report, redactor), final=report.outcome != "running")
+
+    def flush(self) -> bool:
+        """Post a held-back update, if any, regardless of the interval."""
+        if self._pending is None:
+            return False
+        return self.publish(self._pending, final=True)
+
+    def _write(self, body: str, now: float) -> None:
+        if self.comment is None:
+            self.comment = self._store.find_comment_with_marker(self._issue_number, self._marker)
+        if self.comment is None:
+            self.comment = self._store.create_comment(self._issue_number, body)
+        else:
+            self.comment = self._store.edit_comment(self.comment.id, body)
+        self._posted_body = body
+        self._posted_at = now
+        self._pending = None

@@ -1,0 +1,205 @@
+from __future__ import annotations
+
+import json
+
+from amelia.core.state import ReviewComment, ReviewResult, ToolResult
+from amelia.github.client import CommentInfo
+from amelia.github.comments import (
+    ProgressComment,
+    ProgressReport,
+    Stage,
+    build_review,
+    commentable_lines,
+    render_help,
+    render_progress,
+    render_reply,
+    render_tool_errors,
+    review_event,
+)
+from amelia.github.events import IssueCommentEvent, RoutingSettings, parse_event, route
+from amelia.github.redact import Redactor
+
+TOKEN = "ghp_" + "Z" * 36
+REDACTOR = Redactor(["hunter2-secret"])
+DIFF = "\n".join(
+    [
+        "diff --git a/src/app.py b/src/app.py",
+        "index 1111111..2222222 100644",
+        "--- a/src/app.py",
+        "+++ b/src/app.py",
+        "@@ -10,4 +10,5 @@ def main():",
+        "     a = 1",
+        "-    b = 2",
+        "+    b = 3",
+        "+    c = 4",
+        "     return a",
+        " ",
+        "diff --git a/old.txt b/old.txt",
+        "deleted file mode 100644",
+        "index 3333333..0000000",
+        "--- a/old.txt",
+        "+++ /dev/null",
+        "@@ -1 +0,0 @@",
+        "-gone",
+        "",
+    ]
+)
+
+
+def test_commentable_lines_are_added_and_context_lines_of_the_new_side() -> None:
+    assert commentable_lines(DIFF) == {"src/app.py": {10, 11, 12, 13, 14}}
+
+
+def test_build_review_keeps_inline_only_inside_hunks() -> None:
+    result = ReviewResult(
+        verdict="changes_requested",
+        severity="major",
+        summary=f"Two problems. Token {TOKEN} leaked.",
+        comments=(
+            ReviewComment(path="src/app.py", line=11, severity="major", body="b changed"),
+            ReviewComment(
+                path="src/app.py", line=12, severity="minor", body="use c", suggestion="    c = 5"
+            ),
+            ReviewComment(path="src/app.py", line=40, severity="critical", body="far away"),
+            ReviewComment(path="README.md", severity="minor", body="document it"),
+        ),
+    )
+    body, inline = build_review(result, DIFF, "abcdef0123456789", REDACTOR)
+    assert [(c.path, c.line, c.side) for c in inline] == [
+        ("src/app.py", 11, "RIGHT"),
+        ("src/app.py", 12, "RIGHT"),
+    ]
+    assert inline[1].body == "**minor**: use c\n\n```suggestion\n    c = 5\n```"
+    assert "<!-- amelia:review -->" in body
+    assert "Changes requested" in body and "**Severity:** major" in body
+    assert "**Findings:** 4 (1 critical, 1 major, 2 minor); 2 inline, 2 listed below." in body
+    assert "`abcdef012345`" in body
+    assert "- `src/app.py:40` **critical**: far away" in body
+    assert "- `README.md` **minor**: document it" in body
+    assert TOKEN not in body
+
+
+def test_suggestion_with_backticks_gets_a_longer_fence() -> None:
+    comment = ReviewComment(path="src/app.py", line=10, body="x", suggestion="```py\nx\n```")
+    result = ReviewResult(verdict="approved", summary="ok", comments=(comment,))
+    _, inline = build_review(result, DIFF, "a" * 40)
+    assert "````suggestion\n```py\nx\n```\n````" in inline[0].body
+
+
+def test_review_event() -> None:
+    approved = ReviewResult(verdict="approved", summary="fine")
+    rejected = ReviewResult(verdict="changes_requested", summary="no")
+    assert review_event(approved) == "COMMENT"
+    assert review_event(approved, formal=True) == "APPROVE"
+    assert review_event(rejected, formal=True) == "REQUEST_CHANGES"
+
+
+def test_progress_comment_rendering() -> None:
+    report = ProgressReport(
+        issue_number=7,
+        command="plan",
+        requested_by="alice",
+        run_url="https://github.com/o/r/actions/runs/1",
+        stages=(
+            Stage(name="Plan", status="done"),
+            Stage(name="Implement", status="failed", detail="pytest failed"),
+            Stage(name="Review", status="skipped"),
+        ),
+        outcome="failed",
+        duration_seconds=125,
+        cost_usd=0.4321,
+        failure_reason=f"developer crashed\nwith {TOKEN} and hunter2-secret",
+        links=(("Plan", "https://github.com/o/r/blob/b/plan.md"),),
+    )
+    text = render_progress(report, REDACTOR)
+    assert text.startswith("<!-- amelia:progress issue=7 -->\n### amelia: `plan` for @alice")
+    assert "- ✅ Plan\n- ❌ Implement: pytest failed\n- ➖ Review" in text
+    assert (
+        "**Failed** (took 2m 05s, cost $0.43): developer crashed with *** and ***. "
+        "See [the log](https://github.com/o/r/actions/runs/1)."
+    ) in text
+    assert "- [Plan](https://github.com/o/r/blob/b/plan.md)" in text
+
+
+def test_help_and_replies_are_marked_so_routing_ignores_them() -> None:
+    for body in (render_help("/amelia"), render_reply("/amelia plan is not allowed", REDACTOR)):
+        comment = {"id": 1, "body": body, "user": {"login": "alice"}}
+        payload = json.dumps({"action": "created", "issue": {"number": 1}, "comment": comment})
+        event = parse_event("issue_comment", payload)
+        assert isinstance(event, IssueCommentEvent)
+        assert route(event, RoutingSettings()).kind == "ignore"
+    assert "`/amelia implement`" in render_help("/amelia")
+
+
+def test_tool_errors_are_collapsed_truncated_and_redacted() -> None:
+    results = [
+        ToolResult(agent="developer", tool_name="Bash", output="ok"),
+        ToolResult(
+            agent="developer",
+            tool_name="Bash",
+            output="E" * 50 + f" {TOKEN}",
+            is_error=True,
+            tool_input={"command": "curl -H 'Authorization: Bearer abcdefghijkl' x"},
+        ),
+        ToolResult(agent="reviewer", tool_name="<Write>", output="```\nno\n```", is_error=True),
+    ]
+    text = render_tool_errors(results, REDACTOR, max_output=60)
+    assert text is not None
+    assert text.count("<details>") == 2
+    assert "<summary>developer: Bash</summary>" in text
+    assert "<summary>reviewer: &lt;Write&gt;</summary>" in text
+    assert "Bearer ***" in text and TOKEN not in text and "abcdefghijkl" not in text
+    assert "more characters)" in text
+    assert "````\n```\nno\n```\n````" in text
+    assert render_tool_errors(results[:1], REDACTOR) is None
+
+
+class FakeStore:
+    def __init__(self, existing: CommentInfo | None = None) -> None:
+        self.comments: dict[int, str] = {}
+        self.writes = 0
+        if existing is not None:
+            self.comments[existing.id] = existing.body
+
+    def create_comment(self, issue_number: int, body: str) -> CommentInfo:
+        self.writes += 1
+        new_id = len(self.comments) + 1
+        self.comments[new_id] = body
+        return CommentInfo(id=new_id, body=body, author="bot")
+
+    def edit_comment(self, comment_id: int, body: str) -> CommentInfo:
+        self.writes += 1
+        self.comments[comment_id] = body
+        return CommentInfo(id=comment_id, body=body, author="bot")
+
+    def find_comment_with_marker(self, issue_number: int, marker: str) -> CommentInfo | None:
+        for comment_id, body in self.comments.items():
+            if marker in body:
+                return CommentInfo(id=comment_id, body=body, author="bot")
+        return None
+
+
+def test_progress_comment_throttles_edits_and_always_sends_final() -> None:
+    now = [0.0]
+    store = FakeStore()
+    progress = ProgressComment(store, 7, min_interval=10, clock=lambda: now[0])
+    assert progress.publish("step 1")
+    now[0] = 3
+    assert not progress.publish("step 2")
+    assert not progress.publish("step 2")
+    now[0] = 11
+    assert progress.publish("step 3")
+    now[0] = 12
+    assert not progress.publish("step 4")
+    assert progress.flush()
+    assert not progress.flush()
+    now[0] = 13
+    assert progress.publish("done", final=True)
+    assert store.writes == 4
+    assert list(store.comments.values()) == ["<!-- amelia:progress issue=7 -->\ndone"]
+
+
+def test_progress_comment_reuses_a_comment_of_an_earlier_run() -> None:
+    store = FakeStore(CommentInfo(id=41, body="<!-- amelia:progress issue=7 -->\nold", author="b"))
+    ProgressComment(store, 7).publish("new")
+    assert store.comments == {41: "<!-- amelia:progress issue=7 -->\nnew"}
