@@ -1,0 +1,1 @@
+"""The GitHub Action: read the runner's environment, route the event, run a mode."""
