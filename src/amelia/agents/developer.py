@@ -91,7 +91,7 @@ class Developer:
         resume = state.developer_session_id
         run = AgentRun(AGENT, workflow_id, state)
         while True:
-            received = False
+            worked = False  # anything beyond a bare error result in this attempt
             try:
                 async for message in self.driver.execute_agentic(
                     prompt=prompt,
@@ -99,7 +99,6 @@ class Developer:
                     session_id=resume,
                     instructions=self.instructions,
                 ):
-                    received = True
                     new_state, event = run.apply(message)
                     if message.type == AgenticMessageType.RESULT and not message.is_error:
                         session = message.session_id or resume
@@ -108,17 +107,23 @@ class Developer:
                             developer_session_id=session,
                             driver_session_id=session,
                         )
+                    worked = worked or not (
+                        message.type == AgenticMessageType.RESULT and message.is_error
+                    )
                     yield new_state, event
             except DriverError as error:
-                # A session the driver cannot resume is not fatal: start afresh, once.
-                if resume is None or received:
+                if resume is None or worked:
                     raise AgentRunError(AGENT, str(error)) from error
-                logger.warning(
-                    "Developer session not resumable; starting a new one", error=str(error)
-                )
-                resume = None
-                continue
-            break
+                reason = str(error)
+            else:
+                final = run.result
+                if resume is None or worked or final is None or not final.is_error:
+                    break
+                reason = final.content or "error result"
+            # A session the driver cannot resume (Claude Code: "No conversation found with
+            # session ID", ApiDriver: DriverError) is not fatal: start afresh, once.
+            logger.warning("Developer session {} not resumable: {}", resume, reason)
+            resume = None
         final = run.result
         if final is None:
             raise AgentRunError(AGENT, "the driver ended without a final answer")

@@ -122,9 +122,10 @@ def _context(
     key = _driver_key(driver)
 
     def make_driver(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
-        return DriverFactory.get_driver(
-            key, model=model, tool_profile=tool_profile, max_turns=max_turns
-        )
+        # Unset options are left out so each driver keeps its own defaults.
+        options = {"model": model, "max_turns": max_turns}
+        chosen = {name: value for name, value in options.items() if value is not None}
+        return DriverFactory.get_driver(key, tool_profile=tool_profile, **chosen)
 
     profile_fields: dict[str, Any] = {"model": model, "max_turns": max_turns}
     if key in ("cli:claude", "cli", "api:openai", "api:openrouter", "api"):

@@ -58,12 +58,10 @@ def default_make_driver(profile: Profile) -> MakeDriver:
     from amelia.drivers.factory import DriverFactory
 
     def make(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
-        return DriverFactory.get_driver(
-            profile.driver,
-            model=profile.model,
-            tool_profile=tool_profile,
-            max_turns=profile.max_turns,
-        )
+        # Unset options are left out so each driver keeps its own defaults.
+        options = {"model": profile.model, "max_turns": profile.max_turns}
+        chosen = {name: value for name, value in options.items() if value is not None}
+        return DriverFactory.get_driver(profile.driver, tool_profile=tool_profile, **chosen)
 
     return make
 

@@ -101,3 +101,33 @@ async def test_driver_failure_mid_stream_is_not_retried(tmp_path: Path) -> None:
     with pytest.raises(AgentRunError, match="connection reset"):
         await _run(driver, state, tmp_path)
     assert len(driver.calls) == 1
+
+
+async def test_error_result_on_resume_falls_back_to_a_new_session(tmp_path: Path) -> None:
+    state = ExecutionState(plan_markdown=PLAN, developer_session_id="gone")
+    driver = ScriptedDriver(
+        [
+            [result("No conversation found with session ID: gone", is_error=True)],
+            [result("ok", session_id="fresh")],
+        ]
+    )
+    final = await _run(driver, state, tmp_path)
+    assert [c.session_id for c in driver.calls] == ["gone", None]
+    assert final.developer_session_id == "fresh"
+
+
+async def test_error_after_work_in_a_resumed_session_is_not_retried(tmp_path: Path) -> None:
+    state = ExecutionState(plan_markdown=PLAN, developer_session_id="dev-1")
+    driver = ScriptedDriver(
+        [
+            [
+                tool_call("Read", {}, "r"),
+                tool_result("Read", "x", "r"),
+                result("boom", is_error=True),
+            ],
+            [result("never")],
+        ]
+    )
+    with pytest.raises(AgentRunError, match="boom"):
+        await _run(driver, state, tmp_path)
+    assert len(driver.calls) == 1
