@@ -49,7 +49,7 @@ def _write(path: Path, content: str) -> list[Any]:
 
 async def test_two_rounds_with_a_resumed_developer_session(tmp_path: Path) -> None:
     repo = create_sample_repo(tmp_path / "repo")
-    reviews = [FIRST_REVIEW, SECOND_REVIEW]
+    reviews: list[dict[str, Any]] = [FIRST_REVIEW, SECOND_REVIEW]
     developer_turns: list[Turn] = [
         _write(
             repo / "greeter" / "shout.py", "def shout(name: str) -> str:\n    return name.upper()\n"
