@@ -1,0 +1,71 @@
+"""Which Claude Code tools each profile exposes, and the permission rules that confine them.
+
+Measured with the CLI bundled in claude-agent-sdk 0.2.187 (Claude Code 2.1.330): its default
+tool set has Read, Write, Edit, Bash, NotebookEdit, WebFetch, WebSearch and agent/cron
+helpers but no Glob, Grep or LS. `tools` decides what exists at all (a call to anything else
+returns "No such tool available", flagged as an error); `allowed_tools` only decides what runs
+without asking, and in SDK mode a call that would ask is denied with an error result.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from amelia.core.types import ToolProfileName
+
+WEB_TOOLS = ("WebFetch", "WebSearch")
+
+READ_ONLY_COMMANDS = (
+    "ls",
+    "find",
+    "grep",
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "pwd",
+    "tree",
+    "file",
+    "stat",
+    "git log",
+    "git diff",
+    "git show",
+    "git status",
+    "git ls-files",
+    "git grep",
+    "git blame",
+    "git rev-parse",
+    "git branch",
+)
+"""Bash prefixes the read-only profile may run. The CLI itself refuses find's -delete/-exec
+and output redirection under a prefix rule (measured), so these cannot write."""
+
+
+class ToolPermissions(BaseModel):
+    """The CLI options that realise a tool profile."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tools: tuple[str, ...]
+    allowed_tools: tuple[str, ...]
+    permission_mode: str
+
+
+def tool_permissions(profile: ToolProfileName, web_tools: bool = False) -> ToolPermissions:
+    """`read_only`: Read plus read-only Bash commands; `full`: Bash, Read, Write, Edit."""
+    web = WEB_TOOLS if web_tools else ()
+    if profile == "read_only":
+        bash_rules = tuple(f"Bash({command}:*)" for command in READ_ONLY_COMMANDS)
+        return ToolPermissions(
+            tools=("Read", "Bash", *web),
+            allowed_tools=("Read", *bash_rules, *web),
+            # "default" asks before any write; with no one to ask, the CLI denies it.
+            permission_mode="default",
+        )
+    full = ("Bash", "Read", "Write", "Edit", "NotebookEdit")
+    return ToolPermissions(
+        tools=(*full, *web),
+        allowed_tools=(*full, *web),
+        # Never bypassPermissions: the CLI refuses it when running as root.
+        permission_mode="acceptEdits",
+    )

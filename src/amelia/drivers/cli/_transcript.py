@@ -1,0 +1,67 @@
+"""Raw JSONL transcripts of driver runs, kept outside the worktree under AMELIA_HOME."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+AMELIA_HOME_ENV_VAR = "AMELIA_HOME"
+
+
+def amelia_home(override: str | os.PathLike[str] | None = None) -> Path:
+    """The argument, else `$AMELIA_HOME`, else `~/.amelia`."""
+    if override is not None:
+        return Path(override)
+    from_env = os.environ.get(AMELIA_HOME_ENV_VAR)
+    return Path(from_env) if from_env else Path.home() / ".amelia"
+
+
+def new_transcript_path(home: Path) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    return home / "runs" / f"{stamp}-{uuid.uuid4().hex[:8]}.jsonl"
+
+
+def _plain(message: Any) -> Any:
+    if dataclasses.is_dataclass(message) and not isinstance(message, type):
+        return dataclasses.asdict(message)
+    return message
+
+
+class TranscriptWriter:
+    """Appends one JSON line per message and flushes it, so a killed run keeps its lines."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file: IO[str] | None = None
+
+    def __enter__(self) -> TranscriptWriter:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = self.path.open("a", encoding="utf-8")
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def write(self, kind: str, payload: Any) -> None:
+        if self._file is None:
+            raise RuntimeError("TranscriptWriter used outside its context")
+        record = {
+            "at": datetime.now(UTC).isoformat(),
+            "kind": kind,
+            "message": _plain(payload),
+        }
+        self._file.write(json.dumps(record, default=str) + "\n")
+        self._file.flush()

@@ -1,0 +1,275 @@
+"""ClaudeCliDriver: Claude Code (through claude-agent-sdk) behind the DriverInterface.
+
+The CLI runs as a subprocess with a scrubbed environment, a tool profile chosen by the
+caller, and a raw JSONL transcript of every message under `$AMELIA_HOME/runs/`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+
+from claude_agent_sdk import (
+    ClaudeAgentOptions,
+    CLINotFoundError,
+    Message,
+    ProcessError,
+    query,
+)
+from claude_agent_sdk.types import PermissionMode, SystemPromptPreset
+from loguru import logger
+from pydantic import BaseModel, ValidationError
+
+from amelia.core.types import ToolProfileName
+from amelia.drivers.base import (
+    AgenticMessage,
+    AgenticMessageType,
+    DriverError,
+    GenerateResult,
+)
+from amelia.drivers.cli._claude_mapping import MessageMapper, extract_json_text, one_line
+from amelia.drivers.cli._claude_tools import tool_permissions
+from amelia.drivers.cli._transcript import TranscriptWriter, amelia_home, new_transcript_path
+from amelia.drivers.environment import MODEL_CONNECTION_VARS, blanking_overrides
+
+QUIET_CLI_ENV: dict[str, str] = {
+    "DISABLE_AUTOUPDATER": "1",
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+}
+"""No update checks, telemetry or error reports from inside a CI job."""
+
+_STDERR_TAIL_LINES = 20
+_STDERR_TAIL_CHARS = 600
+_END = object()
+
+
+class ClaudeCliDriver:
+    """Runs prompts through the Claude Code CLI bundled with claude-agent-sdk."""
+
+    def __init__(
+        self,
+        model: str | None = None,
+        tool_profile: ToolProfileName = "full",
+        max_turns: int | None = None,
+        timeout_seconds: float | None = None,
+        amelia_home: str | os.PathLike[str] | None = None,
+        cli_path: str | os.PathLike[str] | None = None,
+        web_tools: bool = False,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        """`env` adds variables for the CLI (e.g. ANTHROPIC_BASE_URL); secrets of the
+        parent environment are blanked unless they are model-connection variables."""
+        self.model = model
+        self.tool_profile: ToolProfileName = tool_profile
+        self.max_turns = max_turns
+        self.timeout_seconds = timeout_seconds
+        self.amelia_home = amelia_home
+        self.cli_path = cli_path
+        self.web_tools = web_tools
+        self.extra_env = dict(env or {})
+        self.last_transcript_path: Path | None = None
+        self.last_tools: list[str] | None = None
+        """The tools the CLI announced for the last run (from its init message)."""
+
+    def cli_environment(self) -> dict[str, str]:
+        """What `options.env` carries: blanked secrets, quiet defaults, the caller's additions."""
+        return {
+            **blanking_overrides(allow=MODEL_CONNECTION_VARS),
+            **QUIET_CLI_ENV,
+            **self.extra_env,
+        }
+
+    def _options(
+        self,
+        cwd: str,
+        session_id: str | None,
+        system_prompt: str | SystemPromptPreset,
+        schema: type[BaseModel] | None,
+        stderr_lines: deque[str],
+        tools: list[str] | None = None,
+    ) -> ClaudeAgentOptions:
+        permissions = tool_permissions(self.tool_profile, self.web_tools)
+        if self.cli_path is not None and not Path(self.cli_path).is_file():
+            raise DriverError(f"Claude Code CLI not found at {self.cli_path}")
+        permission_mode: PermissionMode = (
+            "acceptEdits" if permissions.permission_mode == "acceptEdits" else "default"
+        )
+        return ClaudeAgentOptions(
+            tools=list(permissions.tools) if tools is None else tools,
+            allowed_tools=list(permissions.allowed_tools) if tools is None else tools,
+            permission_mode=permission_mode,
+            system_prompt=system_prompt,
+            resume=session_id,
+            model=self.model,
+            max_turns=self.max_turns,
+            cwd=cwd,
+            env=self.cli_environment(),
+            stderr=stderr_lines.append,
+            cli_path=None if self.cli_path is None else Path(self.cli_path),
+            output_format=(
+                {"type": "json_schema", "schema": schema.model_json_schema()}
+                if schema is not None
+                else None
+            ),
+        )
+
+    async def execute_agentic(
+        self,
+        prompt: str,
+        cwd: str,
+        session_id: str | None = None,
+        instructions: str | None = None,
+        schema: type[BaseModel] | None = None,
+    ) -> AsyncIterator[AgenticMessage]:
+        """Run `prompt` with the profile's tools in `cwd`; the last message is a RESULT."""
+        system_prompt: SystemPromptPreset = {"type": "preset", "preset": "claude_code"}
+        if instructions:
+            system_prompt["append"] = instructions
+        async for message in self._run(prompt, cwd, session_id, system_prompt, schema):
+            yield message
+
+    async def _run(
+        self,
+        prompt: str,
+        cwd: str,
+        session_id: str | None,
+        system_prompt: str | SystemPromptPreset,
+        schema: type[BaseModel] | None,
+        tools: list[str] | None = None,
+    ) -> AsyncIterator[AgenticMessage]:
+        stderr_lines: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
+        options = self._options(cwd, session_id, system_prompt, schema, stderr_lines, tools)
+        mapper = MessageMapper(model=self.model, structured=schema is not None)
+        transcript_path = new_transcript_path(amelia_home(self.amelia_home))
+        self.last_transcript_path = transcript_path
+        logger.info("Claude Code run in {} — transcript {}", cwd, transcript_path)
+        deadline = None if self.timeout_seconds is None else time.monotonic() + self.timeout_seconds
+        with TranscriptWriter(transcript_path) as transcript:
+            transcript.write("request", {"prompt": prompt, "cwd": cwd, "resume": session_id})
+            queue: asyncio.Queue[object] = asyncio.Queue()
+            producer = asyncio.create_task(_pump(prompt, options, queue))
+            finished = False
+            try:
+                while True:
+                    remaining = None if deadline is None else deadline - time.monotonic()
+                    try:
+                        item = await asyncio.wait_for(queue.get(), timeout=remaining)
+                    except TimeoutError:
+                        error = mapper.error_result(
+                            f"Claude Code timed out after {self.timeout_seconds:g} s"
+                            f"{_stderr_suffix(stderr_lines)}"
+                        )
+                        transcript.write("driver_error", error.model_dump())
+                        yield error
+                        return
+                    if item is _END:
+                        break
+                    if isinstance(item, BaseException):
+                        failure = self._failure_result(item, mapper, stderr_lines, finished)
+                        if failure is None:
+                            break
+                        transcript.write("driver_error", failure.model_dump())
+                        yield failure
+                        return
+                    transcript.write(type(item).__name__, item)
+                    for mapped in mapper.map(item):  # type: ignore[arg-type]
+                        if mapped.type == AgenticMessageType.RESULT:
+                            finished = True
+                        yield mapped
+                    self.last_tools = mapper.tools
+                if not finished:
+                    error = mapper.error_result(
+                        f"Claude Code ended without a result{_stderr_suffix(stderr_lines)}"
+                    )
+                    transcript.write("driver_error", error.model_dump())
+                    yield error
+            finally:
+                if not producer.done():
+                    producer.cancel()
+                    await asyncio.gather(producer, return_exceptions=True)
+
+    def _failure_result(
+        self,
+        error: BaseException,
+        mapper: MessageMapper,
+        stderr_lines: deque[str],
+        finished: bool,
+    ) -> AgenticMessage | None:
+        """The RESULT for an SDK exception, None when the run already produced its RESULT."""
+        if isinstance(error, CLINotFoundError):
+            raise DriverError(f"Claude Code CLI not found: {error}") from error
+        if finished:
+            # The CLI exits non-zero after an error result; the RESULT already says why.
+            return None
+        if isinstance(error, ProcessError):
+            reason = f"Claude Code exited with code {error.exit_code}"
+            stderr_text = error.stderr or "\n".join(stderr_lines)
+            return mapper.error_result(f"{reason}{_stderr_suffix(deque(stderr_text.splitlines()))}")
+        return mapper.error_result(
+            f"Claude Code failed: {type(error).__name__}: {error}{_stderr_suffix(stderr_lines)}"
+        )
+
+    async def generate(
+        self,
+        prompt: str,
+        system_prompt: str | None = None,
+        schema: type[BaseModel] | None = None,
+    ) -> GenerateResult:
+        """One answer without tools: text, or a validated instance of `schema`."""
+        result: AgenticMessage | None = None
+        with tempfile.TemporaryDirectory(prefix="amelia-generate-") as scratch:
+            async for message in self._run(
+                prompt, scratch, None, system_prompt or "", schema, tools=[]
+            ):
+                if message.type == AgenticMessageType.RESULT:
+                    result = message
+        if result is None or result.is_error:
+            reason = result.content if result is not None else "no result"
+            raise DriverError(f"Claude Code generate failed: {reason}")
+        text = result.content or ""
+        if schema is None:
+            return GenerateResult(output=text, session_id=result.session_id, usage=result.usage)
+        return GenerateResult(
+            output=validate_answer(text, schema),
+            session_id=result.session_id,
+            usage=result.usage,
+        )
+
+
+def validate_answer(text: str, schema: type[BaseModel]) -> BaseModel:
+    """Parse a JSON answer (bare or in a fenced block) into `schema`, or say why not."""
+    try:
+        return schema.model_validate_json(extract_json_text(text))
+    except ValidationError as error:
+        raise DriverError(
+            f"Answer does not match schema {schema.__name__}: "
+            f"{one_line(str(error))[:_STDERR_TAIL_CHARS]}"
+        ) from error
+
+
+async def _pump(prompt: str, options: ClaudeAgentOptions, queue: asyncio.Queue[object]) -> None:
+    """Feed the SDK's messages into `queue`, ending with `_END` or the exception."""
+    try:
+        message: Message
+        async for message in query(prompt=prompt, options=options):
+            await queue.put(message)
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:  # handed to the consumer, which turns it into a RESULT
+        await queue.put(error)
+        return
+    await queue.put(_END)
+
+
+def _stderr_suffix(lines: deque[str] | list[str]) -> str:
+    tail = one_line(" | ".join(line for line in lines if line.strip()))
+    if not tail:
+        return ""
+    return f" — stderr: …{tail[-_STDERR_TAIL_CHARS:]}"

@@ -1,0 +1,82 @@
+"""The bundled Claude Code CLI against a ScriptedAnthropicServer, in a temporary git repo."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from amelia.core.types import ToolProfileName
+from amelia.drivers.base import AgenticMessage
+from amelia.drivers.cli.claude import ClaudeCliDriver
+from amelia.testing import ScriptedAnthropicServer
+
+FAST_CLI_ENV = {
+    # One attempt per API call: a scripted 529 ends the run instead of ten backed-off retries.
+    "CLAUDE_CODE_MAX_RETRIES": "0",
+}
+
+DriverMaker = Callable[..., ClaudeCliDriver]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A git repository with one commit, as an agent's working tree."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "README.md").write_text("# demo\n")
+    for command in (
+        ["git", "init", "-q", "-b", "main"],
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "add", "."],
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"],
+    ):
+        subprocess.run(command, cwd=root, check=True)
+    return root
+
+
+@pytest.fixture
+def amelia_home(tmp_path: Path) -> Path:
+    return tmp_path / "amelia-home"
+
+
+@pytest.fixture
+def servers() -> Iterator[list[ScriptedAnthropicServer]]:
+    started: list[ScriptedAnthropicServer] = []
+    yield started
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def make_driver(
+    tmp_path: Path, amelia_home: Path
+) -> Callable[[ScriptedAnthropicServer], DriverMaker]:
+    """`make_driver(server)(tool_profile=…)`: a driver wired to `server`, isolated HOME."""
+    home = tmp_path / "home"
+    home.mkdir()
+
+    def for_server(server: ScriptedAnthropicServer) -> DriverMaker:
+        def build(tool_profile: ToolProfileName = "full", **kwargs: Any) -> ClaudeCliDriver:
+            env = {
+                "ANTHROPIC_BASE_URL": server.url,
+                "ANTHROPIC_API_KEY": "sk-ant-dummy",
+                "HOME": str(home),
+                **FAST_CLI_ENV,
+            }
+            kwargs.setdefault("timeout_seconds", 120)
+            return ClaudeCliDriver(
+                tool_profile=tool_profile, amelia_home=amelia_home, env=env, **kwargs
+            )
+
+        return build
+
+    return for_server
+
+
+async def collect(
+    driver: ClaudeCliDriver, prompt: str, cwd: Path, **kwargs: Any
+) -> list[AgenticMessage]:
+    return [message async for message in driver.execute_agentic(prompt, str(cwd), **kwargs)]

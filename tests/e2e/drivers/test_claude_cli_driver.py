@@ -1,0 +1,246 @@
+"""ClaudeCliDriver running the bundled Claude Code CLI against a scripted Anthropic API."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from amelia.drivers.base import AgenticMessage, AgenticMessageType
+from amelia.testing import ScriptedAnthropicServer
+from amelia.testing.anthropic_server import Turn, api_error, stall, text, thinking, tool_use
+from tests.e2e.drivers.conftest import DriverMaker, collect
+
+pytestmark = pytest.mark.e2e
+
+ServerDrivers = Callable[[ScriptedAnthropicServer], DriverMaker]
+
+
+def start(servers: list[ScriptedAnthropicServer], script: list[Turn]) -> ScriptedAnthropicServer:
+    server = ScriptedAnthropicServer(script).start()
+    servers.append(server)
+    return server
+
+
+def of_type(messages: list[AgenticMessage], kind: AgenticMessageType) -> list[AgenticMessage]:
+    return [message for message in messages if message.type == kind]
+
+
+async def test_failing_bash_call_is_an_error_flagged_result(
+    repo: Path, servers: list[ScriptedAnthropicServer], make_driver: ServerDrivers
+) -> None:
+    server = start(
+        servers,
+        [
+            [
+                thinking("The file is needed"),
+                text("I will run it"),
+                tool_use("Bash", {"command": "echo hi > made.txt; exit 3"}, id="toolu_bash1"),
+            ],
+            [text("The command failed, as expected.")],
+        ],
+    )
+    driver = make_driver(server)()
+    messages = await collect(driver, "make the file", repo)
+
+    kinds = [message.type for message in messages]
+    assert kinds[:4] == [
+        AgenticMessageType.THINKING,
+        AgenticMessageType.THINKING,
+        AgenticMessageType.TOOL_CALL,
+        AgenticMessageType.TOOL_RESULT,
+    ]
+    call, result = messages[2], messages[3]
+    assert (call.tool_name, call.tool_call_id) == ("Bash", "toolu_bash1")
+    assert call.tool_input == {"command": "echo hi > made.txt; exit 3"}
+    assert (result.tool_name, result.tool_call_id, result.is_error) == ("Bash", "toolu_bash1", True)
+    final = messages[-1]
+    assert final.type == AgenticMessageType.RESULT
+    assert not final.is_error
+    assert final.content == "The command failed, as expected."
+    assert final.session_id
+    assert final.usage is not None and final.usage.num_turns == 2
+    assert final.usage.input_tokens
+    assert (repo / "made.txt").read_text() == "hi\n"
+    assert driver.last_transcript_path is not None
+    lines = driver.last_transcript_path.read_text().splitlines()
+    assert any(json.loads(line)["kind"] == "ResultMessage" for line in lines)
+    assert not driver.last_transcript_path.is_relative_to(repo)
+
+
+async def test_write_and_edit_change_files_under_the_full_profile(
+    repo: Path, servers: list[ScriptedAnthropicServer], make_driver: ServerDrivers
+) -> None:
+    target = repo / "notes.txt"
+    server = start(
+        servers,
+        [
+            [tool_use("Write", {"file_path": str(target), "content": "first line\n"})],
+            [tool_use("Read", {"file_path": str(target)})],
+            [
+                tool_use(
+                    "Edit",
+                    {"file_path": str(target), "old_string": "first", "new_string": "edited"},
+                )
+            ],
+            [text("done")],
+        ],
+    )
+    messages = await collect(make_driver(server)(), "write notes", repo)
+
+    results = of_type(messages, AgenticMessageType.TOOL_RESULT)
+    assert [(r.tool_name, r.is_error) for r in results] == [
+        ("Write", False),
+        ("Read", False),
+        ("Edit", False),
+    ]
+    assert target.read_text() == "edited line\n"
+
+
+async def test_read_only_profile_refuses_writes(
+    repo: Path, servers: list[ScriptedAnthropicServer], make_driver: ServerDrivers
+) -> None:
+    server = start(
+        servers,
+        [
+            [tool_use("Write", {"file_path": str(repo / "plan.txt"), "content": "x"})],
+            [tool_use("Bash", {"command": "touch touched.txt"})],
+            [tool_use("Bash", {"command": "git log --oneline"})],
+            [text("looked around")],
+        ],
+    )
+    driver = make_driver(server)(tool_profile="read_only")
+    messages = await collect(driver, "explore", repo)
+
+    write, touch, log = of_type(messages, AgenticMessageType.TOOL_RESULT)
+    assert (write.tool_name, write.is_error) == ("Write", True)
+    assert (touch.tool_name, touch.is_error) == ("Bash", True)
+    assert (log.tool_name, log.is_error) == ("Bash", False)
+    assert "init" in (log.tool_output or "")
+    assert not (repo / "plan.txt").exists()
+    assert not (repo / "touched.txt").exists()
+    # What the CLI announced: exactly the profile's tools, none of the editing ones.
+    assert driver.last_tools is not None
+    assert sorted(driver.last_tools) == ["Bash", "Read"]
+    [main] = server.main_requests[:1]
+    offered = {tool["name"] for tool in (main.body or {})["tools"]}
+    assert {"Bash", "Read"} <= offered
+    assert not offered & {"Write", "Edit", "NotebookEdit", "WebFetch", "WebSearch"}
+
+
+async def test_instructions_and_resumed_sessions_reach_the_model(
+    repo: Path, servers: list[ScriptedAnthropicServer], make_driver: ServerDrivers
+) -> None:
+    server = start(servers, [[text("first answer")], [text("second answer")]])
+    driver = make_driver(server)()
+    first = await collect(
+        driver, "remember the word kumquat", repo, instructions="Always answer in haiku."
+    )
+    session_id = first[-1].session_id
+    assert session_id
+    assert "Always answer in haiku." in server.main_requests[0].system_text()
+
+    second = await collect(driver, "what was the word?", repo, session_id=session_id)
+    assert second[-1].content == "second answer"
+    resumed = json.dumps((server.main_requests[1].body or {})["messages"])
+    assert "remember the word kumquat" in resumed
+    assert "first answer" in resumed
+    assert "what was the word?" in resumed
+
+
+async def test_secrets_of_the_parent_environment_stay_hidden(
+    repo: Path,
+    servers: list[ScriptedAnthropicServer],
+    make_driver: ServerDrivers,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_parentsecretvalue123")
+    monkeypatch.setenv("INPUT_OPENAI_API_KEY", "sk-inputsecretvalue456")
+    monkeypatch.setenv("AMELIA_HARMLESS", "visible-value")
+    server = start(servers, [[tool_use("Bash", {"command": "env"})], [text("done")]])
+    messages = await collect(make_driver(server)(), "show env", repo)
+
+    [result] = of_type(messages, AgenticMessageType.TOOL_RESULT)
+    output = result.tool_output or ""
+    assert "visible-value" in output
+    assert "ghs_parentsecretvalue123" not in output
+    assert "sk-inputsecretvalue456" not in output
+    assert os.environ["GITHUB_TOKEN"] == "ghs_parentsecretvalue123"
+
+
+@pytest.mark.parametrize(
+    ("status", "cause"),
+    [(529, "529"), (401, "401"), (429, "429")],
+)
+async def test_api_errors_end_in_an_error_result_naming_the_cause(
+    repo: Path,
+    servers: list[ScriptedAnthropicServer],
+    make_driver: ServerDrivers,
+    status: int,
+    cause: str,
+) -> None:
+    server = start(servers, [api_error(status, times=None)])
+    messages = await collect(make_driver(server)(timeout_seconds=90), "hello", repo)
+
+    final = messages[-1]
+    assert final.type == AgenticMessageType.RESULT
+    assert final.is_error
+    assert final.content is not None and cause in final.content
+    assert "\n" not in final.content
+
+
+async def test_max_turns_reached_is_an_error_result(
+    repo: Path, servers: list[ScriptedAnthropicServer], make_driver: ServerDrivers
+) -> None:
+    server = start(
+        servers,
+        [[tool_use("Bash", {"command": "ls"})], [tool_use("Bash", {"command": "ls"})]],
+    )
+    messages = await collect(make_driver(server)(max_turns=1), "loop", repo)
+    final = messages[-1]
+    assert final.is_error
+    assert final.content is not None and "maximum number of turns" in final.content
+
+
+async def test_a_stalled_run_times_out_and_keeps_its_transcript(
+    repo: Path, servers: list[ScriptedAnthropicServer], make_driver: ServerDrivers
+) -> None:
+    server = start(
+        servers,
+        [[text("working on it"), tool_use("Bash", {"command": "ls"})], stall(120)],
+    )
+    driver = make_driver(server)(timeout_seconds=4)
+    messages = await collect(driver, "slow work", repo)
+
+    final = messages[-1]
+    assert final.type == AgenticMessageType.RESULT and final.is_error
+    assert final.content is not None and "timed out after 4 s" in final.content
+    assert of_type(messages, AgenticMessageType.TOOL_RESULT)
+    assert driver.last_transcript_path is not None
+    kinds = [
+        json.loads(line)["kind"] for line in driver.last_transcript_path.read_text().splitlines()
+    ]
+    assert "AssistantMessage" in kinds
+    assert kinds[-1] == "driver_error"
+
+
+class Verdict(BaseModel):
+    approved: bool
+    summary: str
+
+
+async def test_generate_returns_a_validated_instance(
+    servers: list[ScriptedAnthropicServer], make_driver: ServerDrivers
+) -> None:
+    answer = {"approved": True, "summary": "looks good"}
+    server = start(
+        servers,
+        [[tool_use("StructuredOutput", answer)], [text("submitted")]],
+    )
+    result = await make_driver(server)().generate("review this", schema=Verdict)
+    assert result.output == Verdict(approved=True, summary="looks good")
+    assert result.session_id
