@@ -18,12 +18,12 @@ claude-agent-sdk 0.2.187) do not consume the script:
   `tools` list (only the tools left by `--tools`), `max_tokens` 128000 and the model
   `claude-opus-5-5` unless one is set; the key arrives as `x-api-key`.
 - In SDK (non-interactive) runs no title/summary calls and no `count_tokens` were seen, even
-  without CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC. A helper call without tools would be
-  answered "ok" as a side request; `count_tokens` gets an estimate; other paths get a 404
-  error JSON. `classify_request` decides; pass `classify=` to change it.
-- With `--tools ""` (no tools) and no structured output the CLI sends no tools either: such a
-  call counts as a side request, so give generate()-style tests a script function or
-  `classify=` that treats tool-less calls as main (see `classify_including_toolless`).
+  without CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC. A tool-less call to a haiku model or with
+  max_tokens < 4096 is answered "ok" as a side request; `count_tokens` gets an estimate;
+  other paths get a 404 error JSON. `classify_request` decides; pass `classify=` to change it.
+- With `tools=[]` (one-shot generation) the CLI sends no tools but max_tokens 128000 to the
+  main model, so such a call still drives the script. With structured output it offers a
+  `StructuredOutput` tool: script `tool_use("StructuredOutput", {...})`, then a text turn.
 """
 
 from __future__ import annotations
@@ -66,7 +66,6 @@ __all__ = [
     "ScriptedAnthropicServer",
     "Turn",
     "api_error",
-    "classify_including_toolless",
     "classify_request",
     "dropped",
     "reply",
@@ -79,31 +78,30 @@ __all__ = [
 SIDE_REPLY_TEXT = "ok"
 """What side requests (titles, summaries, quota checks) get as their answer."""
 
+SIDE_MAX_TOKENS = 4096
+"""A tool-less request asking for fewer tokens than this is a client's helper call."""
+
 _TOOL_INPUT_PIECES = 3
 
 
 def classify_request(method: str, path: str, body: dict[str, Any] | None) -> RequestKind:
     """Tell the agent's main conversation apart from a client's helper calls.
 
-    The main conversation of an agent always offers tools; the CLI's helper calls (session
-    titles, quota probes) send none.
+    The main conversation of an agent offers tools, or (one-shot generation without tools)
+    asks for a long answer from the main model. The CLI's helper calls (session titles,
+    summaries, quota probes) send no tools, go to a small model or ask for few tokens.
     """
     route = path.split("?", 1)[0].rstrip("/")
     if method == "POST" and route == "/v1/messages/count_tokens":
         return "count_tokens"
     if method != "POST" or route != "/v1/messages" or body is None:
         return "other"
-    return "main" if body.get("tools") else "side"
-
-
-def classify_including_toolless(method: str, path: str, body: dict[str, Any] | None) -> RequestKind:
-    """Like `classify_request`, but every `POST /v1/messages` drives the script.
-
-    For clients that run without tools (one-shot generation), where nothing else tells a
-    helper call from the conversation.
-    """
-    kind = classify_request(method, path, body)
-    return "main" if kind == "side" else kind
+    if body.get("tools"):
+        return "main"
+    max_tokens = body.get("max_tokens")
+    small_answer = isinstance(max_tokens, int) and max_tokens < SIDE_MAX_TOKENS
+    small_model = "haiku" in str(body.get("model", "")).lower()
+    return "side" if small_answer or small_model else "main"
 
 
 def _estimate_tokens(body: dict[str, Any] | None) -> int:

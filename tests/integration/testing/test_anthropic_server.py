@@ -139,14 +139,19 @@ def test_side_requests_do_not_consume_the_script(
 ) -> None:
     server = start(server_factory, [[text("main answer")]])
     api = client(server)
-    title = api.messages.create(model="claude-haiku", max_tokens=32, messages=HELLO)
+    title = api.messages.create(model="claude-haiku-5", max_tokens=512, messages=HELLO)
+    summary = api.messages.create(model="claude-test", max_tokens=32, messages=HELLO)
     counted = api.messages.count_tokens(model="claude-test", messages=HELLO, tools=[BASH_TOOL])
     main = api.messages.create(model="m", max_tokens=10, messages=HELLO, tools=[BASH_TOOL])
+    toolless = api.messages.create(model="claude-test", max_tokens=32000, messages=HELLO)
     assert title.content[0].type == "text" and title.content[0].text == "ok"
+    assert summary.content[0].type == "text" and summary.content[0].text == "ok"
     assert counted.input_tokens > 0
     assert main.content[0].type == "text" and main.content[0].text == "main answer"
-    assert [request.kind for request in server.requests] == ["side", "count_tokens", "main"]
-    assert [request.main_index for request in server.main_requests] == [0]
+    assert toolless.content[0].type == "text" and toolless.content[0].text == "end of script"
+    kinds = [request.kind for request in server.requests]
+    assert kinds == ["side", "side", "count_tokens", "main", "main"]
+    assert [request.main_index for request in server.main_requests] == [0, 1]
 
 
 @pytest.mark.parametrize(
