@@ -83,20 +83,25 @@ async def collect_changes(
     uncommitted = await git(repo_dir, "diff", "--no-color", "HEAD")
     listing = await git(repo_dir, "ls-files", "--others", "--exclude-standard", "-z")
     untracked_parts: list[str] = []
+    room = max_chars - len(committed) - len(uncommitted)
     for name in filter(None, listing.split("\0")):
+        if room <= 0:
+            # Enough to fill the budget: skip diffing the rest (e.g. an unignored build folder).
+            untracked_parts.append(f"[more untracked files, starting with {name}]\n")
+            break
         # `--no-index` exits 1 when the files differ, which is always the case here.
-        untracked_parts.append(
-            await git(
-                repo_dir,
-                "diff",
-                "--no-color",
-                "--no-index",
-                "--",
-                "/dev/null",
-                name,
-                allowed_codes=(0, 1),
-            )
+        part = await git(
+            repo_dir,
+            "diff",
+            "--no-color",
+            "--no-index",
+            "--",
+            "/dev/null",
+            name,
+            allowed_codes=(0, 1),
         )
+        untracked_parts.append(part)
+        room -= len(part)
     untracked = "".join(untracked_parts)
     budget = max_chars
     truncated = False

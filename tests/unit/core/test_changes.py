@@ -1,0 +1,51 @@
+"""What the reviewer sees: committed, uncommitted and untracked changes, within a budget."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from amelia.core.changes import GitError, collect_changes, is_git_repository, verify_ref
+from amelia.testing.sample_repo import create_sample_repo
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return create_sample_repo(tmp_path / "repo")
+
+
+async def test_sections_are_labelled_and_empty_ones_left_out(repo: Path) -> None:
+    (repo / "new.txt").write_text("fresh\n")
+    changes = await collect_changes(repo, "HEAD")
+    text = changes.as_text()
+    assert "### New untracked files" in text and "+fresh" in text
+    assert "Committed changes" not in text and "Uncommitted" not in text
+    assert not changes.is_empty and not changes.truncated
+
+
+async def test_committed_changes_are_diffed_against_the_merge_base(repo: Path) -> None:
+    base = subprocess.run(
+        ["git", "rev-parse", "HEAD~1"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    changes = await collect_changes(repo, base)
+    assert "+def test_greet() -> None:" in changes.committed
+    assert changes.uncommitted == "" and changes.untracked == ""
+
+
+async def test_large_changes_are_cut_to_the_budget(repo: Path) -> None:
+    for index in range(30):
+        (repo / f"file{index:02}.txt").write_text("x\n" * 50)
+    changes = await collect_changes(repo, "HEAD", max_chars=2_000)
+    assert changes.truncated
+    assert len(changes.untracked) <= 2_000
+    assert "run `git diff` yourself" in changes.as_text()
+
+
+async def test_git_helpers(repo: Path, tmp_path: Path) -> None:
+    assert await is_git_repository(repo)
+    assert not await is_git_repository(tmp_path)
+    assert len(await verify_ref(repo, "HEAD")) == 40
+    with pytest.raises(GitError, match="rev-parse"):
+        await verify_ref(repo, "no-such-ref")
