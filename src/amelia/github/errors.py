@@ -34,3 +34,7 @@ class EventError(ValueError):
 
 class GitError(RuntimeError):
     """A git command failed; the message names the command and git's own complaint."""
+
+    def __init__(self, message: str, stderr: str = "") -> None:
+        super().__init__(message)
+        self.stderr = stderr

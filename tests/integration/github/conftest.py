@@ -1,0 +1,52 @@
+"""A local bare repository as `origin`, and git configuration isolated from the machine's."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+@dataclass(frozen=True)
+class Origin:
+    bare: Path
+    root: Path
+
+    def clone(self, name: str) -> Path:
+        target = self.root / name
+        git(self.root, "clone", "--quiet", str(self.bare), str(target))
+        git(target, "config", "user.name", "Someone Else")
+        git(target, "config", "user.email", "someone@example.invalid")
+        return target
+
+    def show(self, ref: str, path: str) -> str:
+        return git(self.bare, "show", f"{ref}:{path}")
+
+
+@pytest.fixture(autouse=True)
+def isolated_git_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    config = tmp_path / "gitconfig"
+    config.write_text("[init]\n\tdefaultBranch = main\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    return config
+
+
+@pytest.fixture
+def origin(tmp_path: Path, isolated_git_config: Path) -> Origin:
+    bare = tmp_path / "origin.git"
+    git(tmp_path, "init", "--quiet", "--bare", "-b", "main", str(bare))
+    made = Origin(bare, tmp_path)
+    seed = made.clone("seed")
+    (seed / "README.md").write_text("# app\n")
+    git(seed, "add", "README.md")
+    git(seed, "commit", "--quiet", "-m", "Start")
+    git(seed, "push", "--quiet", "origin", "main")
+    return made

@@ -1,0 +1,97 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from amelia.github.git import (
+    BranchNameError,
+    PlanPathError,
+    validate_branch_name,
+    validate_plan_path,
+)
+
+
+@pytest.mark.parametrize(
+    "name", ["amelia/issue-7-plan", "feature/x_y.z", "a", "amelia/7/v2", "release-1.2"]
+)
+def test_valid_branch_names(name: str) -> None:
+    assert validate_branch_name(name) == name
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "",
+        "-rf",
+        "a..b",
+        "a//b",
+        "/a",
+        "a/",
+        "a.",
+        ".hidden",
+        "a/.b",
+        "x.lock",
+        "a/b.lock/c",
+        "HEAD",
+        "@",
+        "a b",
+        "a;rm -rf ~",
+        "$(id)",
+        "a`id`",
+        "a|b",
+        "a&b",
+        "a>b",
+        "a~1",
+        "a^",
+        "a:b",
+        "a?",
+        "a*",
+        "a[b",
+        "a\\b",
+        "a@{1}",
+        "a\nb",
+        "x" * 201,
+        "ünïcode",
+    ],
+)
+def test_invalid_branch_names(name: str) -> None:
+    with pytest.raises(BranchNameError, match="invalid branch name"):
+        validate_branch_name(name)
+
+
+def test_branch_prefix() -> None:
+    assert validate_branch_name("amelia/x", prefix="amelia/") == "amelia/x"
+    with pytest.raises(BranchNameError, match="must start with 'amelia/'"):
+        validate_branch_name("main", prefix="amelia/")
+
+
+def test_plan_paths(tmp_path: Path) -> None:
+    assert validate_plan_path(tmp_path, "docs/plans/p.md") == tmp_path.resolve() / "docs/plans/p.md"
+    assert validate_plan_path(tmp_path, "./p.md") == tmp_path.resolve() / "p.md"
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("/etc/passwd", "relative"),
+        ("../x.md", r"'\.\.'"),
+        ("docs/../../x.md", r"'\.\.'"),
+        (".git/hooks/pre-commit", r"\.git"),
+        ("sub/.GIT/config", r"\.git"),
+        ("", "invalid"),
+        ("a\\..\\b", "invalid"),
+        (".", "leaves"),
+    ],
+)
+def test_rejected_plan_paths(tmp_path: Path, path: str, message: str) -> None:
+    with pytest.raises(PlanPathError, match=message):
+        validate_plan_path(tmp_path, path)
+
+
+def test_symlink_out_of_the_repository_is_rejected(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "docs").symlink_to(tmp_path)
+    with pytest.raises(PlanPathError, match="leaves the repository"):
+        validate_plan_path(repo, "docs/plan.md")
