@@ -1,0 +1,69 @@
+# amelia GitHub Action image.
+# Builder: Debian's Python 3.11 + uv resolve the locked dependencies into /opt/amelia/.venv.
+# Final: the same Debian Python, git and CA certificates, plus only that virtual environment.
+
+FROM debian:bookworm-slim AS builder
+
+ARG UV_VERSION=0.13.9
+
+# The venv is made by uv from Debian's interpreter, so it runs unchanged in the final stage
+# where the same /usr/bin/python3.11 exists; uv must never fetch its own Python.
+ARG DEBIAN_FRONTEND=noninteractive
+
+ENV UV_PYTHON_DOWNLOADS=never \
+    UV_PYTHON=/usr/bin/python3.11 \
+    UV_PROJECT_ENVIRONMENT=/opt/amelia/.venv \
+    UV_COMPILE_BYTECODE=1 \
+    UV_LINK_MODE=copy \
+    UV_NO_CACHE=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+# Version pins for Debian packages would break at every bookworm point release;
+# the base image tag already fixes the distribution.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+
+# uv comes from PyPI into a throwaway venv of the builder stage (Debian's pip is
+# externally managed); the final image never contains uv.
+RUN python3 -m venv /opt/uv \
+    && /opt/uv/bin/pip install "uv==${UV_VERSION}"
+
+WORKDIR /opt/amelia
+
+# Dependencies first: this layer is reused until pyproject.toml or uv.lock change.
+COPY pyproject.toml uv.lock ./
+RUN /opt/uv/bin/uv sync --frozen --no-dev --no-install-project
+
+# Then the package itself, installed non-editable so the venv holds no link to /opt/amelia/src.
+COPY README.md ./
+COPY src ./src
+RUN /opt/uv/bin/uv sync --frozen --no-dev --no-editable
+
+
+FROM debian:bookworm-slim
+
+LABEL org.opencontainers.image.title="amelia" \
+      org.opencontainers.image.description="Turn an issue into a reviewed change: plan, implement, review." \
+      org.opencontainers.image.licenses="MIT"
+
+ARG DEBIAN_FRONTEND=noninteractive
+
+# The workspace GitHub mounts at /github/workspace belongs to the runner's uid, not root:
+# git would refuse it as "dubious ownership" without the system-wide safe.directory.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends python3 git ca-certificates \
+    && rm -rf /var/lib/apt/lists/* \
+    && git config --system --add safe.directory '*'
+
+COPY --from=builder /opt/amelia/.venv /opt/amelia/.venv
+
+ENV PATH=/opt/amelia/.venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    VIRTUAL_ENV=/opt/amelia/.venv \
+    PYTHONUNBUFFERED=1 \
+    HOME=/root
+
+ENTRYPOINT ["amelia", "action"]

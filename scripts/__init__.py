@@ -1,0 +1,1 @@
+"""Developer and CI tools that live beside the package (not shipped in the wheel)."""
