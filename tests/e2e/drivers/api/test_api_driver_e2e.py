@@ -28,7 +28,9 @@ def api_workdir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def openai_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedOpenAIServer]:
+def openai_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[ScriptedOpenAIServer]:
     with ScriptedOpenAIServer() as server:
         monkeypatch.setenv("AMELIA_HOME", str(tmp_path / "amelia-home"))
         monkeypatch.setenv("OPENAI_BASE_URL", server.url)
@@ -168,7 +170,9 @@ async def test_session_id_continues_against_the_server(
     session_id = first[-1].session_id
     second = [
         m
-        async for m in driver.execute_agentic("question two", str(api_workdir), session_id=session_id)
+        async for m in driver.execute_agentic(
+            "question two", str(api_workdir), session_id=session_id
+        )
     ]
     assert second[-1].content == "Second." and second[-1].session_id == session_id
     sent = openai_server.requests[1].body["messages"]

@@ -1,0 +1,234 @@
+"""ApiDriver: any pydantic-ai OpenAI-compatible model behind the DriverInterface.
+
+Input validation raises DriverError (empty prompt or instructions, sizes over the limits,
+unknown provider, missing API key, bad session id) before any request is sent. Once a run
+has started, model and API failures end in an error RESULT instead of an exception.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import openai
+from pydantic import BaseModel
+from pydantic_ai import Agent
+from pydantic_ai.exceptions import AgentRunError
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.models import Model
+from pydantic_ai.output import ToolOutput
+from pydantic_ai.usage import RunUsage, UsageLimits
+
+from amelia.core.types import ToolProfileName
+from amelia.drivers.api.mapping import OUTPUT_TOOL_NAME, MessageMapper, error_reason
+from amelia.drivers.api.providers import ModelName, build_model, parse_model_name
+from amelia.drivers.api.sessions import SessionStore, amelia_home, new_session_id
+from amelia.drivers.api.tools import ToolContext, tools_for_profile
+from amelia.drivers.api.transcript import Transcript, new_transcript_path
+from amelia.drivers.base import (
+    AgenticMessage,
+    AgenticMessageType,
+    DriverError,
+    DriverUsage,
+    GenerateResult,
+)
+
+MAX_PROMPT_CHARS = 100_000
+MAX_INSTRUCTIONS_CHARS = 10_000
+DEFAULT_MAX_TURNS = 100
+"""Bound on model requests per run when the caller sets none, so a loop cannot run forever."""
+
+_RUN_ERRORS = (AgentRunError, openai.OpenAIError, TimeoutError, OSError)
+"""Failures of the model, its API or the network: they end a run with an error RESULT."""
+
+
+def validate_prompt(prompt: str, instructions: str | None = None) -> None:
+    """Raise DriverError for an empty prompt/instructions or ones over the size limits."""
+    if not prompt or not prompt.strip():
+        raise DriverError("The prompt is empty")
+    if len(prompt) > MAX_PROMPT_CHARS:
+        raise DriverError(
+            f"The prompt is {len(prompt)} characters; the limit is {MAX_PROMPT_CHARS} (100 KB)"
+        )
+    if instructions is None:
+        return
+    if not instructions.strip():
+        raise DriverError("The instructions are empty")
+    if len(instructions) > MAX_INSTRUCTIONS_CHARS:
+        raise DriverError(
+            f"The instructions are {len(instructions)} characters; "
+            f"the limit is {MAX_INSTRUCTIONS_CHARS} (10 KB)"
+        )
+
+
+def _require_directory(cwd: str) -> None:
+    if not Path(cwd).is_dir():
+        raise DriverError(f"The working directory does not exist: {cwd}")
+
+
+class ApiDriver:
+    """Runs agents on OpenAI (`openai:`, `openai-chat:`) or OpenRouter (`openrouter:`) models.
+
+    `model` is a `provider:name` string (no prefix means openai) or, for tests, a pydantic-ai
+    `Model` instance used as is.
+    """
+
+    def __init__(
+        self,
+        model: str | Model = "openai:gpt-4o",
+        tool_profile: ToolProfileName = "full",
+        max_turns: int | None = None,
+        timeout_seconds: float | None = None,
+        amelia_home: str | os.PathLike[str] | None = None,
+        max_retries: int = 2,
+    ) -> None:
+        self._injected_model: Model | None = None
+        self._model_name: ModelName | None = None
+        if isinstance(model, str):
+            self._model_name = parse_model_name(model)
+            self.model_name = self._model_name.qualified
+            self.provider = self._model_name.provider
+        else:
+            self._injected_model = model
+            self.model_name = model.model_name
+            self.provider = model.system
+        tools_for_profile(tool_profile)  # reject an unknown profile now, not mid-run
+        self.tool_profile: ToolProfileName = tool_profile
+        self.max_turns = max_turns
+        self.timeout_seconds = timeout_seconds
+        self.amelia_home = amelia_home
+        self.max_retries = max_retries
+        self.last_transcript_path: Path | None = None
+
+    def _model(self) -> Model:
+        if self._injected_model is not None:
+            return self._injected_model
+        assert self._model_name is not None
+        # A fresh client per call: an HTTP connection pool must not outlive its event loop.
+        return build_model(
+            self._model_name,
+            max_retries=self.max_retries,
+            timeout_seconds=self.timeout_seconds,
+        )
+
+    def _usage(self, usage: RunUsage, started: float) -> DriverUsage:
+        return DriverUsage(
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_creation_tokens=usage.cache_write_tokens,
+            num_turns=usage.requests,
+            duration_ms=int((time.monotonic() - started) * 1000),
+            model=self.model_name,
+        )
+
+    async def generate(
+        self,
+        prompt: str,
+        system_prompt: str | None = None,
+        schema: type[BaseModel] | None = None,
+    ) -> GenerateResult:
+        """One answer without tools: text, or a validated `schema` instance."""
+        validate_prompt(prompt, system_prompt)
+        started = time.monotonic()
+        output_type: Any = str if schema is None else ToolOutput(schema, name=OUTPUT_TOOL_NAME)
+        agent: Agent[None, Any] = Agent(self._model(), output_type=output_type)
+        try:
+            result = await agent.run(
+                prompt,
+                instructions=system_prompt,
+                usage_limits=UsageLimits(request_limit=self.max_turns or DEFAULT_MAX_TURNS),
+                timeout=self.timeout_seconds,
+            )
+        except _RUN_ERRORS as error:
+            raise DriverError(error_reason(error)) from error
+        return GenerateResult(output=result.output, usage=self._usage(result.usage, started))
+
+    async def execute_agentic(
+        self,
+        prompt: str,
+        cwd: str,
+        session_id: str | None = None,
+        instructions: str | None = None,
+        schema: type[BaseModel] | None = None,
+    ) -> AsyncIterator[AgenticMessage]:
+        """Run `prompt` with the profile's tools in `cwd`; the last message is a RESULT."""
+        validate_prompt(prompt, instructions)
+        _require_directory(cwd)
+        home = amelia_home(self.amelia_home)
+        store = SessionStore(home)
+        history: list[ModelMessage] = store.load(session_id) if session_id else []
+        run_session_id = session_id or new_session_id()
+        model = self._model()
+        self.last_transcript_path = new_transcript_path(home, run_session_id)
+        with Transcript(self.last_transcript_path) as transcript:
+            async for message in self._run(
+                model, prompt, cwd, history, instructions, schema, run_session_id, store
+            ):
+                transcript.append(message)
+                yield message
+
+    async def _run(
+        self,
+        model: Model,
+        prompt: str,
+        cwd: str,
+        history: list[ModelMessage],
+        instructions: str | None,
+        schema: type[BaseModel] | None,
+        session_id: str,
+        store: SessionStore,
+    ) -> AsyncIterator[AgenticMessage]:
+        started = time.monotonic()
+        output_type: Any = str if schema is None else ToolOutput(schema, name=OUTPUT_TOOL_NAME)
+        agent: Agent[ToolContext, Any] = Agent(
+            model,
+            deps_type=ToolContext,
+            tools=tools_for_profile(self.tool_profile),
+            output_type=output_type,
+        )
+        mapper = MessageMapper()
+        mapper.mark_seen(history)
+        usage = RunUsage()
+        try:
+            async with agent.iter(
+                prompt,
+                deps=ToolContext(Path(cwd)),
+                message_history=history or None,
+                instructions=instructions,
+                usage_limits=UsageLimits(request_limit=self.max_turns or DEFAULT_MAX_TURNS),
+                timeout=self.timeout_seconds,
+            ) as run:
+                async for _node in run:
+                    for message in mapper.new_messages(run.all_messages()):
+                        yield message
+                    usage = run.usage
+                for message in mapper.new_messages(run.all_messages()):
+                    yield message
+                usage = run.usage
+                result = run.result
+                if result is None:
+                    raise DriverError("The model run ended without a result")
+                store.save(session_id, result.all_messages())
+                output = result.output
+        except _RUN_ERRORS as error:
+            # Only name a session that can be resumed: the last saved history stays valid.
+            resumable = session_id if store.path(session_id).is_file() else None
+            yield AgenticMessage(
+                type=AgenticMessageType.RESULT,
+                content=error_reason(error),
+                session_id=resumable,
+                is_error=True,
+                usage=self._usage(usage, started),
+            )
+            return
+        content = output.model_dump_json() if isinstance(output, BaseModel) else str(output)
+        yield AgenticMessage(
+            type=AgenticMessageType.RESULT,
+            content=content,
+            session_id=session_id,
+            usage=self._usage(usage, started),
+        )

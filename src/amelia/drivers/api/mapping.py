@@ -1,0 +1,130 @@
+"""pydantic-ai messages and errors → AgenticMessage, the driver's only output type."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from pydantic_ai.exceptions import (
+    AgentRunError,
+    ModelAPIError,
+    ModelHTTPError,
+    ModelTimeoutError,
+    RunTimedOut,
+    UsageLimitExceeded,
+)
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+
+from amelia.drivers.base import AgenticMessage, AgenticMessageType
+
+OUTPUT_TOOL_NAME = "final_result"
+"""The tool through which a model returns a structured (schema) result; not a user tool."""
+
+_MAX_REASON_CHARS = 400
+
+
+class MessageMapper:
+    """Maps each part of a growing message history once, in order."""
+
+    def __init__(self) -> None:
+        self._seen: set[int] = set()
+
+    def mark_seen(self, messages: Iterable[ModelMessage]) -> None:
+        for message in messages:
+            self._seen.update(id(part) for part in message.parts)
+
+    def new_messages(self, messages: Iterable[ModelMessage]) -> Iterator[AgenticMessage]:
+        for message in messages:
+            for part in message.parts:
+                if id(part) in self._seen:
+                    continue
+                self._seen.add(id(part))
+                mapped = (
+                    _map_response_part(part)
+                    if isinstance(message, ModelResponse)
+                    else _map_request_part(part)
+                )
+                if mapped is not None:
+                    yield mapped
+
+
+def _map_response_part(part: Any) -> AgenticMessage | None:
+    if isinstance(part, TextPart | ThinkingPart):
+        if not part.content.strip():
+            return None
+        return AgenticMessage(type=AgenticMessageType.THINKING, content=part.content)
+    if isinstance(part, ToolCallPart) and part.tool_name != OUTPUT_TOOL_NAME:
+        return AgenticMessage(
+            type=AgenticMessageType.TOOL_CALL,
+            tool_name=part.tool_name,
+            tool_input=part.args_as_dict(),
+            tool_call_id=part.tool_call_id,
+        )
+    return None
+
+
+def _map_request_part(part: Any) -> AgenticMessage | None:
+    if isinstance(part, ToolReturnPart) and part.tool_name != OUTPUT_TOOL_NAME:
+        return AgenticMessage(
+            type=AgenticMessageType.TOOL_RESULT,
+            tool_name=part.tool_name,
+            tool_output=part.model_response_str(wrap_if_error=False),
+            tool_call_id=part.tool_call_id,
+            is_error=part.outcome != "success",
+        )
+    if (
+        isinstance(part, RetryPromptPart)
+        and part.tool_name is not None
+        and part.tool_name != OUTPUT_TOOL_NAME
+    ):
+        # Arguments that failed validation, or a tool the model invented.
+        return AgenticMessage(
+            type=AgenticMessageType.TOOL_RESULT,
+            tool_name=part.tool_name,
+            tool_output=part.model_response(),
+            tool_call_id=part.tool_call_id,
+            is_error=True,
+        )
+    return None
+
+
+def one_line(text: str, limit: int = _MAX_REASON_CHARS) -> str:
+    flat = re.sub(r"\s+", " ", text).strip()
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _http_detail(error: ModelHTTPError) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+        if body.get("message"):
+            return str(body["message"])
+    return str(body) if body else ""
+
+
+def error_reason(error: BaseException) -> str:
+    """One line naming what went wrong (with the HTTP status when there is one)."""
+    if isinstance(error, ModelHTTPError):
+        detail = _http_detail(error)
+        reason = f"Model API error: HTTP {error.status_code} from {error.model_name}"
+        return one_line(f"{reason}: {detail}" if detail else reason)
+    if isinstance(error, ModelTimeoutError | RunTimedOut | TimeoutError):
+        return one_line(f"Model API timed out: {error}" if str(error) else "Model API timed out")
+    if isinstance(error, UsageLimitExceeded):
+        return one_line(f"Turn limit reached: {error}")
+    if isinstance(error, ModelAPIError):
+        return one_line(f"Model API error ({type(error).__name__}): {error}")
+    if isinstance(error, AgentRunError):
+        return one_line(f"Model run failed ({type(error).__name__}): {error}")
+    return one_line(f"{type(error).__name__}: {error}")

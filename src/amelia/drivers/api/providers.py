@@ -1,0 +1,114 @@
+"""From a model string (`openai:gpt-4o`, `openrouter:vendor/model`) to a pydantic-ai model.
+
+pydantic-ai's own providers talk to the APIs; this only picks one, checks that its key is
+set before any request, and honours OPENAI_BASE_URL / OPENROUTER_BASE_URL.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from openai import AsyncOpenAI
+from pydantic_ai.models import Model
+from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
+from pydantic_ai.models.openrouter import OpenRouterModel
+from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.providers.openrouter import OpenRouterProvider
+
+from amelia.drivers.base import DriverError
+
+OPENROUTER_DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """How to reach one provider."""
+
+    prefix: str
+    key_var: str
+    base_url_var: str
+    default_base_url: str | None
+    wire: str
+
+
+PROVIDERS: dict[str, ProviderSpec] = {
+    "openai": ProviderSpec(
+        "openai", "OPENAI_API_KEY", "OPENAI_BASE_URL", None, "Responses API (/v1/responses)"
+    ),
+    "openai-chat": ProviderSpec(
+        "openai-chat",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        None,
+        "chat completions (/v1/chat/completions)",
+    ),
+    "openrouter": ProviderSpec(
+        "openrouter",
+        "OPENROUTER_API_KEY",
+        "OPENROUTER_BASE_URL",
+        OPENROUTER_DEFAULT_BASE_URL,
+        "chat completions (/v1/chat/completions)",
+    ),
+}
+DEFAULT_PROVIDER = "openai"
+
+
+@dataclass(frozen=True)
+class ModelName:
+    """A model string split into its provider prefix and the provider's model name."""
+
+    provider: str
+    name: str
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.provider}:{self.name}"
+
+
+def parse_model_name(model: str) -> ModelName:
+    """`provider:name`, or a bare name meaning openai; unknown prefixes are refused."""
+    if not model or not model.strip():
+        raise DriverError("The model name is empty")
+    provider, separator, name = model.partition(":")
+    if not separator:
+        return ModelName(DEFAULT_PROVIDER, model)
+    if provider not in PROVIDERS:
+        supported = ", ".join(f"{p}:" for p in PROVIDERS)
+        raise DriverError(
+            f"Unknown model provider prefix '{provider}:' in '{model}'. Supported: {supported}"
+        )
+    if not name:
+        raise DriverError(f"The model name after '{provider}:' is empty")
+    return ModelName(provider, name)
+
+
+def build_model(
+    model: ModelName,
+    *,
+    max_retries: int,
+    timeout_seconds: float | None,
+    environ: Mapping[str, str] | None = None,
+) -> Model:
+    """A pydantic-ai model with its own AsyncOpenAI client (the key is checked here)."""
+    env = os.environ if environ is None else environ
+    spec = PROVIDERS[model.provider]
+    api_key = env.get(spec.key_var, "").strip()
+    if not api_key:
+        raise DriverError(
+            f"{spec.key_var} is not set: set it to use '{model.qualified}' with the api driver"
+        )
+    base_url = env.get(spec.base_url_var, "").strip() or spec.default_base_url
+    client = AsyncOpenAI(
+        api_key=api_key,
+        base_url=base_url,
+        max_retries=max_retries,
+        timeout=timeout_seconds if timeout_seconds is not None else 600.0,
+    )
+    if model.provider == "openrouter":
+        return OpenRouterModel(model.name, provider=OpenRouterProvider(openai_client=client))
+    provider = OpenAIProvider(openai_client=client)
+    if model.provider == "openai-chat":
+        return OpenAIChatModel(model.name, provider=provider)
+    return OpenAIResponsesModel(model.name, provider=provider)

@@ -1,0 +1,59 @@
+"""Conversation history of API-driver sessions, kept as pydantic-ai JSON under AMELIA_HOME."""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from pathlib import Path
+
+from pydantic import ValidationError
+from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
+
+from amelia.drivers.base import DriverError
+
+AMELIA_HOME_ENV_VAR = "AMELIA_HOME"
+_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
+
+
+def amelia_home(override: str | os.PathLike[str] | None = None) -> Path:
+    """The argument, else `$AMELIA_HOME`, else `~/.amelia`."""
+    if override is not None:
+        return Path(override)
+    from_env = os.environ.get(AMELIA_HOME_ENV_VAR)
+    return Path(from_env) if from_env else Path.home() / ".amelia"
+
+
+def new_session_id() -> str:
+    return uuid.uuid4().hex
+
+
+class SessionStore:
+    """`<home>/sessions/<id>.json`: the full message history after each finished run."""
+
+    def __init__(self, home: Path) -> None:
+        self.directory = home / "sessions"
+
+    def path(self, session_id: str) -> Path:
+        if not _SESSION_ID.fullmatch(session_id):
+            raise DriverError(
+                f"Invalid session id {session_id!r}: use letters, digits, '-' and '_' only"
+            )
+        return self.directory / f"{session_id}.json"
+
+    def load(self, session_id: str) -> list[ModelMessage]:
+        path = self.path(session_id)
+        if not path.is_file():
+            raise DriverError(f"Unknown session {session_id!r}: no history at {path}")
+        try:
+            return ModelMessagesTypeAdapter.validate_json(path.read_bytes())
+        except ValidationError as error:
+            raise DriverError(f"Session {session_id!r} at {path} is unreadable: {error}") from error
+
+    def save(self, session_id: str, messages: list[ModelMessage]) -> Path:
+        path = self.path(session_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".json.tmp")
+        partial.write_bytes(ModelMessagesTypeAdapter.dump_json(messages, indent=1))
+        partial.replace(path)  # atomic, so a crash never leaves half a history
+        return path

@@ -1,0 +1,22 @@
+"""Fixtures for the API driver: a working directory and an isolated AMELIA_HOME."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    root = tmp_path / "work"
+    root.mkdir()
+    (root / "hello.txt").write_text("hello world\n")
+    return root
+
+
+@pytest.fixture(autouse=True)
+def api_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "amelia-home"
+    monkeypatch.setenv("AMELIA_HOME", str(home))
+    return home
