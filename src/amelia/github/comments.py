@@ -32,6 +32,8 @@ _STAGE_ICON: dict[str, str] = {
     "skipped": "➖",
 }
 _SEVERITY_ORDER = ("critical", "major", "minor", "none")
+MAX_COMMENT_CHARS = 60_000
+"""GitHub refuses comment bodies over 65,536 characters; keep a margin for the header."""
 
 
 class Stage(BaseModel):
@@ -140,30 +142,40 @@ def render_tool_errors(
         f"### {len(errors)} tool call(s) came back as errors",
         "",
     ]
-    for result in errors:
-        summary = f"{result.agent}: {result.tool_name}"
-        tool_input = json.dumps(result.tool_input or {}, indent=2, default=str)
-        tool_input = redactor.redact(_truncate(tool_input, max_output))
-        output = redactor.redact(_truncate(result.output, max_output))
-        fence_in, fence_out = _fence(tool_input), _fence(output)
-        lines += [
-            "<details>",
-            f"<summary>{_html_escape(redactor.redact(summary))}</summary>",
-            "",
-            "Input:",
-            f"{fence_in}json",
-            tool_input,
-            fence_in,
-            "",
-            "Output:",
-            fence_out,
-            output,
-            fence_out,
-            "",
-            "</details>",
-            "",
-        ]
+    size = 0
+    for shown, result in enumerate(errors):
+        entry = _tool_error_entry(result, redactor, max_output)
+        size += sum(len(line) + 1 for line in entry)
+        if size > MAX_COMMENT_CHARS:
+            lines.append(f"… {len(errors) - shown} more not shown; see the workflow log.")
+            break
+        lines += entry
     return "\n".join(lines)
+
+
+def _tool_error_entry(result: ToolResult, redactor: Redactor, max_output: int) -> list[str]:
+    summary = f"{result.agent}: {result.tool_name}"
+    tool_input = json.dumps(result.tool_input or {}, indent=2, default=str)
+    tool_input = redactor.redact(_truncate(tool_input, max_output))
+    output = redactor.redact(_truncate(result.output, max_output))
+    fence_in, fence_out = _fence(tool_input), _fence(output)
+    return [
+        "<details>",
+        f"<summary>{_html_escape(redactor.redact(summary))}</summary>",
+        "",
+        "Input:",
+        f"{fence_in}json",
+        tool_input,
+        fence_in,
+        "",
+        "Output:",
+        fence_out,
+        output,
+        fence_out,
+        "",
+        "</details>",
+        "",
+    ]
 
 
 def _html_escape(text: str) -> str:
@@ -245,9 +257,14 @@ def build_review(
     ]
     if outside:
         lines += ["", "### Findings outside the changed lines", ""]
-        for comment in outside:
+        size = sum(len(line) + 1 for line in lines)
+        for listed, comment in enumerate(outside):
             where = f"{comment.path}:{comment.line}" if comment.line else comment.path
             body = _comment_body(comment, redactor).replace("\n", "\n  ")
+            size += len(body) + len(where) + 6
+            if size > MAX_COMMENT_CHARS:
+                lines.append(f"- … {len(outside) - listed} more findings not shown")
+                break
             lines.append(f"- `{where}` {body}")
     return "\n".join(lines) + "\n", inline
 

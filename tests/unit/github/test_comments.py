@@ -203,3 +203,23 @@ def test_progress_comment_reuses_a_comment_of_an_earlier_run() -> None:
     store = FakeStore(CommentInfo(id=41, body="<!-- amelia:progress issue=7 -->\nold", author="b"))
     ProgressComment(store, 7).publish("new")
     assert store.comments == {41: "<!-- amelia:progress issue=7 -->\nnew"}
+
+
+def test_huge_tool_error_lists_stay_under_githubs_comment_limit() -> None:
+    results = [
+        ToolResult(agent="developer", tool_name="Bash", output="x" * 5000, is_error=True)
+        for _ in range(100)
+    ]
+    text = render_tool_errors(results, REDACTOR, max_output=4000)
+    assert text is not None
+    assert len(text) < 65_536
+    assert "more not shown; see the workflow log." in text
+
+
+def test_huge_reviews_stay_under_githubs_comment_limit() -> None:
+    comments = tuple(ReviewComment(path=f"f{n}.py", line=1, body="y" * 3000) for n in range(100))
+    result = ReviewResult(verdict="changes_requested", summary="many", comments=comments)
+    body, inline = build_review(result, DIFF, "a" * 40)
+    assert inline == []
+    assert len(body) < 65_536
+    assert "more findings not shown" in body
