@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from amelia.drivers.base import AgenticMessage, AgenticMessageType
+from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverError
+from amelia.drivers.cli.claude import ClaudeCliDriver
 from amelia.testing import ScriptedAnthropicServer
 from amelia.testing.anthropic_server import Turn, api_error, stall, text, thinking, tool_use
 from tests.e2e.drivers.conftest import DriverMaker, collect
@@ -174,7 +175,7 @@ async def test_secrets_of_the_parent_environment_stay_hidden(
 
 @pytest.mark.parametrize(
     ("status", "cause"),
-    [(529, "529"), (401, "401"), (429, "429")],
+    [(529, "529"), (401, "401"), (429, "429"), (404, "claude-nope")],
 )
 async def test_api_errors_end_in_an_error_result_naming_the_cause(
     repo: Path,
@@ -183,14 +184,16 @@ async def test_api_errors_end_in_an_error_result_naming_the_cause(
     status: int,
     cause: str,
 ) -> None:
-    server = start(servers, [api_error(status, times=None)])
-    messages = await collect(make_driver(server)(timeout_seconds=90), "hello", repo)
+    server = start(servers, [api_error(status, "model: claude-nope", times=None)])
+    driver = make_driver(server)(timeout_seconds=90, model="claude-nope")
+    messages = await collect(driver, "hello", repo)
 
     final = messages[-1]
     assert final.type == AgenticMessageType.RESULT
     assert final.is_error
     assert final.content is not None and cause in final.content
     assert "\n" not in final.content
+    assert of_type(messages, AgenticMessageType.THINKING) == []
 
 
 async def test_max_turns_reached_is_an_error_result(
@@ -244,3 +247,64 @@ async def test_generate_returns_a_validated_instance(
     result = await make_driver(server)().generate("review this", schema=Verdict)
     assert result.output == Verdict(approved=True, summary="looks good")
     assert result.session_id
+
+
+async def test_generate_returns_text(
+    servers: list[ScriptedAnthropicServer], make_driver: ServerDrivers
+) -> None:
+    server = start(servers, [[text("a plain answer")]])
+    result = await make_driver(server)().generate("say it", system_prompt="You are terse.")
+    assert result.output == "a plain answer"
+    [request] = server.main_requests
+    assert "You are terse." in request.system_text()
+    assert not (request.body or {}).get("tools")
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        # The model answers in text: the driver parses the fenced block and validates it.
+        [text('```json\n{"approved": "maybe"}\n```')],
+        # The model keeps calling StructuredOutput wrongly until the CLI gives up.
+        [tool_use("StructuredOutput", {"approved": "maybe"})],
+    ],
+)
+async def test_generate_rejects_an_answer_that_does_not_fit_the_schema(
+    servers: list[ScriptedAnthropicServer], make_driver: ServerDrivers, turn: Turn
+) -> None:
+    server = ScriptedAnthropicServer(lambda request: turn)
+    servers.append(server.start())
+    with pytest.raises(DriverError, match="schema Verdict"):
+        await make_driver(server)().generate("review this", schema=Verdict)
+
+
+async def test_web_tools_exist_only_when_asked_for(
+    repo: Path, servers: list[ScriptedAnthropicServer], make_driver: ServerDrivers
+) -> None:
+    server = start(servers, [[text("one")], [text("two")]])
+    plain = make_driver(server)(tool_profile="read_only")
+    await collect(plain, "hi", repo)
+    web = make_driver(server)(tool_profile="read_only", web_tools=True)
+    await collect(web, "hi", repo)
+    assert plain.last_tools is not None and web.last_tools is not None
+    assert not {"WebFetch", "WebSearch"} & set(plain.last_tools)
+    assert {"WebFetch", "WebSearch"} <= set(web.last_tools)
+
+
+async def test_a_cli_that_dies_yields_an_error_result_with_its_stderr(
+    repo: Path, tmp_path: Path, amelia_home: Path
+) -> None:
+    fake_cli = tmp_path / "claude"
+    fake_cli.write_text("#!/bin/sh\necho 'fatal: settings file is corrupt' >&2\nexit 2\n")
+    fake_cli.chmod(0o755)
+    driver = ClaudeCliDriver(cli_path=fake_cli, amelia_home=amelia_home, timeout_seconds=60)
+    messages = await collect(driver, "hello", repo)
+    [final] = messages
+    assert final.type == AgenticMessageType.RESULT and final.is_error
+    assert final.content is not None and "settings file is corrupt" in final.content
+
+
+async def test_a_missing_cli_is_a_driver_error(repo: Path, tmp_path: Path) -> None:
+    driver = ClaudeCliDriver(cli_path=tmp_path / "no-such-claude", amelia_home=tmp_path)
+    with pytest.raises(DriverError, match="not found"):
+        await collect(driver, "hello", repo)

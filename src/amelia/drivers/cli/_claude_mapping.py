@@ -121,6 +121,9 @@ class MessageMapper:
     def _map_assistant(self, message: AssistantMessage) -> list[AgenticMessage]:
         if message.session_id:
             self.session_id = message.session_id
+        if message.error is not None:
+            # A synthetic message the CLI makes from a failed API call; the RESULT says why.
+            return []
         mapped: list[AgenticMessage] = []
         for block in message.content:
             if isinstance(block, TextBlock):

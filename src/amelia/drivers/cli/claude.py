@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import tempfile
 import time
 from collections import deque
@@ -48,6 +49,8 @@ QUIET_CLI_ENV: dict[str, str] = {
 _STDERR_TAIL_LINES = 20
 _STDERR_TAIL_CHARS = 600
 _END = object()
+_EXIT_CODE = re.compile(r"exit code:? (-?\d+)")
+_SDK_STDERR_PLACEHOLDER = "Check stderr output for details"
 
 
 class ClaudeCliDriver:
@@ -208,13 +211,19 @@ class ClaudeCliDriver:
         if finished:
             # The CLI exits non-zero after an error result; the RESULT already says why.
             return None
-        if isinstance(error, ProcessError):
-            reason = f"Claude Code exited with code {error.exit_code}"
-            stderr_text = error.stderr or "\n".join(stderr_lines)
-            return mapper.error_result(f"{reason}{_stderr_suffix(deque(stderr_text.splitlines()))}")
-        return mapper.error_result(
-            f"Claude Code failed: {type(error).__name__}: {error}{_stderr_suffix(stderr_lines)}"
-        )
+        exit_code = error.exit_code if isinstance(error, ProcessError) else None
+        if exit_code is None:
+            # The SDK reports an early exit as a failed write to the dead process.
+            found = _EXIT_CODE.search(str(error))
+            exit_code = int(found.group(1)) if found else None
+        if exit_code is not None:
+            reason = f"Claude Code exited with code {exit_code}"
+        else:
+            reason = f"Claude Code failed: {type(error).__name__}: {error}"
+        sdk_stderr = error.stderr if isinstance(error, ProcessError) else None
+        if not stderr_lines and sdk_stderr and sdk_stderr != _SDK_STDERR_PLACEHOLDER:
+            stderr_lines.extend(sdk_stderr.splitlines())
+        return mapper.error_result(f"{reason}{_stderr_suffix(stderr_lines)}")
 
     async def generate(
         self,
@@ -232,7 +241,8 @@ class ClaudeCliDriver:
                     result = message
         if result is None or result.is_error:
             reason = result.content if result is not None else "no result"
-            raise DriverError(f"Claude Code generate failed: {reason}")
+            wanted = f" (answer for schema {schema.__name__})" if schema is not None else ""
+            raise DriverError(f"Claude Code generate failed{wanted}: {reason}")
         text = result.content or ""
         if schema is None:
             return GenerateResult(output=text, session_id=result.session_id, usage=result.usage)

@@ -1,0 +1,42 @@
+"""How ClaudeCliDriver configures the CLI, without starting it."""
+
+from __future__ import annotations
+
+import pytest
+
+from amelia.drivers.cli._claude_tools import tool_permissions
+from amelia.drivers.cli.claude import ClaudeCliDriver
+from amelia.drivers.factory import DriverFactory
+
+
+def test_registry_builds_the_driver_with_keyword_arguments() -> None:
+    driver = DriverFactory.get_driver("cli:claude", tool_profile="read_only", model="claude-x")
+    assert isinstance(driver, ClaudeCliDriver)
+    assert (driver.tool_profile, driver.model) == ("read_only", "claude-x")
+    assert isinstance(DriverFactory.get_driver("cli"), ClaudeCliDriver)
+
+
+def test_cli_environment_blanks_secrets_but_keeps_the_model_connection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_secret")
+    monkeypatch.setenv("GH_TOKEN", "gho_secret")
+    monkeypatch.setenv("INPUT_OPENAI_API_KEY", "sk-input")
+    monkeypatch.setenv("ACTIONS_RUNTIME_TOKEN", "runtime")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-kept")
+    env = ClaudeCliDriver(env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}).cli_environment()
+    for name in ("GITHUB_TOKEN", "GH_TOKEN", "INPUT_OPENAI_API_KEY", "ACTIONS_RUNTIME_TOKEN"):
+        assert env[name] == ""
+    assert "ANTHROPIC_API_KEY" not in env  # inherited unchanged by the SDK's copy
+    assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9"
+    assert env["DISABLE_TELEMETRY"] == "1"
+
+
+def test_profiles_never_bypass_permissions() -> None:
+    read_only = tool_permissions("read_only")
+    full = tool_permissions("full")
+    assert "Write" not in read_only.tools and "Edit" not in read_only.tools
+    assert {"Bash", "Read", "Write", "Edit"} <= set(full.tools)
+    assert {read_only.permission_mode, full.permission_mode} == {"default", "acceptEdits"}
+    assert "WebFetch" not in full.tools
+    assert "WebFetch" in tool_permissions("full", web_tools=True).tools
