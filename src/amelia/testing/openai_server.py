@@ -167,7 +167,10 @@ class ScriptedOpenAIServer:
         httpd.daemon_threads = True
         httpd.block_on_close = False
         self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+        # A short poll interval keeps stop() (and so every test's teardown) fast.
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 
