@@ -1,0 +1,150 @@
+"""The fake GitHub server speaks the wire format PyGithub expects (checked with PyGithub itself)."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+from github import Auth, Github, GithubException
+
+from amelia.testing.github_server import FakeGitHubServer, Fault
+from tests.integration.github.conftest import Origin
+
+
+@pytest.fixture
+def server() -> Iterator[FakeGitHubServer]:
+    with FakeGitHubServer() as fake:
+        fake.add_repo("octo/app")
+        yield fake
+
+
+def pygithub(server: FakeGitHubServer, per_page: int = 30) -> Github:
+    return Github(
+        base_url=server.url,
+        auth=Auth.Token("secret-token"),
+        retry=None,
+        per_page=per_page,
+        seconds_between_requests=None,
+        seconds_between_writes=None,
+    )
+
+
+def test_requests_are_recorded_with_auth_header_query_and_body(server: FakeGitHubServer) -> None:
+    number = server.add_issue("octo/app", "t")
+    issue = pygithub(server).get_repo("octo/app").get_issue(number)
+    issue.create_comment("hello")
+    post = server.requests_to("POST", r"/repos/octo/app/issues/1/comments")[0]
+    assert post.body == {"body": "hello"}
+    assert post.headers["authorization"] == "token secret-token"
+    assert issue.user.login == "octocat" and issue.user.type == "User"
+
+
+def test_issue_listing_filters_labels_and_follows_link_headers(server: FakeGitHubServer) -> None:
+    for n in range(75):
+        server.add_issue("octo/app", f"i{n}", labels=["amelia", "bug"] if n % 3 == 0 else ["bug"])
+    repo = pygithub(server, per_page=10).get_repo("octo/app")
+    labelled = list(repo.get_issues(state="open", labels=["amelia"]))
+    assert len(labelled) == 25
+    assert all("amelia" in [label.name for label in i.labels] for i in labelled)
+    pages = server.requests_to("GET", "/repos/octo/app/issues")
+    assert len(pages) == 3
+    assert pages[1].query["page"] == ["2"] and pages[1].query["labels"] == ["amelia"]
+
+
+def test_link_header_matches_githubs_format(server: FakeGitHubServer) -> None:
+    for n in range(5):
+        server.add_issue("octo/app", f"i{n}", labels=["x"])
+    url = f"{server.url}/search/issues?q=label%3Ax&per_page=2&page=2"
+    with urllib.request.urlopen(url) as response:
+        link = response.headers["Link"]
+        body = json.loads(response.read())
+    assert body["total_count"] == 5 and len(body["items"]) == 2
+    base = f"<{server.url}/search/issues?q=label%3Ax&per_page=2&page="
+    assert link == (
+        f'{base}1>; rel="prev", {base}1>; rel="first", {base}3>; rel="next", {base}3>; rel="last"'
+    )
+
+
+def test_search_qualifiers(server: FakeGitHubServer) -> None:
+    server.add_repo("octo/other")
+    server.add_issue("octo/app", "open labelled", labels=["amelia"])
+    server.add_issue("octo/app", "closed labelled", labels=["amelia"], state="closed")
+    server.add_issue("octo/other", "elsewhere", labels=["amelia"])
+    server.add_pull("octo/app", head="feature")
+    gh = pygithub(server)
+    found = gh.search_issues('repo:octo/app is:issue is:open label:"amelia"')
+    assert [i.title for i in found] == ["open labelled"]
+    assert found.totalCount == 1
+    assert [i.number for i in gh.search_issues("repo:octo/app is:pr")] == [3]
+
+
+def test_users_and_permissions(server: FakeGitHubServer) -> None:
+    server.set_permission("octo/app", "alice", "admin")
+    gh = pygithub(server)
+    assert gh.get_user().login == "github-actions[bot]"
+    assert gh.get_user("alice").login == "alice"
+    repo = gh.get_repo("octo/app")
+    assert repo.get_collaborator_permission("alice") == "admin"
+    server.set_permission("octo/app", "alice", "maintain")
+    assert repo.get_collaborator_permission("alice") == "write"
+    assert repo.get_collaborator_role_name("alice") == "maintain"
+    with pytest.raises(GithubException) as caught:
+        gh.get_user("ghost").login  # noqa: B018
+    assert caught.value.status == 404
+
+
+def test_comment_edit_list_and_delete(server: FakeGitHubServer) -> None:
+    number = server.add_issue("octo/app", "t")
+    issue = pygithub(server).get_repo("octo/app").get_issue(number)
+    first = issue.create_comment("one")
+    issue.create_comment("two")
+    first.edit("one, edited")
+    assert [c.body for c in issue.get_comments()] == ["one, edited", "two"]
+    first.delete()
+    assert server.comments("octo/app", number) == ["two"]
+
+
+def test_pull_files_draft_listing_and_update(server: FakeGitHubServer) -> None:
+    diff = "--- a/x.py\n+++ b/x.py\n@@ -1 +1,2 @@\n a\n+b\n"
+    number = server.add_pull("octo/app", head="feature", draft=True, diff=diff)
+    repo = pygithub(server).get_repo("octo/app")
+    pull = repo.get_pull(number)
+    assert pull.draft and pull.head.ref == "feature" and pull.base.ref == "main"
+    assert [(f.filename, f.additions) for f in pull.get_files()] == [("x.py", 1)]
+    assert [p.number for p in repo.get_pulls(state="open", head="octo:feature")] == [number]
+    assert list(repo.get_pulls(state="open", head="octo:other")) == []
+    pull.edit(title="Renamed")
+    assert repo.get_pull(number).title == "Renamed"
+
+
+def test_branches_come_from_the_bare_repository(origin: Origin) -> None:
+    with FakeGitHubServer() as server:
+        server.add_repo("octo/app", bare_path=origin.bare)
+        repo = pygithub(server).get_repo("octo/app")
+        assert repo.clone_url == str(origin.bare)
+        assert repo.get_branch("main").name == "main"
+        with pytest.raises(GithubException) as caught:
+            repo.get_branch("missing")
+        assert caught.value.status == 404
+
+
+def test_faults_are_served_in_order_then_normal_answers(server: FakeGitHubServer) -> None:
+    server.inject("GET", "/user", Fault.secondary_rate_limit(), Fault(status=500))
+    gh = pygithub(server)
+    with pytest.raises(GithubException) as first:
+        gh.get_user().login  # noqa: B018
+    assert first.value.status == 403
+    assert "secondary rate limit" in str(first.value.data)
+    with pytest.raises(GithubException) as second:
+        gh.get_user().login  # noqa: B018
+    assert second.value.status == 500
+    assert gh.get_user().login == "github-actions[bot]"
+
+
+def test_unknown_route_is_404(server: FakeGitHubServer) -> None:
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(f"{server.url}/nope")
+    assert caught.value.code == 404
