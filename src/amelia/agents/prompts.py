@@ -126,14 +126,20 @@ with a single fenced ```json block holding an object with the keys `verdict`, `s
 `suggestion`)."""
 
 
-_CLOSING_TAG = re.compile(r"</\s*([a-z_]+)\s*>", re.IGNORECASE)
+DATA_TAGS = ("issue_title", "issue_body", "design_context", "plan", "review", "diff")
+"""The tags that mark data in our prompts; `as_data` only accepts these."""
+
+_CLOSING_DATA_TAG = re.compile(r"<\s*/\s*(" + "|".join(DATA_TAGS) + r")\s*>", re.IGNORECASE)
 
 
 def as_data(tag: str, text: str) -> str:
     """Wrap untrusted `text` in `<tag>` markers it cannot close early.
 
-    Closing tags inside the text are defused so that an issue body cannot end the data
-    block and continue with text that reads as our instructions.
+    Closing data tags inside the text get a zero-width space after the `<`, so an issue
+    body cannot end its data block and go on in what would read as our instructions.
+    Other markup (e.g. `</div>` in a plan) is left alone.
     """
-    defused = _CLOSING_TAG.sub(lambda match: f"<\u200b/{match.group(1)}>", text)
+    if tag not in DATA_TAGS:
+        raise ValueError(f"unknown data tag {tag!r}; expected one of {DATA_TAGS}")
+    defused = _CLOSING_DATA_TAG.sub(lambda match: f"<\u200b/{match.group(1)}>", text)
     return f"<{tag}>\n{defused}\n</{tag}>"

@@ -242,3 +242,26 @@ async def test_unknown_base_ref_fails_the_review_stage(repo: Path) -> None:
     context = _context(repo, Drivers(reviews=["approved"]), [])
     with pytest.raises(StageFailedError, match="no-such-branch"):
         await run_review(ExecutionState(), context, base_ref="no-such-branch")
+
+
+def test_default_make_driver_configures_drivers_from_the_profile(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from amelia.core.orchestrator import default_make_driver
+    from amelia.drivers.factory import DriverFactory
+
+    received: list[dict[str, object]] = []
+
+    def factory(**options: object) -> DriverInterface:
+        received.append(options)
+        return ScriptedDriver()
+
+    monkeypatch.setitem(DriverFactory._registry, "api", factory)
+    default_make_driver(Profile(driver="api", model="openai:gpt-x", max_turns=5))(
+        "developer", "full"
+    )
+    default_make_driver(Profile(driver="api"))("reviewer", "read_only")
+    assert received == [
+        {"tool_profile": "full", "model": "openai:gpt-x", "max_turns": 5},
+        {"tool_profile": "read_only"},
+    ]
