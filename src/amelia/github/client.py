@@ -11,9 +11,12 @@ unretried request later.
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from email.utils import parsedate_to_datetime
 from typing import Any, Literal, TypeVar
+from urllib.parse import quote
 
 from github import Auth, Github, GithubException
 from github.IssueComment import IssueComment
@@ -157,8 +160,13 @@ def server_requested_delay(exc: BaseException, now: float) -> float | None:
     if not isinstance(exc, GithubException):
         return None
     retry_after = _header(exc, "retry-after")
-    if retry_after is not None and retry_after.strip().isdigit():
-        return float(retry_after)
+    if retry_after is not None:
+        if retry_after.strip().isdigit():
+            return float(retry_after)
+        try:
+            return max(0.0, parsedate_to_datetime(retry_after).timestamp() - now)
+        except (TypeError, ValueError):
+            pass
     reset = _header(exc, "x-ratelimit-reset")
     if _header(exc, "x-ratelimit-remaining") == "0" and reset is not None and reset.isdigit():
         # One second of slack: GitHub's reset epoch is rounded down.
@@ -218,6 +226,22 @@ class GitHubClient:
             **pause,  # type: ignore[arg-type]
         )
         self._repo: Repository | None = None
+
+    @classmethod
+    def from_environment(
+        cls, environ: Mapping[str, str] | None = None, **options: Any
+    ) -> GitHubClient:
+        """A client for the workflow's repository: `GITHUB_REPOSITORY`, `GITHUB_API_URL`, and
+        the token from the `github_token` input or `GITHUB_TOKEN`."""
+        env = os.environ if environ is None else environ
+        token = env.get("INPUT_GITHUB_TOKEN") or env.get("GITHUB_TOKEN")
+        repo = env.get("GITHUB_REPOSITORY")
+        if not token:
+            raise GitHubAuthError("no GitHub token: set the github_token input or GITHUB_TOKEN")
+        if not repo or "/" not in repo:
+            raise GitHubError("GITHUB_REPOSITORY must name the repository as owner/name")
+        base_url = env.get("GITHUB_API_URL") or DEFAULT_API_URL
+        return cls(token=token, repo=repo, base_url=base_url, **options)
 
     @property
     def retry_count(self) -> int:
@@ -315,7 +339,7 @@ class GitHubClient:
         try:
             data = self._call(
                 f"get permission of {user}",
-                lambda: self._request("GET", f"/collaborators/{user}/permission"),
+                lambda: self._request("GET", f"/collaborators/{quote(user, safe='')}/permission"),
             )
         except GitHubNotFoundError:
             return "none"

@@ -149,18 +149,34 @@ def remote_branch_exists(repo: Path, branch: str, remote: str = "origin") -> boo
     return bool(out.strip())
 
 
+def _local_branch_exists(repo: Path, branch: str) -> bool:
+    try:
+        run_git(["rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], cwd=repo)
+    except GitError:
+        return False
+    return True
+
+
 def switch_to_branch(
     repo: Path, branch: str, base: str | None = None, remote: str = "origin"
 ) -> None:
-    """Check out `branch` at its remote tip, or create it from `base` (default branch)."""
+    """Check out `branch`: the local one (rebased onto the remote's if both exist, so
+    unpushed commits survive), else the remote's tip, else a new one from `base`
+    (default: the remote's default branch)."""
     validate_branch_name(branch)
-    if remote_branch_exists(repo, branch, remote):
+    on_remote = remote_branch_exists(repo, branch, remote)
+    if _local_branch_exists(repo, branch):
+        run_git(["checkout", "--quiet", branch, "--"], cwd=repo)
+        if on_remote:
+            _rebase_onto_remote(repo, branch, remote)
+        return
+    if on_remote:
         start = _fetch_branch(repo, branch, remote)
     else:
         start = _fetch_branch(
             repo, validate_branch_name(base or remote_default_branch(repo, remote)), remote
         )
-    run_git(["checkout", "--quiet", "-B", branch, start, "--"], cwd=repo)
+    run_git(["checkout", "--quiet", "-b", branch, start, "--"], cwd=repo)
 
 
 def _fetch_branch(repo: Path, branch: str, remote: str) -> str:

@@ -7,9 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from github import GithubException
 
-from amelia.github.client import GitHubClient, InlineComment, RetryPolicy
+from amelia.github.client import GitHubClient, InlineComment, RetryPolicy, server_requested_delay
 from amelia.github.errors import (
+    GitHubAuthError,
     GitHubNotFoundError,
     GitHubRetryExhaustedError,
     GitHubValidationError,
@@ -210,3 +212,20 @@ def test_stalled_request_times_out_and_is_retried(server: FakeGitHubServer) -> N
     assert client.get_issue(1).title == "slow"
     assert client.retry_count == 1
     assert "Timeout" in client.retry_log[0].reason or "timed out" in client.retry_log[0].reason
+
+
+def test_client_from_environment_and_bracketed_logins(server: FakeGitHubServer) -> None:
+    env = {"GITHUB_TOKEN": "tok", "GITHUB_REPOSITORY": REPO, "GITHUB_API_URL": server.url}
+    client = GitHubClient.from_environment(env, throttle=False)
+    server.set_permission(REPO, "dependabot[bot]", "write")
+    assert client.get_permission("dependabot[bot]") == "write"
+    with pytest.raises(GitHubAuthError, match="no GitHub token"):
+        GitHubClient.from_environment({"GITHUB_REPOSITORY": REPO})
+
+
+def test_http_date_retry_after_is_honoured() -> None:
+    exc = GithubException(
+        503, {"message": "busy"}, {"retry-after": "Wed, 21 Oct 2015 07:28:10 GMT"}
+    )
+    at = 1445412485.0  # 5 seconds earlier
+    assert server_requested_delay(exc, at) == 5.0

@@ -131,3 +131,12 @@ def test_mark_safe_directory_is_idempotent(tmp_path: Path, isolated_git_config: 
     mark_safe_directory(tmp_path)
     assert isolated_git_config.read_text().count("directory = ") == 1
     assert str(tmp_path.resolve()) in isolated_git_config.read_text()
+
+
+def test_unpushed_commits_survive_a_second_commit_file(origin: Origin) -> None:
+    work = bot_clone(origin)
+    commit_file(work, BRANCH, PLAN, "plan\n", "Plan")
+    commit_file(work, BRANCH, "docs/notes.md", "notes\n", "Notes")
+    push(work, BRANCH)
+    subjects = git(origin.bare, "log", "--format=%s", BRANCH).splitlines()
+    assert subjects == ["Notes", "Plan", "Start"]
