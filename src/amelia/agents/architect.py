@@ -21,6 +21,7 @@ from amelia.core.planfile import (
     extract_goal,
     looks_like_plan,
     render_plan_path,
+    resolve_plan_path,
     write_plan,
 )
 from amelia.core.state import ExecutionState
@@ -80,10 +81,12 @@ class Architect:
         root = (repo_dir or Path.cwd()).resolve()
         try:
             relative_path = render_plan_path(profile.plan_path_pattern, state.issue, today)
+            resolve_plan_path(root, relative_path)  # refuse a bad path before paying for a run
         except PlanPathError as error:
             raise PlanError(str(error)) from error
 
-        prompt = build_plan_prompt(state.issue, state.design_context)
+        first_prompt = build_plan_prompt(state.issue, state.design_context)
+        prompt = first_prompt
         session_id: str | None = None
         answer = ""
         for attempt in (1, 2):
@@ -107,7 +110,8 @@ class Architect:
             if looks_like_plan(answer):
                 break
             logger.warning("Architect answer holds no plan", attempt=attempt, chars=len(answer))
-            prompt = PLAN_RETRY_PROMPT
+            # Without a session to resume, the retry must carry the issue again.
+            prompt = PLAN_RETRY_PROMPT if session_id else f"{first_prompt}\n\n{PLAN_RETRY_PROMPT}"
         else:
             raise PlanError(
                 "no plan in the answer after a retry (expected a **Goal:** line or "

@@ -143,6 +143,7 @@ async def test_plan_path_outside_repo_is_refused(tmp_path: Path) -> None:
     with pytest.raises(PlanError, match="leaves the repository"):
         await _collect(Architect(driver), _state(), tmp_path / "repo", profile)
     assert not (tmp_path / "escape-42.md").exists()
+    assert driver.calls == []
 
 
 async def test_plan_without_goal_but_with_tasks_is_accepted(tmp_path: Path) -> None:
@@ -151,3 +152,12 @@ async def test_plan_without_goal_but_with_tasks_is_accepted(tmp_path: Path) -> N
     final = (await _collect(Architect(driver), _state(), tmp_path))[-1][0]
     assert final.goal is None
     assert final.plan_markdown == answer
+
+
+async def test_retry_without_a_session_repeats_the_issue(tmp_path: Path) -> None:
+    driver = ScriptedDriver([[result("Hmm.", session_id=None)], [result(PLAN, session_id=None)]])
+    await _collect(Architect(driver), _state(), tmp_path)
+    retry = driver.calls[1]
+    assert retry.session_id is None
+    assert "Add a Farewell" in retry.prompt
+    assert "did not contain an implementation plan" in retry.prompt
