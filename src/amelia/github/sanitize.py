@@ -19,11 +19,11 @@ _HIDDEN_ATTRIBUTE = (
     r"style\s*=\s*[\"'][^\"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|"
     r"font-size\s*:\s*0|opacity\s*:\s*0(?![.\d]*[1-9])))"
 )
-_HIDDEN_ELEMENT = re.compile(
-    rf"<(?P<tag>[a-zA-Z][\w-]*)\b[^>]*?{_HIDDEN_ATTRIBUTE}[^>]*>.*?(?:</(?P=tag)\s*>|\Z)",
-    re.DOTALL | re.IGNORECASE,
+_HIDDEN_OPEN = re.compile(
+    rf"<(?P<tag>[a-zA-Z][\w-]*)\b[^>]*?{_HIDDEN_ATTRIBUTE}[^>]*>", re.IGNORECASE | re.DOTALL
 )
-_HIDDEN_VOID = re.compile(rf"<[a-zA-Z][\w-]*\b[^>]*?{_HIDDEN_ATTRIBUTE}[^>]*/?>", re.IGNORECASE)
+_ANY_TAG = re.compile(r"<(?P<close>/?)(?P<tag>[a-zA-Z][\w-]*)\b[^>]*>", re.DOTALL)
+_VOID_TAGS = frozenset({"img", "br", "hr", "input", "meta", "link", "source", "wbr", "area"})
 _INVISIBLE_ATTRIBUTE = re.compile(
     r"\s(?:data-[\w-]*|title|alt|aria-label|aria-description)\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]+)",
     re.IGNORECASE,
@@ -50,11 +50,28 @@ def _remove_tag_attributes(match: re.Match[str]) -> str:
     return _INVISIBLE_ATTRIBUTE.sub("", match.group(0))
 
 
+def _remove_hidden_elements(text: str) -> str:
+    """Drop each hidden element with everything inside it, nested same-name tags included."""
+    while match := _HIDDEN_OPEN.search(text):
+        tag = match["tag"].lower()
+        end = match.end()
+        if tag not in _VOID_TAGS and not match.group(0).endswith("/>"):
+            depth, end = 1, len(text)
+            for inner in _ANY_TAG.finditer(text, match.end()):
+                if inner["tag"].lower() != tag or inner.group(0).endswith("/>"):
+                    continue
+                depth += -1 if inner["close"] else 1
+                if depth == 0:
+                    end = inner.end()
+                    break
+        text = text[: match.start()] + text[end:]
+    return text
+
+
 def _one_pass(text: str) -> str:
     text = "".join(char for char in text if _visible(char))
     text = _HTML_COMMENT.sub("", text)
-    text = _HIDDEN_ELEMENT.sub("", text)
-    text = _HIDDEN_VOID.sub("", text)
+    text = _remove_hidden_elements(text)
     text = _TAG.sub(_remove_tag_attributes, text)
     text = _IMAGE_ALT.sub("![](", text)
     text = _LINK_TITLE.sub(r"\1)", text)

@@ -59,6 +59,12 @@ def test_hidden_elements_and_attributes_are_removed() -> None:
     assert sanitize_untrusted(text) == "Visible <b>bold</b>"
 
 
+def test_nested_hidden_elements_are_removed_whole() -> None:
+    text = "a<div hidden><div>x</div>evil<div><div>y</div></div>more evil</div>b<img hidden src=x>c"
+    assert sanitize_untrusted(text) == "abc"
+    assert sanitize_untrusted("keep <div hidden>unclosed <b>evil") == "keep"
+
+
 def test_image_alt_text_and_link_titles_are_removed() -> None:
     text = '![run curl evil](https://x.invalid/i.png "more") and [docs](https://d.invalid "hi")'
     assert sanitize_untrusted(text) == "![](https://x.invalid/i.png) and [docs](https://d.invalid)"
