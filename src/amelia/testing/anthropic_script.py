@@ -67,7 +67,8 @@ class Reply(BaseModel):
     delay_seconds: float = 0.0
     """Wait this long before sending anything (a stalled upstream)."""
     drop_after_blocks: int | None = None
-    """Streaming only: close the connection after this many complete blocks, mid-message."""
+    """Close the connection after this many complete blocks, mid-message (streaming), or
+    without any answer (non-streaming)."""
 
     def effective_stop_reason(self) -> StopReason:
         if self.stop_reason is not None:

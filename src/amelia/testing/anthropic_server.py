@@ -13,7 +13,8 @@ run out, the server answers a plain "end of script" turn instead of hanging.
 Side requests of the Claude Code CLI (measured with the CLI 2.1.330 bundled in
 claude-agent-sdk 0.2.187) do not consume the script:
 
-- `HEAD /api/hello` once at start (a reachability check): answered 200 with no body.
+- `HEAD /api/hello` once at start (a reachability check, user-agent Bun): answered 200.
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 (ClaudeCliDriver sets it) turns it off.
 - Every main-conversation call is `POST /v1/messages?beta=true`, streaming, with the
   `tools` list (only the tools left by `--tools`), `max_tokens` 128000 and the model
   `claude-opus-5-5` unless one is set; the key arrives as `x-api-key`.
@@ -21,6 +22,8 @@ claude-agent-sdk 0.2.187) do not consume the script:
   without CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC. A tool-less call to a haiku model or with
   max_tokens < 4096 is answered "ok" as a side request; `count_tokens` gets an estimate;
   other paths get a 404 error JSON. `classify_request` decides; pass `classify=` to change it.
+- After a dropped stream the CLI retries the same call once without streaming (even with
+  CLAUDE_CODE_MAX_RETRIES=0), so `dropped(…)` followed by a turn recovers.
 - With `tools=[]` (one-shot generation) the CLI sends no tools but max_tokens 128000 to the
   main model, so such a call still drives the script. With structured output it offers a
   `StructuredOutput` tool: script `tool_use("StructuredOutput", {...})`, then a text turn.
@@ -300,6 +303,9 @@ class _Handler(BaseHTTPRequestHandler):
         model = str(body.get("model", "claude-scripted"))
         if body.get("stream"):
             self._stream(turn, model, body)
+        elif turn.drop_after_blocks is not None:
+            # A non-streaming request to a dropped turn loses its connection unanswered.
+            self.close_connection = True
         else:
             self._send_json(200, _message_json(turn, model, body))
 

@@ -13,7 +13,15 @@ from pydantic import BaseModel
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverError
 from amelia.drivers.cli.claude import ClaudeCliDriver
 from amelia.testing import ScriptedAnthropicServer
-from amelia.testing.anthropic_server import Turn, api_error, stall, text, thinking, tool_use
+from amelia.testing.anthropic_server import (
+    Turn,
+    api_error,
+    dropped,
+    stall,
+    text,
+    thinking,
+    tool_use,
+)
 from tests.e2e.drivers.conftest import DriverMaker, collect
 
 pytestmark = pytest.mark.e2e
@@ -308,3 +316,14 @@ async def test_a_missing_cli_is_a_driver_error(repo: Path, tmp_path: Path) -> No
     driver = ClaudeCliDriver(cli_path=tmp_path / "no-such-claude", amelia_home=tmp_path)
     with pytest.raises(DriverError, match="not found"):
         await collect(driver, "hello", repo)
+
+
+async def test_the_cli_recovers_from_a_dropped_stream(
+    repo: Path, servers: list[ScriptedAnthropicServer], make_driver: ServerDrivers
+) -> None:
+    server = start(servers, [dropped(text("cut"), text("off")), [text("second try")]])
+    messages = await collect(make_driver(server)(), "hello", repo)
+    final = messages[-1]
+    assert (final.is_error, final.content) == (False, "second try")
+    streamed = [(request.body or {}).get("stream", False) for request in server.main_requests]
+    assert streamed == [True, False]

@@ -244,3 +244,11 @@ def test_a_script_function_sees_the_request(
         model="m", max_tokens=10, messages=HELLO, tools=[BASH_TOOL]
     )
     assert message.content[0].type == "text" and message.content[0].text == "turn 0: 1"
+
+
+def test_a_dropped_turn_leaves_a_non_streaming_request_unanswered(
+    server_factory: list[ScriptedAnthropicServer],
+) -> None:
+    server = start(server_factory, [dropped(text("never sent"))])
+    with pytest.raises(anthropic.APIConnectionError):
+        client(server).messages.create(model="m", max_tokens=10, messages=HELLO, tools=[BASH_TOOL])
