@@ -23,7 +23,8 @@ from scripts.image_rehearsal.host_network import (
 )
 from scripts.image_rehearsal.instructions import BASE_IMAGE, parse_dockerfile, split_stages
 from scripts.image_rehearsal.layer_cache import LayerCache
-from scripts.image_rehearsal.mounts import container_mounts, remove_tree
+from scripts.image_rehearsal.layered_root import LayeredRoot
+from scripts.image_rehearsal.mounts import container_mounts
 from scripts.image_rehearsal.plan import (
     ImageConfig,
     PlannedStep,
@@ -32,7 +33,6 @@ from scripts.image_rehearsal.plan import (
     plan_stages,
 )
 from scripts.image_rehearsal.rootfs import (
-    copy_tree,
     find_executable,
     interpreter_of,
     resolve_in_root,
@@ -60,9 +60,8 @@ class RehearsalSettings(BaseModel):
 class RehearsalResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
+    # A read-only overlay mount under the work directory; remove_tree(work_dir) undoes it.
     root: Path
-    # A root restored straight from the layer cache is shared: copy it before changing it.
-    root_is_cached: bool
     config: ImageConfig
     size_bytes: int
     steps_run: int
@@ -92,7 +91,6 @@ def rehearse(settings: RehearsalSettings, log: Log = print) -> RehearsalResult:
     size = tree_size_bytes(final_root, exclude=(str(REHEARSAL_DIR),))
     return RehearsalResult(
         root=final_root,
-        root_is_cached=not final_root.is_relative_to(settings.work_dir),
         config=final_config,
         size_bytes=size,
         steps_run=build.steps_run,
@@ -115,55 +113,61 @@ class _Build:
         self.layers = layers
         self.log = log
         self.ignore = DockerIgnore.load(settings.context)
-        self.roots: dict[int, Path] = {}
+        self.roots: dict[int, LayeredRoot] = {}
         self.steps_run = 0
         self.steps_cached = 0
 
     def stage_root(self, index: int) -> Path:
-        """The finished root of a stage; a shared cache entry when nothing had to run."""
+        """The finished, read-only root of a stage, built on first use."""
+        return self._stage(index).mountpoint
+
+    def _stage(self, index: int) -> LayeredRoot:
         if index not in self.roots:
             self.roots[index] = self._materialize(self.plans[index])
         return self.roots[index]
 
-    def _materialize(self, plan: StagePlan) -> Path:
+    def _materialize(self, plan: StagePlan) -> LayeredRoot:
+        if plan.stage.base == BASE_IMAGE:
+            bottom = [base_root(self.settings.cache_dir)]
+        else:
+            parent = next(p for p in self.plans if p.stage.name == plan.stage.base)
+            bottom = list(self._stage(parent.stage.index).lowers)
         steps = plan.steps
-        start, restored = 0, None
+        start, cached_layers = 0, []
         if self.layers is not None:
             for position in range(len(steps) - 1, -1, -1):
                 if steps[position].snapshot:
-                    restored = self.layers.lookup(steps[position].key)
-                    if restored is not None:
-                        start = position + 1
+                    found = self.layers.chain(steps[position].key, plan.base_key)
+                    if found is not None:
+                        start, cached_layers = position + 1, found
                         break
         self.steps_cached += start
         label = plan.stage.label()
-        if restored is not None and start == len(steps):
+        directory = self.settings.work_dir / f"stage-{plan.stage.index}"
+        root = LayeredRoot(directory, cached_layers + bottom)
+        if steps and start == len(steps):
             self.log(f"[{label}] all {len(steps)} steps cached")
-            return restored
-        root = self.settings.work_dir / f"stage-{plan.stage.index}"
-        remove_tree(root)
-        if restored is not None:
+            root.freeze()
+            return root
+        if start:
             resume_line = steps[start].instruction.line
             self.log(f"[{label}] {start} steps cached, resuming at line {resume_line}")
-            copy_tree(restored, root)
-        else:
-            self._start_from_base(plan, root)
-        for step in steps[start:]:
+        root.mount_writable()
+        if start == 0 and plan.stage.base == BASE_IMAGE:
+            install_registry_access(root.mountpoint, self.registry)
+        parent_key = steps[start - 1].key if start else plan.base_key
+        for position in range(start, len(steps)):
+            step = steps[position]
             self.log(f"[{label}] {step.instruction.describe()}")
-            self._apply(step, root)
+            self._apply(step, root.mountpoint)
             self.steps_run += 1
             if step.snapshot and self.layers is not None:
-                self.layers.store(step.key, root)
+                root.stack(self.layers.store(step.key, parent_key, root.detach_upper()))
+                parent_key = step.key
+                if position + 1 < len(steps):
+                    root.mount_writable()
+        root.freeze()
         return root
-
-    def _start_from_base(self, plan: StagePlan, root: Path) -> None:
-        if plan.stage.base == BASE_IMAGE:
-            source = base_root(self.settings.cache_dir)
-        else:
-            parent = next(p for p in self.plans if p.stage.name == plan.stage.base)
-            source = self.stage_root(parent.stage.index)
-        copy_tree(source, root)
-        install_registry_access(root, self.registry)
 
     def _apply(self, step: PlannedStep, root: Path) -> None:
         keyword = step.instruction.keyword
