@@ -327,3 +327,21 @@ async def test_the_cli_recovers_from_a_dropped_stream(
     assert (final.is_error, final.content) == (False, "second try")
     streamed = [(request.body or {}).get("stream", False) for request in server.main_requests]
     assert streamed == [True, False]
+
+
+async def test_an_agentic_run_with_a_schema_returns_its_structured_output_as_json(
+    repo: Path, servers: list[ScriptedAnthropicServer], make_driver: ServerDrivers
+) -> None:
+    answer = {"approved": False, "summary": "needs tests"}
+    server = start(
+        servers,
+        [
+            [tool_use("Bash", {"command": "git status"})],
+            [tool_use("StructuredOutput", answer)],
+            [text("submitted")],
+        ],
+    )
+    messages = await collect(make_driver(server)(), "review", repo, schema=Verdict)
+    final = messages[-1]
+    assert not final.is_error
+    assert Verdict.model_validate_json(final.content or "") == Verdict(**answer)
