@@ -24,7 +24,7 @@ from scripts.image_rehearsal.host_network import (
 from scripts.image_rehearsal.instructions import BASE_IMAGE, parse_dockerfile, split_stages
 from scripts.image_rehearsal.layer_cache import LayerCache
 from scripts.image_rehearsal.layered_root import LayeredRoot
-from scripts.image_rehearsal.mounts import container_mounts
+from scripts.image_rehearsal.mounts import container_mounts, unmount_all_under
 from scripts.image_rehearsal.plan import (
     ImageConfig,
     PlannedStep,
@@ -83,9 +83,14 @@ def rehearse(settings: RehearsalSettings, log: Log = print) -> RehearsalResult:
     settings.work_dir.mkdir(parents=True, exist_ok=True)
     with locked(settings.cache_dir / "layers.lock"):
         build = _Build(settings, plans, collect_host_registry_access(), layers, log)
-        final_root = build.stage_root(len(plans) - 1)
-        final_config = plans[-1].final_config
-        _check_entrypoint(final_root, final_config)
+        try:
+            final_root = build.stage_root(len(plans) - 1)
+            final_config = plans[-1].final_config
+            _check_entrypoint(final_root, final_config)
+        except BaseException:
+            # A failed build leaves nothing mounted: its half-made roots are of no use.
+            unmount_all_under(settings.work_dir)
+            raise
         if layers is not None:
             layers.prune()
     size = tree_size_bytes(final_root, exclude=(str(REHEARSAL_DIR),))

@@ -1,0 +1,104 @@
+"""The Action's real image, rehearsed with the layer cache and started like GitHub starts it."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from scripts.image_rehearsal.base_image import default_cache_dir
+from scripts.image_rehearsal.builder import RehearsalResult, RehearsalSettings, rehearse
+from scripts.image_rehearsal.entrypoint import EntrypointRun, run_entrypoint
+from scripts.image_rehearsal.mounts import remove_tree
+
+from amelia import __version__
+from tests.integration.container.conftest import REPO, requires_rehearsal
+
+pytestmark = [requires_rehearsal, pytest.mark.e2e, pytest.mark.timeout(1200)]
+
+
+@pytest.fixture(scope="module")
+def product_image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RehearsalResult]:
+    work_dir = tmp_path_factory.mktemp("product-image")
+    yield rehearse(
+        RehearsalSettings(
+            dockerfile=REPO / "Dockerfile",
+            context=REPO,
+            work_dir=work_dir,
+            cache_dir=default_cache_dir(),
+        ),
+        log=lambda _line: None,
+    )
+    remove_tree(work_dir)
+
+
+@pytest.fixture
+def checkout(tmp_path: Path) -> Path:
+    workspace = tmp_path / "checkout"
+    workspace.mkdir()
+    git = ["git", "-C", str(workspace), "-c", "user.name=a", "-c", "user.email=a@example.com"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "first"], check=True)
+    return workspace
+
+
+def _start(image: RehearsalResult, checkout: Path, *command: str) -> EntrypointRun:
+    return run_entrypoint(
+        image.root,
+        {"INPUT_GITHUB_TOKEN": "not-a-real-token", "GITHUB_REPOSITORY": "octo/repo"},
+        checkout,
+        {"action": "created", "comment": {"body": "/amelia help"}},
+        command=command,
+        image_env=image.config.env,
+    )
+
+
+def test_the_image_runs_amelia_action(product_image: RehearsalResult) -> None:
+    assert product_image.config.entrypoint == ("amelia", "action")
+    assert 200 < product_image.size_mb < 2000
+
+
+def test_amelia_starts_inside_the_image(product_image: RehearsalResult, checkout: Path) -> None:
+    version = _start(product_image, checkout, "amelia", "version")
+    assert (version.returncode, version.stdout.strip()) == (0, __version__)
+    helped = _start(product_image, checkout, "amelia", "--help")
+    assert helped.returncode == 0
+    assert "Turn an issue into a reviewed change" in helped.stdout
+
+
+def test_the_venv_runs_on_debians_python(product_image: RehearsalResult, checkout: Path) -> None:
+    run = _start(
+        product_image,
+        checkout,
+        "python",
+        "-c",
+        "import sys, amelia; print(sys.base_prefix, sys.version_info[:2], amelia.__file__)",
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == (
+        "/usr (3, 11) /opt/amelia/.venv/lib/python3.11/site-packages/amelia/__init__.py"
+    )
+
+
+def test_no_build_tools_are_left_in_the_image(product_image: RehearsalResult) -> None:
+    root = product_image.root
+    leftovers = ["opt/uv", "opt/amelia/src", "usr/bin/gcc", "root/.cache/uv"]
+    assert [path for path in leftovers if (root / path).exists()] == []
+    assert list((root / "var/lib/apt/lists").glob("*_Packages*")) == []
+
+
+def test_git_accepts_the_runner_owned_workspace(
+    product_image: RehearsalResult, checkout: Path
+) -> None:
+    run = _start(
+        product_image,
+        checkout,
+        "/bin/sh",
+        "-c",
+        'git log --format=%s && touch "$HOME/written" && stat -c %u . '
+        '&& echo "home=$HOME" >> "$GITHUB_OUTPUT" && echo "## ok" >> "$GITHUB_STEP_SUMMARY"',
+    )
+    assert (run.returncode, run.stdout) == (0, "first\n1001\n"), run.stderr
+    assert run.outputs == {"home": "/github/home"}
+    assert run.step_summary == "## ok\n"
