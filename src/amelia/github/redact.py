@@ -23,7 +23,12 @@ _TOKEN_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bsk-ant-[A-Za-z0-9_-]{10,}"), MASK),
     (re.compile(r"\bsk-(?:proj-|or-v1-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}"), MASK),
     (re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), MASK),
-    (re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), MASK),
+    (
+        re.compile(
+            r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}+\.eyJ[A-Za-z0-9_-]{4,}+\.[A-Za-z0-9_-]*"
+        ),
+        MASK,
+    ),
     (re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"), rf"\g<1>{MASK}"),
     (
         re.compile(r"(?i)\b(authorization:\s*(?:token|basic)\s+)[A-Za-z0-9._~+/=-]{8,}"),

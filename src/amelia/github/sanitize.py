@@ -13,28 +13,29 @@ import unicodedata
 _INVISIBLE_EXTRA = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 """Blank-looking letters (Hangul fillers, braille blank) that are not category Cf."""
 
+# Every pattern here runs on attacker-chosen text, so none may backtrack quadratically:
+# character classes stop at the next delimiter (`<`, `[`, `(`, newline) or are bounded.
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
-_HIDDEN_ATTRIBUTE = (
-    r"(?:\bhidden\b|aria-hidden\s*=\s*[\"']?true|"
-    r"style\s*=\s*[\"'][^\"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|"
-    r"font-size\s*:\s*0|opacity\s*:\s*0(?![.\d]*[1-9])))"
-)
-_HIDDEN_OPEN = re.compile(
-    rf"<(?P<tag>[a-zA-Z][\w-]*)\b[^>]*?{_HIDDEN_ATTRIBUTE}[^>]*>", re.IGNORECASE | re.DOTALL
-)
-_ANY_TAG = re.compile(r"<(?P<close>/?)(?P<tag>[a-zA-Z][\w-]*)\b[^>]*>", re.DOTALL)
+_ANY_TAG = re.compile(r"<(?P<close>/?)(?P<tag>[a-zA-Z][\w-]*+)(?P<attrs>[^<>]*+)>")
 _VOID_TAGS = frozenset({"img", "br", "hr", "input", "meta", "link", "source", "wbr", "area"})
-_INVISIBLE_ATTRIBUTE = re.compile(
-    r"\s(?:data-[\w-]*|title|alt|aria-label|aria-description)\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]+)",
+_HIDDEN_FLAG = re.compile(r"(?:^|\s)hidden(?:\s|=|/|$)", re.IGNORECASE)
+_HIDDEN_COMPACT = re.compile(
+    r"aria-hidden=[\"']?true|display:none|visibility:hidden|"
+    r"font-size:0(?![.\d]*[1-9])|opacity:0(?![.\d]*[1-9])"
+)
+_KEPT_ATTRIBUTE = re.compile(
+    r"(?<![\w-])(?P<name>href|src)\s*=\s*(?P<value>\"[^\"<>]{0,2048}\"|'[^'<>]{0,2048}'|[^\s\"'<>]{1,2048})",
     re.IGNORECASE,
 )
-_TAG = re.compile(r"<[a-zA-Z][^>]*>")
-_IMAGE_ALT = re.compile(r"!\[[^\]]*\]\(")
-_LINK_TITLE = re.compile(r"(\]\([^)\s]*)\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\))\s*\)")
-_REFERENCE_TITLE = re.compile(
-    r"^(\s{0,3}\[[^\]]+\]:\s*\S+)\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\))\s*$", re.MULTILINE
+_IMAGE_ALT = re.compile(r"!\[[^\[\]]*+\]\(")
+_LINK_TITLE = re.compile(
+    r"(\]\([^()\s]*+)\s++(?:\"[^\"]{0,2000}\"|'[^']{0,2000}'|\([^()]{0,2000}\))\s*\)"
 )
-_TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
+_REFERENCE_TITLE = re.compile(
+    r"^([ \t]{0,3}\[[^\[\]\n]++\]:[ \t]*+\S++)[ \t]++"
+    r"(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\))[ \t]*$",
+    re.MULTILINE,
+)
 _BLANK_RUNS = re.compile(r"\n{3,}")
 
 
@@ -46,45 +47,68 @@ def _visible(char: str) -> bool:
     return category not in ("Cf", "Cc", "Cs", "Co") and char not in _INVISIBLE_EXTRA
 
 
-def _remove_tag_attributes(match: re.Match[str]) -> str:
-    return _INVISIBLE_ATTRIBUTE.sub("", match.group(0))
+def _is_hidden(attrs: str) -> bool:
+    compact = "".join(attrs.lower().split())
+    return bool(_HIDDEN_FLAG.search(attrs) or _HIDDEN_COMPACT.search(compact))
+
+
+def _self_closing(match: re.Match[str]) -> bool:
+    return match["attrs"].rstrip().endswith("/")
 
 
 def _remove_hidden_elements(text: str) -> str:
     """Drop each hidden element with everything inside it, nested same-name tags included."""
-    while match := _HIDDEN_OPEN.search(text):
-        tag = match["tag"].lower()
-        end = match.end()
-        if tag not in _VOID_TAGS and not match.group(0).endswith("/>"):
-            depth, end = 1, len(text)
-            for inner in _ANY_TAG.finditer(text, match.end()):
-                if inner["tag"].lower() != tag or inner.group(0).endswith("/>"):
-                    continue
+    tags = list(_ANY_TAG.finditer(text))
+    kept: list[str] = []
+    position = index = 0
+    while index < len(tags):
+        opening = tags[index]
+        index += 1
+        if opening["close"] or not _is_hidden(opening["attrs"]):
+            continue
+        kept.append(text[position : opening.start()])
+        position = opening.end()
+        name = opening["tag"].lower()
+        if name in _VOID_TAGS or _self_closing(opening):
+            continue
+        depth, position = 1, len(text)
+        while index < len(tags):
+            inner = tags[index]
+            index += 1
+            if inner["tag"].lower() == name and not _self_closing(inner):
                 depth += -1 if inner["close"] else 1
                 if depth == 0:
-                    end = inner.end()
+                    position = inner.end()
                     break
-        text = text[: match.start()] + text[end:]
-    return text
+    kept.append(text[position:])
+    return "".join(kept)
+
+
+def _strip_attributes(match: re.Match[str]) -> str:
+    """Keep a tag's name and its link targets; every other attribute is invisible text."""
+    if match["close"]:
+        return f"</{match['tag']}>"
+    links = "".join(f" {a['name']}={a['value']}" for a in _KEPT_ATTRIBUTE.finditer(match["attrs"]))
+    return f"<{match['tag']}{links}{' /' if _self_closing(match) else ''}>"
 
 
 def _one_pass(text: str) -> str:
     text = "".join(char for char in text if _visible(char))
     text = _HTML_COMMENT.sub("", text)
     text = _remove_hidden_elements(text)
-    text = _TAG.sub(_remove_tag_attributes, text)
+    text = _ANY_TAG.sub(_strip_attributes, text)
     text = _IMAGE_ALT.sub("![](", text)
     text = _LINK_TITLE.sub(r"\1)", text)
     text = _REFERENCE_TITLE.sub(r"\1", text)
-    text = _TRAILING_SPACE.sub("", text)
+    text = "\n".join(line.rstrip(" \t") for line in text.split("\n"))
     return _BLANK_RUNS.sub("\n\n", text)
 
 
 def sanitize_untrusted(text: str) -> str:
     """Text a human would see when GitHub renders `text`, without hidden content.
 
-    Idempotent: every step only removes characters, and removal can expose a new hidden
-    construct (`<!<!---->-- -->`), so passes repeat until nothing changes.
+    Idempotent: removing one construct can expose another (`<!<!---->-- -->`), so passes
+    repeat until nothing changes.
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     while True:

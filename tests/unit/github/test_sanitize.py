@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,9 @@ PIECES = st.sampled_from(
         "](http://x.invalid/a.png",
         ' "title")',
         "[text](u",
+        '<a href="https://x.invalid" title="t" data-x=1>',
+        "<img src=x alt=y />",
+        "[ref]: https://r.invalid",
         "\u200b",
         "\u202e",
         "\U000e0041",
@@ -95,3 +99,16 @@ def test_untrusted_data_wrapper_labels_and_cannot_be_closed_from_inside() -> Non
     assert wrapped.count("</untrusted-data>") == 1
     assert wrapped.endswith("</untrusted-data>")
     assert "<!--" not in wrapped
+
+
+@pytest.mark.timeout(30)
+def test_pathological_inputs_are_linear() -> None:
+    # Each of these took seconds to minutes with backtracking patterns; the test timeout
+    # (not a timing assertion) catches a regression.
+    for text in ("<" + "a" * 60000, "](x " + " " * 60000 + '"', "<a " * 20000, "[x](" * 20000):
+        assert len(sanitize_untrusted(text)) <= len(text)
+
+
+def test_links_keep_their_targets_only() -> None:
+    text = '<a href="https://ok.invalid" onclick="evil()" title="x">go</a><img src=a.png alt="b">'
+    assert sanitize_untrusted(text) == '<a href="https://ok.invalid">go</a><img src=a.png>'
