@@ -368,6 +368,12 @@ class GitHubClient:
         )
         return _comment_info(data)
 
+    def delete_comment(self, comment_id: int) -> None:
+        self._call(
+            f"delete comment {comment_id}",
+            lambda: self._request("DELETE", f"/issues/comments/{comment_id}"),
+        )
+
     def list_comments(self, issue_number: int) -> list[CommentInfo]:
         repo = self._repository()
         comments = PaginatedList(

@@ -17,6 +17,7 @@ from unidiff.patch import PatchSet
 
 from amelia.core.state import ReviewComment, ReviewResult, ToolResult
 from amelia.github.client import CommentInfo, InlineComment, ReviewEvent
+from amelia.github.errors import GitHubNotFoundError
 from amelia.github.events import help_reply
 from amelia.github.markers import marker, progress_marker
 from amelia.github.redact import Redactor
@@ -330,10 +331,13 @@ class ProgressComment:
     def _write(self, body: str, now: float) -> None:
         if self.comment is None:
             self.comment = self._store.find_comment_with_marker(self._issue_number, self._marker)
+        if self.comment is not None:
+            try:
+                self.comment = self._store.edit_comment(self.comment.id, body)
+            except GitHubNotFoundError:
+                self.comment = None  # someone deleted it meanwhile: start a new one
         if self.comment is None:
             self.comment = self._store.create_comment(self._issue_number, body)
-        else:
-            self.comment = self._store.edit_comment(self.comment.id, body)
         self._posted_body = body
         self._posted_at = now
         self._pending = None

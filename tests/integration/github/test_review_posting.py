@@ -69,3 +69,16 @@ def test_progress_comment_against_the_server_reuses_one_comment() -> None:
             "<!-- amelia:progress issue=1 -->\nsecond run, done",
         ]
         assert len(server.requests_to("POST", r"/repos/octo/app/issues/1/comments")) == 2
+
+
+def test_progress_comment_deleted_meanwhile_is_posted_again() -> None:
+    with FakeGitHubServer() as server:
+        server.add_repo("octo/app")
+        issue = server.add_issue("octo/app", "t")
+        client = GitHubClient("t", "octo/app", server.url, throttle=False)
+        progress = ProgressComment(client, issue, min_interval=0)
+        progress.publish("started")
+        assert progress.comment is not None
+        client.delete_comment(progress.comment.id)
+        progress.publish("finished", final=True)
+        assert server.comments("octo/app", issue) == ["<!-- amelia:progress issue=1 -->\nfinished"]
