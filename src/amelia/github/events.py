@@ -164,6 +164,9 @@ def parse_event(event_name: str, payload: bytes | str) -> Event:
         data = json.loads(payload)
     except (ValueError, UnicodeDecodeError) as exc:
         raise EventError(f"{event_name} event payload is not valid JSON: {exc}") from None
+    except RecursionError:
+        # json's decoder recurses once per nesting level; no webhook nests this deep.
+        raise EventError(f"{event_name} event payload is nested too deeply") from None
     if not isinstance(data, dict):
         raise EventError(f"{event_name} event payload must be a JSON object")
     model = _MODELS.get(event_name)
