@@ -108,13 +108,15 @@ def sanitize_untrusted(text: str) -> str:
     """Text a human would see when GitHub renders `text`, without hidden content.
 
     Idempotent: removing one construct can expose another (`<!<!---->-- -->`), so passes
-    repeat until nothing changes.
+    repeat until nothing changes. Stripping is part of each pass: an indented line is a code
+    block, but once its indentation is stripped it can become a reference definition whose
+    title GitHub hides.
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     while True:
-        cleaned = _one_pass(text)
+        cleaned = _one_pass(text).strip()
         if cleaned == text:
-            return cleaned.strip()
+            return cleaned
         text = cleaned
 
 
