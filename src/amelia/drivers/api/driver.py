@@ -25,9 +25,8 @@ from pydantic_ai.usage import RunUsage, UsageLimits
 from amelia.core.types import ToolProfileName
 from amelia.drivers.api.mapping import OUTPUT_TOOL_NAME, MessageMapper, error_reason
 from amelia.drivers.api.providers import ModelName, build_model, parse_model_name
-from amelia.drivers.api.sessions import SessionStore, amelia_home, new_session_id
+from amelia.drivers.api.sessions import SessionStore, new_session_id
 from amelia.drivers.api.tools import ToolContext, tools_for_profile
-from amelia.drivers.api.transcript import Transcript, new_transcript_path
 from amelia.drivers.base import (
     AgenticMessage,
     AgenticMessageType,
@@ -35,6 +34,7 @@ from amelia.drivers.base import (
     DriverUsage,
     GenerateResult,
 )
+from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
 
 MAX_PROMPT_CHARS = 100_000
 MAX_INSTRUCTIONS_CHARS = 10_000
@@ -163,12 +163,12 @@ class ApiDriver:
         history: list[ModelMessage] = store.load(session_id) if session_id else []
         run_session_id = session_id or new_session_id()
         model = self._model()
-        self.last_transcript_path = new_transcript_path(home, run_session_id)
-        with Transcript(self.last_transcript_path) as transcript:
+        self.last_transcript_path = new_transcript_path(home, f"api-{run_session_id[:12]}")
+        with TranscriptWriter(self.last_transcript_path) as transcript:
             async for message in self._run(
                 model, prompt, cwd, history, instructions, schema, run_session_id, store
             ):
-                transcript.append(message)
+                transcript.write("message", message.model_dump(mode="json"))
                 yield message
 
     async def _run(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import uuid
 from pathlib import Path
@@ -12,16 +11,7 @@ from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 
 from amelia.drivers.base import DriverError
 
-AMELIA_HOME_ENV_VAR = "AMELIA_HOME"
 _SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
-
-
-def amelia_home(override: str | os.PathLike[str] | None = None) -> Path:
-    """The argument, else `$AMELIA_HOME`, else `~/.amelia`."""
-    if override is not None:
-        return Path(override)
-    from_env = os.environ.get(AMELIA_HOME_ENV_VAR)
-    return Path(from_env) if from_env else Path.home() / ".amelia"
 
 
 def new_session_id() -> str:

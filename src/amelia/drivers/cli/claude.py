@@ -35,8 +35,8 @@ from amelia.drivers.base import (
 )
 from amelia.drivers.cli._claude_mapping import MessageMapper, extract_json_text, one_line
 from amelia.drivers.cli._claude_tools import tool_permissions
-from amelia.drivers.cli._transcript import TranscriptWriter, amelia_home, new_transcript_path
 from amelia.drivers.environment import MODEL_CONNECTION_VARS, blanking_overrides
+from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
 
 QUIET_CLI_ENV: dict[str, str] = {
     "DISABLE_AUTOUPDATER": "1",

@@ -158,7 +158,7 @@ async def test_each_provider_completes_a_tool_using_run(
     assert {"read_file", "write_file", "edit_file", "run_shell_command"} <= tool_names
     assert driver.last_transcript_path is not None
     lines = driver.last_transcript_path.read_text().splitlines()
-    assert json.loads(lines[-1])["content"] == "All done."
+    assert json.loads(lines[-1])["message"]["content"] == "All done."
 
 
 async def test_session_id_continues_against_the_server(

@@ -269,8 +269,8 @@ async def test_transcript_has_one_line_per_message(workdir: Path, api_home: Path
     path = driver.last_transcript_path
     assert path is not None and path.parent == api_home / "runs"
     lines = [json.loads(line) for line in path.read_text().splitlines()]
-    assert [line["type"] for line in lines] == [m.type.value for m in messages]
-    assert lines[-1]["content"] == "done"
+    assert [line["message"]["type"] for line in lines] == [m.type.value for m in messages]
+    assert lines[-1]["message"]["content"] == "done"
 
 
 async def test_read_only_profile_offers_read_tools_and_git_only(workdir: Path) -> None:

@@ -22,9 +22,11 @@ def amelia_home(override: str | os.PathLike[str] | None = None) -> Path:
     return Path(from_env) if from_env else Path.home() / ".amelia"
 
 
-def new_transcript_path(home: Path) -> Path:
+def new_transcript_path(home: Path, tag: str = "") -> Path:
+    """A fresh file under `<home>/runs/`, named by time, an optional tag and a random part."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    return home / "runs" / f"{stamp}-{uuid.uuid4().hex[:8]}.jsonl"
+    middle = f"-{tag}" if tag else ""
+    return home / "runs" / f"{stamp}{middle}-{uuid.uuid4().hex[:8]}.jsonl"
 
 
 def _plain(message: Any) -> Any:
