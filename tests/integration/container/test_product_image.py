@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import subprocess
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -102,3 +104,42 @@ def test_git_accepts_the_runner_owned_workspace(
     assert (run.returncode, run.stdout) == (0, "first\n1001\n"), run.stderr
     assert run.outputs == {"home": "/github/home"}
     assert run.step_summary == "## ok\n"
+
+
+def test_the_image_reaches_a_server_on_the_hosts_loopback(
+    product_image: RehearsalResult, checkout: Path
+) -> None:
+    """Local stand-ins for GitHub and model APIs on 127.0.0.1 are reachable from inside."""
+    received: list[str] = []
+
+    class Recorder(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            received.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"pong")
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        run = run_entrypoint(
+            product_image.root,
+            {"GITHUB_API_URL": f"http://127.0.0.1:{server.server_address[1]}"},
+            checkout,
+            {},
+            command=(
+                "python",
+                "-c",
+                "import os, urllib.request; print(urllib.request.urlopen("
+                "os.environ['GITHUB_API_URL'] + '/ping', timeout=10).read().decode())",
+            ),
+            image_env=product_image.config.env,
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert (run.returncode, run.stdout, received) == (0, "pong\n", ["/ping"]), run.stderr
