@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 
@@ -38,12 +39,22 @@ _TOKEN_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+def _json_escaped(secret: str, ascii_only: bool) -> str:
+    return json.dumps(secret, ensure_ascii=ascii_only)[1:-1]
+
+
 class Redactor:
     """Masks known token formats and the exact values of the given secrets."""
 
     def __init__(self, secrets: Iterable[str] = (), min_length: int = 6) -> None:
-        values = sorted({s for s in secrets if len(s) >= min_length}, key=len, reverse=True)
-        self.secret_count = len(values)
+        kept = {s for s in secrets if len(s) >= min_length}
+        self.secret_count = len(kept)
+        # Tool inputs are posted as JSON, where a quote, backslash, control character or
+        # non-ASCII letter of a secret is escaped: mask those spellings too.
+        spellings = kept | {
+            _json_escaped(s, ascii_only) for s in kept for ascii_only in (True, False)
+        }
+        values = sorted(spellings, key=len, reverse=True)
         self._values = re.compile("|".join(map(re.escape, values))) if values else None
 
     @classmethod
