@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -98,7 +99,11 @@ def main(argv: list[str] | None = None) -> int:
         print("image rehearsal: FAILED: needs root (debootstrap, chroot, mount)", file=sys.stderr)
         return 1
     cache_dir: Path = options.cache_dir.resolve()
-    work_dir = Path(tempfile.mkdtemp(prefix="work-", dir=_work_parent(cache_dir)))
+    # A terminated rehearsal still unmounts and deletes its work directory.
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(143))
+    work_parent = _work_parent(cache_dir)
+    _remove_abandoned_work_dirs(work_parent)
+    work_dir = Path(tempfile.mkdtemp(prefix=f"work-{os.getpid()}-", dir=work_parent))
     started = time.monotonic()
     try:
         result = rehearse(
@@ -128,6 +133,14 @@ def main(argv: list[str] | None = None) -> int:
         remove_tree(work_dir)
     print(f"image rehearsal: ok ({result.size_mb} MB)")
     return 0
+
+
+def _remove_abandoned_work_dirs(parent: Path) -> None:
+    """Work directories of rehearsals that were killed (their process is gone)."""
+    for directory in parent.glob("work-*"):
+        owner = directory.name.split("-")[1]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            remove_tree(directory)
 
 
 def _work_parent(cache_dir: Path) -> Path:
