@@ -19,7 +19,7 @@ token_secrets = st.builds(
 )
 """Secrets in the alphabets real credentials use (at least 8 characters)."""
 
-odd_secrets = st.text(st.characters(blacklist_categories=("Cs",)), min_size=8, max_size=30).filter(
+odd_secrets = st.text(st.characters(exclude_categories=["Cs"]), min_size=8, max_size=30).filter(
     lambda s: s.strip() == s and len(set(s)) > 3
 )
 """Passwords with quotes, backslashes, non-ASCII letters and punctuation."""

@@ -80,7 +80,7 @@ def render_progress(report: ProgressReport, redactor: Redactor) -> str:
     if report.run_url:
         lines += [f"[Workflow run and logs]({report.run_url})", ""]
     for stage in report.stages:
-        detail = f": {redactor.redact(_one_line(stage.detail, 200))}" if stage.detail else ""
+        detail = f": {_one_line(redactor.redact(stage.detail), 200)}" if stage.detail else ""
         lines.append(f"- {_STAGE_ICON[stage.status]} {stage.name}{detail}")
     if report.stages:
         lines.append("")
@@ -93,7 +93,7 @@ def render_progress(report: ProgressReport, redactor: Redactor) -> str:
     if report.outcome == "succeeded":
         lines.append(f"**Done**{suffix}.")
     elif report.outcome == "failed":
-        reason = redactor.redact(_one_line(report.failure_reason or "unknown error", 300))
+        reason = _one_line(redactor.redact(report.failure_reason or "unknown error"), 300)
         logs = f" See [the log]({report.run_url})." if report.run_url else ""
         lines.append(f"**Failed**{suffix}: {reason}.{logs}")
     else:
@@ -157,8 +157,9 @@ def render_tool_errors(
 def _tool_error_entry(result: ToolResult, redactor: Redactor, max_output: int) -> list[str]:
     summary = f"{result.agent}: {result.tool_name}"
     tool_input = json.dumps(result.tool_input or {}, indent=2, default=str)
-    tool_input = redactor.redact(_truncate(tool_input, max_output))
-    output = redactor.redact(_truncate(result.output, max_output))
+    # Redact before truncating: a cut would leave the first half of a secret unmasked.
+    tool_input = _truncate(redactor.redact(tool_input), max_output)
+    output = _truncate(redactor.redact(result.output), max_output)
     fence_in, fence_out = _fence(tool_input), _fence(output)
     return [
         "<details>",
@@ -260,7 +261,9 @@ def build_review(
         lines += ["", "### Findings outside the changed lines", ""]
         size = sum(len(line) + 1 for line in lines)
         for listed, comment in enumerate(outside):
-            where = f"{comment.path}:{comment.line}" if comment.line else comment.path
+            # The path is model output too; only inline comments' paths are checked files.
+            path = redactor.redact(comment.path)
+            where = f"{path}:{comment.line}" if comment.line else path
             body = _comment_body(comment, redactor).replace("\n", "\n  ")
             size += len(body) + len(where) + 6
             if size > MAX_COMMENT_CHARS:

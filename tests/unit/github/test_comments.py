@@ -137,7 +137,7 @@ def test_tool_errors_are_collapsed_truncated_and_redacted() -> None:
         ToolResult(
             agent="developer",
             tool_name="Bash",
-            output="E" * 50 + f" {TOKEN}",
+            output="E" * 70 + f" {TOKEN}",
             is_error=True,
             tool_input={"command": "curl -H 'Authorization: Bearer abcdefghijkl' x"},
         ),
