@@ -30,6 +30,10 @@ from amelia.commands import local as _local_commands  # noqa: E402
 
 _local_commands.register(app)
 
+from amelia.commands import action as _action_commands  # noqa: E402
+
+_action_commands.register(app)
+
 
 def main() -> None:
     app()

@@ -50,6 +50,16 @@ class WorkflowIO:
     def error(self, message: str) -> None:
         self._print(f"::error::{_escape_command_value(message)}")
 
+    def line(self, text: str) -> None:
+        """A plain log line (a leading `::` is defused so it cannot act as a command)."""
+        self._print(f" {text}" if text.startswith("::") else text)
+
+    def open_group(self, title: str) -> None:
+        self._print(f"::group::{_escape_command_value(title)}")
+
+    def close_group(self) -> None:
+        self._print("::endgroup::")
+
     @contextmanager
     def group(self, title: str) -> Iterator[None]:
         self._print(f"::group::{_escape_command_value(title)}")

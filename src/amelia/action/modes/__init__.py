@@ -1,0 +1,32 @@
+"""The registry of Action modes: one module per command kind, imported when it runs.
+
+Adding a mode is one module under `amelia.action.modes` that defines `MODE = Mode(...)`
+plus one line in `MODE_MODULES`. Modules load lazily, so a mode's heavy imports never slow
+down routing, and an event is only routed to kinds listed here.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
+
+__all__ = ["MODE_MODULES", "Mode", "ModeContext", "ModeOutcome", "load_mode"]
+
+MODE_MODULES: dict[str, str] = {
+    "plan": "amelia.action.modes.plan",
+    "help": "amelia.action.modes.help",
+    "unknown-command": "amelia.action.modes.help",
+}
+"""Command kind (see `amelia.github.events.CommandKind`) → module defining `MODE`."""
+
+
+def load_mode(kind: str) -> Mode | None:
+    """The mode handling `kind`, or None when no module is registered for it."""
+    module_name = MODE_MODULES.get(kind)
+    if module_name is None:
+        return None
+    mode = getattr(importlib.import_module(module_name), "MODE", None)
+    if not isinstance(mode, Mode):
+        raise TypeError(f"{module_name} must define MODE = Mode(...)")
+    return mode

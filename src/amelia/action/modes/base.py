@@ -1,0 +1,94 @@
+"""What every Action mode receives and returns.
+
+A mode handles one routed command (plan, help, …). The engine (`amelia.action.runner`) has
+already loaded the inputs, parsed and routed the event, checked who asked and created the
+progress comment when the mode wants one; the mode does its work through the context and
+returns a `ModeOutcome`. The engine turns that into outputs, the job summary, the final
+progress update and the exit code, so a mode never prints workflow commands itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from amelia.action.workflow_io import WorkflowIO
+from amelia.config import ActionInputs, RunnerContext
+from amelia.github.events import Command, Event
+from amelia.github.redact import Redactor
+
+if TYPE_CHECKING:
+    from amelia.action.progress import ProgressTracker
+    from amelia.action.workspace import Workspace
+    from amelia.core.orchestrator import MakeDriver
+    from amelia.core.sinks import Sink
+    from amelia.core.state import ExecutionState
+    from amelia.core.types import Profile
+    from amelia.github.client import GitHubClient
+
+Conclusion = Literal["success", "failure", "refused", "skipped", "dry_run"]
+
+
+@dataclass(frozen=True)
+class ModeOutcome:
+    """What a mode achieved. `outputs` become step outputs (plan_path, branch, pr_number,
+    verdict, issues …); `links` are shown with the final progress update."""
+
+    conclusion: Conclusion = "success"
+    outputs: dict[str, str] = field(default_factory=dict)
+    links: tuple[tuple[str, str], ...] = ()
+    failure_reason: str | None = None
+    state: ExecutionState | None = None
+    """The pipeline's last state, for costs and the per-agent job summary."""
+
+
+@dataclass
+class ModeContext:
+    """Everything a mode may use. GitHub writes go through `github` (a no-op recorder in a
+    dry run), pushes through `workspace.push`, progress through `progress`."""
+
+    command: Command
+    event: Event
+    inputs: ActionInputs
+    runner: RunnerContext
+    repo: str
+    """owner/name of the repository."""
+    github: GitHubClient
+    workspace: Workspace
+    io: WorkflowIO
+    redactor: Redactor
+    progress: ProgressTracker | None
+    """The progress comment on `command.number`, when the mode asked for one."""
+    profile: Profile
+    make_driver: MakeDriver
+    sinks: list[Sink] = field(default_factory=list)
+    dry_run: bool = False
+    dry_run_dir: Path | None = None
+
+    def blob_url(self, sha: str, path: str) -> str:
+        return f"{self.runner.server_url.rstrip('/')}/{self.repo}/blob/{sha}/{path}"
+
+    def tree_url(self, branch: str) -> str:
+        return f"{self.runner.server_url.rstrip('/')}/{self.repo}/tree/{branch}"
+
+
+ModeRun = Callable[[ModeContext], Awaitable[ModeOutcome]]
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A mode's declaration: its `run`, and what the engine prepares before calling it.
+
+    `stages` are the checklist of the progress comment (empty: no progress comment);
+    `needs_permission`: the person who asked must pass `may_trigger`;
+    `needs_workspace`: the checkout is prepared (safe.directory, bot identity, checkout
+    credentials removed) before `run`.
+    """
+
+    name: str
+    run: ModeRun
+    stages: tuple[str, ...] = ()
+    needs_permission: bool = True
+    needs_workspace: bool = True

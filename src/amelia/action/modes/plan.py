@@ -1,0 +1,122 @@
+"""`/amelia plan` (or the trigger label): commit an implementation plan on the issue's branch.
+
+The branch is `<branch_prefix>issue-<n>`, made from the default branch or continued when it
+already exists on origin, in which case the plan file found there is rewritten. The issue
+text is sanitized before the architect sees it. The plan is committed by amelia[bot] with
+the person who asked as co-author and pushed before any comment links to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
+from amelia.github.git import remote_branch_exists, switch_to_branch, validate_branch_name
+from amelia.github.sanitize import as_untrusted_data, sanitize_untrusted
+
+STAGE_BRANCH = "prepare branch"
+STAGE_ARCHITECT = "architect"
+STAGE_PUBLISH = "commit and push"
+STAGES = (STAGE_BRANCH, STAGE_ARCHITECT, STAGE_PUBLISH)
+
+
+def existing_plan(repo: Path, plan_dir: str, number: int) -> str | None:
+    """The plan file an earlier run committed for issue `number`, relative to `repo`."""
+    folder = repo / plan_dir
+    if not folder.is_dir():
+        return None
+    found = sorted(
+        {*folder.glob(f"*issue-{number}-*.md"), *folder.glob(f"*issue-{number}.md")},
+        key=lambda path: path.name,
+    )
+    for path in reversed(found):
+        relative = path.relative_to(repo).as_posix()
+        if "{" not in relative and "}" not in relative and not path.is_symlink():
+            return relative
+    return None
+
+
+def co_author(login: str | None) -> str | None:
+    return f"{login} <{login}@users.noreply.github.com>" if login else None
+
+
+def commit_title(number: int, title: str) -> str:
+    flat = " ".join(sanitize_untrusted(title).split())
+    subject = f"Plan issue #{number}: {flat}" if flat else f"Plan issue #{number}"
+    return subject if len(subject) <= 72 else subject[:71] + "…"
+
+
+async def _stage(ctx: ModeContext, name: str, status: str, detail: str = "") -> None:
+    if ctx.progress is not None:
+        await ctx.progress.stage(name, status, detail)  # type: ignore[arg-type]
+
+
+async def run(ctx: ModeContext) -> ModeOutcome:
+    from amelia.core.orchestrator import RunContext, run_plan
+    from amelia.core.state import ExecutionState
+    from amelia.core.types import Issue
+
+    number = ctx.command.number
+    if number is None:
+        return ModeOutcome(conclusion="failure", failure_reason="plan needs an issue number")
+    info = await asyncio.to_thread(ctx.github.get_issue, number)
+    if info.is_pull_request:
+        return ModeOutcome(
+            conclusion="failure", failure_reason=f"#{number} is a pull request, not an issue"
+        )
+    repo = ctx.workspace.path
+    prefix = ctx.inputs.branch_prefix
+    branch = validate_branch_name(f"{prefix}issue-{number}", prefix or None)
+
+    await _stage(ctx, STAGE_BRANCH, "running")
+    continued = await asyncio.to_thread(remote_branch_exists, repo, branch)
+    await asyncio.to_thread(switch_to_branch, repo, branch)
+    previous = existing_plan(repo, ctx.inputs.plan_dir, number)
+    detail = f"continuing {branch}" if continued else f"new branch {branch}"
+    await _stage(ctx, STAGE_BRANCH, "done", detail)
+
+    issue = Issue(
+        id=str(number),
+        number=number,
+        title=sanitize_untrusted(info.title),
+        description=sanitize_untrusted(info.body),
+        author=info.author,
+        url=info.html_url or None,
+    )
+    instructions = ctx.command.instructions.strip()
+    profile = ctx.profile
+    if previous is not None:
+        profile = profile.model_copy(update={"plan_path_pattern": previous})
+    run_context = RunContext(
+        repo_dir=repo, make_driver=ctx.make_driver, profile=profile, sinks=ctx.sinks
+    )
+    start = ExecutionState(
+        issue=issue,
+        design_context=(
+            as_untrusted_data("request from the person who asked", instructions)
+            if instructions
+            else None
+        ),
+    )
+    state = await run_plan(start, run_context)
+    plan_path = state.plan_path or ""
+
+    await _stage(ctx, STAGE_PUBLISH, "running")
+    sha = await asyncio.to_thread(
+        ctx.workspace.commit_path,
+        plan_path,
+        commit_title(number, info.title),
+        co_author(ctx.command.requested_by),
+    )
+    await asyncio.to_thread(ctx.workspace.push, branch)
+    where = "committed locally (dry run, not pushed)" if ctx.dry_run else f"pushed to {branch}"
+    await _stage(ctx, STAGE_PUBLISH, "done", where)
+    return ModeOutcome(
+        outputs={"plan_path": plan_path, "branch": branch},
+        links=(("Plan", ctx.blob_url(sha, plan_path)), (f"Branch {branch}", ctx.tree_url(branch))),
+        state=state,
+    )
+
+
+MODE = Mode(name="plan", run=run, stages=STAGES)

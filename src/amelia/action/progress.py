@@ -1,0 +1,111 @@
+"""The run's progress comment: a stage checklist edited in place, then the outcome.
+
+Wraps `ProgressComment` (which finds the comment of an earlier run by its hidden marker
+and throttles edits) with the report being built. PyGithub blocks, so every update runs in
+a worker thread; a failing update is logged and never stops the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from loguru import logger
+
+from amelia.core.types import StreamEvent, StreamEventType
+from amelia.github.comments import Outcome, ProgressComment, ProgressReport, Stage, StageStatus
+from amelia.github.errors import GitHubError
+from amelia.github.redact import Redactor
+
+AGENT_STAGES = {"architect": "architect", "developer": "developer", "reviewer": "reviewer"}
+
+
+class ProgressTracker:
+    """Builds `ProgressReport`s for one issue or pull and publishes them."""
+
+    def __init__(
+        self,
+        comment: ProgressComment,
+        redactor: Redactor,
+        issue_number: int,
+        command: str,
+        stages: tuple[str, ...],
+        requested_by: str | None,
+        run_url: str | None,
+    ) -> None:
+        self._comment = comment
+        self._redactor = redactor
+        self._started = time.monotonic()
+        self.report = ProgressReport(
+            issue_number=issue_number,
+            command=command,
+            requested_by=requested_by,
+            run_url=run_url,
+            stages=tuple(Stage(name=name) for name in stages),
+        )
+        self.published: list[str] = []
+        """Every body handed to GitHub, in order (for dry runs and logs)."""
+
+    @property
+    def comment_url(self) -> str | None:
+        return self._comment.comment.html_url if self._comment.comment else None
+
+    async def start(self) -> None:
+        await self._publish(final=True)
+
+    async def stage(self, name: str, status: StageStatus, detail: str = "") -> None:
+        stages = tuple(
+            Stage(name=s.name, status=status, detail=detail) if s.name == name else s
+            for s in self.report.stages
+        )
+        self.report = self.report.model_copy(update={"stages": stages})
+        await self._publish(final=False)
+
+    async def finish(
+        self,
+        outcome: Outcome,
+        cost_usd: float | None,
+        links: tuple[tuple[str, str], ...] = (),
+        failure_reason: str | None = None,
+    ) -> None:
+        stages = tuple(
+            Stage(name=s.name, status="skipped" if outcome == "succeeded" else "failed")
+            if s.status == "running"
+            else s
+            for s in self.report.stages
+        )
+        self.report = self.report.model_copy(
+            update={
+                "stages": stages,
+                "outcome": outcome,
+                "duration_seconds": time.monotonic() - self._started,
+                "cost_usd": cost_usd,
+                "links": links,
+                "failure_reason": failure_reason,
+            }
+        )
+        await self._publish(final=True)
+
+    async def sink(self, event: StreamEvent) -> None:
+        """Reflect the orchestrator's stage events in the checklist."""
+        stage = AGENT_STAGES.get(event.agent)
+        if stage is None or all(s.name != stage for s in self.report.stages):
+            return
+        if event.type == StreamEventType.STAGE_STARTED:
+            await self.stage(stage, "running", event.content or "")
+        elif event.type == StreamEventType.STAGE_COMPLETED:
+            await self.stage(stage, "done", event.content or "")
+        elif event.type == StreamEventType.WORKFLOW_FAILED:
+            await self.stage(stage, "failed", event.content or "")
+
+    async def _publish(self, final: bool) -> None:
+        from amelia.github.comments import render_progress
+
+        body = render_progress(self.report, self._redactor)
+        try:
+            posted = await asyncio.to_thread(self._comment.publish, body, final)
+        except GitHubError as error:
+            logger.warning("progress comment update failed: {}", error.message)
+            return
+        if posted:
+            self.published.append(body)

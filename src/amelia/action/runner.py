@@ -1,0 +1,345 @@
+"""The Action's engine: from a runner's environment (or explicit arguments) to an exit code.
+
+Exit codes: 0 success, refused, ignored, skipped or dry run; 1 the run failed (an agent,
+git or GitHub failed for good); 2 bad configuration or payload (invalid input, missing
+token, unreadable or malformed event). Every failure is one `::error::` line, never a
+traceback, and everything posted or logged passes through one `Redactor`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from loguru import logger
+
+from amelia.action.modes import Mode, ModeContext, ModeOutcome, load_mode
+from amelia.action.workflow_io import WorkflowIO
+from amelia.config import ActionInputs, ConfigError, RunnerContext, load_inputs, load_runner
+from amelia.drivers.environment import secret_values
+from amelia.github.errors import EventError, GitError, GitHubError
+from amelia.github.events import (
+    Command,
+    Event,
+    IssueCommentEvent,
+    IssuesEvent,
+    RoutingSettings,
+    help_reply,
+    parse_event,
+    route,
+)
+from amelia.github.redact import Redactor
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_CONFIG = 2
+
+OVERRIDE_COMMAND = "AMELIA_COMMAND"
+OVERRIDE_ISSUE = "AMELIA_ISSUE_NUMBER"
+DRY_RUN_DIR = "AMELIA_DRY_RUN_DIR"
+_OVERRIDE_KINDS = ("plan", "implement", "review", "scan", "help")
+
+# Inputs handed to the drivers as the variables their SDKs read. The drivers blank every
+# other secret (INPUT_*, GITHUB_TOKEN …) in what their tools can see.
+_MODEL_KEYS = {
+    "anthropic_api_key": "ANTHROPIC_API_KEY",
+    "claude_code_oauth_token": "CLAUDE_CODE_OAUTH_TOKEN",
+    "openai_api_key": "OPENAI_API_KEY",
+    "openrouter_api_key": "OPENROUTER_API_KEY",
+}
+
+
+class BadConfigError(Exception):
+    """Configuration or payload that cannot work: exit 2 with this message."""
+
+
+@dataclass(frozen=True)
+class ActionRequest:
+    """What to run. None means: take it from the runner's environment."""
+
+    event_name: str | None = None
+    event_path: Path | None = None
+    workspace: Path | None = None
+    dry_run: bool | None = None
+
+
+def _configure_logging(redactor: Redactor) -> None:
+    def redact(record: Any) -> None:
+        record["message"] = redactor.redact(record["message"])
+
+    logger.remove()
+    logger.configure(patcher=redact)
+    logger.add(sys.stderr, level="INFO", format="{level}: {message}", backtrace=False)
+
+
+def command_override(
+    environ: Mapping[str, str], event: Event, runner: RunnerContext
+) -> Command | None:
+    """`AMELIA_COMMAND` / `AMELIA_ISSUE_NUMBER` (e.g. from a matrix job) win over routing."""
+    kind = environ.get(OVERRIDE_COMMAND, "").strip().lower()
+    number_text = environ.get(OVERRIDE_ISSUE, "").strip()
+    if not kind and not number_text:
+        return None
+    kind = kind or "plan"
+    if kind not in _OVERRIDE_KINDS:
+        raise BadConfigError(f"{OVERRIDE_COMMAND} must be one of {', '.join(_OVERRIDE_KINDS)}")
+    number: int | None = None
+    if number_text:
+        if not number_text.isdigit() or int(number_text) < 1:
+            raise BadConfigError(f"{OVERRIDE_ISSUE} must be a positive issue number")
+        number = int(number_text)
+    elif kind in ("plan", "implement", "review"):
+        raise BadConfigError(f"{OVERRIDE_COMMAND}={kind} needs {OVERRIDE_ISSUE}")
+    who = event.sender.login if event.sender else runner.actor
+    reply = help_reply("/amelia") if kind == "help" else ""
+    return Command(kind=kind, number=number, requested_by=who, reply=reply)
+
+
+def _read_event(request: ActionRequest, runner: RunnerContext) -> tuple[str, Event]:
+    name = request.event_name or runner.event_name
+    path = request.event_path or (Path(runner.event_path) if runner.event_path else None)
+    if not name:
+        raise BadConfigError("no event name: GITHUB_EVENT_NAME is not set")
+    if path is None:
+        raise BadConfigError("no event payload: GITHUB_EVENT_PATH is not set")
+    try:
+        payload = path.read_bytes()
+    except OSError as error:
+        raise BadConfigError(f"cannot read the event payload {path}: {error.strerror}") from None
+    try:
+        return name, parse_event(name, payload)
+    except EventError as error:
+        raise BadConfigError(str(error)) from None
+
+
+def _hand_keys_to_drivers(inputs: ActionInputs) -> None:
+    for field, variable in _MODEL_KEYS.items():
+        secret = getattr(inputs, field)
+        if secret is not None and secret.get_secret_value() and not os.environ.get(variable):
+            os.environ[variable] = secret.get_secret_value()
+
+
+def _scratch_dir(name: str) -> Path:
+    base = os.environ.get("RUNNER_TEMP") or tempfile.gettempdir()
+    path = Path(base) / name
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _dry_run_dir(runner: RunnerContext) -> Path:
+    chosen = os.environ.get(DRY_RUN_DIR)
+    if chosen:
+        path = Path(chosen)
+    else:
+        stamp = runner.run_id or time.strftime("%Y%m%d-%H%M%S")
+        path = _scratch_dir("amelia-dry-run") / stamp
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _is_human_trigger(event: Event) -> bool:
+    # Dispatch and schedule need write access to start at all; comments and labels do not.
+    return isinstance(event, (IssueCommentEvent, IssuesEvent))
+
+
+class _Engine:
+    def __init__(self, request: ActionRequest, io: WorkflowIO) -> None:
+        self.request = request
+        self.io = io
+        self.redactor = Redactor()
+
+    async def run(self) -> int:
+        try:
+            return await self._run()
+        except BadConfigError as error:
+            self.io.error(self.redactor.redact(str(error)))
+            self.io.set_outputs({"conclusion": "failure"})
+            return EXIT_BAD_CONFIG
+
+    async def _run(self) -> int:
+        try:
+            runner = load_runner()
+            inputs = load_inputs()
+        except ConfigError as error:
+            raise BadConfigError(str(error)) from None
+        self.io = WorkflowIO(runner.output, runner.step_summary)
+        for secret in inputs.secret_values():
+            self.io.mask(secret)
+        self.redactor = Redactor([*inputs.secret_values(), *secret_values()])
+        _configure_logging(self.redactor)
+
+        event_name, event = _read_event(self.request, runner)
+        command = command_override(os.environ, event, runner) or route(
+            event,
+            RoutingSettings(
+                trigger_phrase=inputs.trigger_phrase,
+                label_trigger=inputs.label_trigger,
+                review_pull_requests=inputs.review_pull_requests,
+                review_drafts=inputs.review_drafts,
+            ),
+        )
+        if command.kind == "ignore":
+            self.io.notice(f"amelia: nothing to do for {event_name}: {command.reason}")
+            self.io.set_outputs({"conclusion": "skipped"})
+            return EXIT_OK
+        mode = load_mode(command.kind)
+        if mode is None:
+            self.io.warning(f"amelia: no mode handles `{command.kind}` in this version")
+            self.io.set_outputs({"conclusion": "skipped"})
+            return EXIT_OK
+        return await self._run_mode(mode, command, event, inputs, runner)
+
+    def _client(self, inputs: ActionInputs, runner: RunnerContext, repo: str, dry_run: bool) -> Any:
+        from amelia.action.dry_run import DryRunGitHubClient
+        from amelia.github.client import GitHubClient
+
+        token = inputs.github_token.get_secret_value() if inputs.github_token else None
+        token = token or os.environ.get("GITHUB_TOKEN")
+        if not token:
+            raise BadConfigError(
+                "no GitHub token: set the github_token input (INPUT_GITHUB_TOKEN) or GITHUB_TOKEN"
+            )
+        if dry_run:
+            return DryRunGitHubClient(
+                token=token, repo=repo, base_url=runner.api_url, directory=_dry_run_dir(runner)
+            )
+        return GitHubClient(token=token, repo=repo, base_url=runner.api_url)
+
+    async def _run_mode(
+        self,
+        mode: Mode,
+        command: Command,
+        event: Event,
+        inputs: ActionInputs,
+        runner: RunnerContext,
+    ) -> int:
+        from amelia.action.log_groups import LogGroupSink
+        from amelia.action.progress import ProgressTracker
+        from amelia.action.workspace import Workspace
+        from amelia.core.orchestrator import default_make_driver
+        from amelia.core.types import Profile
+        from amelia.github.auth import may_trigger
+        from amelia.github.comments import ProgressComment, render_reply
+
+        repo = runner.repository or (event.repository.full_name if event.repository else None)
+        if not repo or "/" not in repo:
+            raise BadConfigError("no repository: GITHUB_REPOSITORY must be owner/name")
+        dry_run = inputs.dry_run if self.request.dry_run is None else self.request.dry_run
+        github = self._client(inputs, runner, repo, dry_run)
+        who = command.requested_by
+
+        if mode.needs_permission and who and _is_human_trigger(event):
+            decision = await asyncio.to_thread(may_trigger, github, who, inputs.allowed_users)
+            if not decision.allowed:
+                if command.number is not None:
+                    body = render_reply(decision.reason, self.redactor)
+                    await asyncio.to_thread(github.create_comment, command.number, body)
+                self.io.notice(f"amelia: refused: {decision.reason}")
+                self.io.set_outputs({"conclusion": "refused"})
+                return EXIT_OK
+
+        token = inputs.github_token.get_secret_value() if inputs.github_token else None
+        workspace = Workspace(
+            self.request.workspace or Path(runner.workspace),
+            token=token or os.environ.get("GITHUB_TOKEN"),
+            dry_run=dry_run,
+        )
+        _hand_keys_to_drivers(inputs)
+        os.environ.setdefault("AMELIA_HOME", str(_scratch_dir("amelia")))
+        profile = Profile(
+            driver=inputs.driver,
+            model=inputs.model,
+            max_turns=inputs.max_turns,
+            max_review_iterations=inputs.max_review_iterations,
+            timeout_seconds=inputs.timeout_minutes * 60,
+            plan_path_pattern=f"{inputs.plan_dir}/{{date}}-issue-{{number}}-{{slug}}.md",
+        )
+        progress = None
+        if mode.stages and command.number is not None:
+            progress = ProgressTracker(
+                ProgressComment(github, command.number),
+                self.redactor,
+                issue_number=command.number,
+                command=f"{inputs.trigger_phrase} {mode.name}",
+                stages=mode.stages,
+                requested_by=who,
+                run_url=runner.run_url,
+            )
+            await progress.start()
+        groups = LogGroupSink(self.io, self.redactor)
+        sinks = [groups] + ([progress.sink] if progress else [])
+        context = ModeContext(
+            command=command,
+            event=event,
+            inputs=inputs,
+            runner=runner,
+            repo=repo,
+            github=github,
+            workspace=workspace,
+            io=self.io,
+            redactor=self.redactor,
+            progress=progress,
+            profile=profile,
+            make_driver=default_make_driver(profile),
+            sinks=list(sinks),
+            dry_run=dry_run,
+            dry_run_dir=getattr(github, "directory", None),
+        )
+        outcome = await self._guarded(mode, context)
+        groups.close()
+        return await self._finish(mode, context, outcome)
+
+    async def _guarded(self, mode: Mode, context: ModeContext) -> ModeOutcome:
+        from amelia.core.orchestrator import StageFailedError
+
+        try:
+            if mode.needs_workspace:
+                await asyncio.to_thread(context.workspace.prepare)
+            return await mode.run(context)
+        except StageFailedError as error:
+            return ModeOutcome(conclusion="failure", failure_reason=str(error), state=error.state)
+        except (GitError, GitHubError, ValueError) as error:
+            message = getattr(error, "message", None) or str(error)
+            return ModeOutcome(conclusion="failure", failure_reason=message)
+
+    async def _finish(self, mode: Mode, context: ModeContext, outcome: ModeOutcome) -> int:
+        from amelia.action.summary import render_summary, total_cost
+
+        cost = total_cost(outcome.state)
+        reason = self.redactor.redact(outcome.failure_reason) if outcome.failure_reason else None
+        conclusion = outcome.conclusion
+        if context.dry_run and conclusion == "success":
+            conclusion = "dry_run"
+        outputs = {
+            "conclusion": conclusion,
+            **({"cost_usd": f"{cost:.4f}"} if cost is not None else {}),
+            **outcome.outputs,
+        }
+        self.io.set_outputs(outputs)
+        self.io.write_summary(
+            render_summary(mode.name, conclusion, outputs, outcome.state, self.redactor, reason)
+        )
+        if context.progress is not None:
+            await context.progress.finish(
+                "failed" if conclusion == "failure" else "succeeded",
+                cost,
+                links=outcome.links,
+                failure_reason=reason,
+            )
+        if conclusion == "failure":
+            self.io.error(f"amelia {mode.name} failed: {reason or 'unknown error'}")
+            return EXIT_FAILED
+        return EXIT_OK
+
+
+def run_action(request: ActionRequest | None = None) -> int:
+    """Run one Action step; returns the exit code (see the module docstring)."""
+    engine = _Engine(request or ActionRequest(), WorkflowIO())
+    return asyncio.run(engine.run())

@@ -1,0 +1,109 @@
+"""The checkout the agents work in, as the Action needs it.
+
+The runner's checkout belongs to another uid (git needs `safe.directory`), and
+actions/checkout leaves the job's token in `.git/config` as an `http.<url>.extraheader`,
+where any agent tool could read it. `Workspace.prepare()` marks the directory safe, sets
+the bot identity and removes those headers before an agent runs; our own pushes pass the
+token to git through `GIT_CONFIG_*` variables that exist only while git pushes.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from amelia.github.errors import GitError
+from amelia.github.git import (
+    configure_identity,
+    current_sha,
+    mark_safe_directory,
+    push,
+    run_git,
+)
+
+_EXTRAHEADER_KEYS = r"^http\..*extraheader$"
+
+
+def _commit_message(message: str, co_author: str | None) -> str:
+    return f"{message.rstrip()}\n\nCo-authored-by: {co_author}" if co_author else message
+
+
+@contextmanager
+def _git_config_env(key: str, value: str) -> Iterator[None]:
+    """Give git one extra config entry through the environment, for one block only."""
+    names = ("GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0")
+    saved = {name: os.environ.get(name) for name in names}
+    os.environ.update({names[0]: "1", names[1]: key, names[2]: value})
+    try:
+        yield
+    finally:
+        for name, old in saved.items():
+            if old is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = old
+
+
+def basic_auth_header(token: str) -> str:
+    """The header actions/checkout uses: basic auth as `x-access-token:<token>`."""
+    encoded = base64.b64encode(f"x-access-token:{token}".encode()).decode("ascii")
+    return f"AUTHORIZATION: basic {encoded}"
+
+
+class Workspace:
+    """The checkout at `path`, pushed to its `origin` with `token` (when given)."""
+
+    def __init__(self, path: Path, token: str | None = None, dry_run: bool = False) -> None:
+        self.path = path.resolve()
+        self._token = token
+        self.dry_run = dry_run
+        self.removed_credentials: list[str] = []
+        """Config keys removed from `.git/config` by `prepare()` (names, never values)."""
+
+    def prepare(self) -> None:
+        """Trust the directory, commit as amelia[bot], and hide persisted credentials."""
+        if not (self.path / ".git").exists():
+            raise GitError(f"the workspace {self.path} is not a git checkout")
+        mark_safe_directory(self.path)
+        configure_identity(self.path)
+        try:
+            found = run_git(
+                ["config", "--local", "--name-only", "--get-regexp", _EXTRAHEADER_KEYS],
+                cwd=self.path,
+            ).split()
+        except GitError:
+            found = []  # git exits 1 when no key matches
+        for key in dict.fromkeys(found):
+            run_git(["config", "--local", "--unset-all", key], cwd=self.path)
+            self.removed_credentials.append(key)
+
+    def commit_path(self, relative: str, message: str, co_author: str | None = None) -> str:
+        """Commit `relative` as it is in the worktree; the head sha (unchanged if identical)."""
+        run_git(["add", "--", relative], cwd=self.path)
+        if run_git(["diff", "--cached", "--name-only", "--", relative], cwd=self.path).strip():
+            run_git(
+                [
+                    "commit",
+                    "--quiet",
+                    "--no-verify",
+                    "-m",
+                    _commit_message(message, co_author),
+                    "--",
+                    relative,
+                ],
+                cwd=self.path,
+            )
+        return current_sha(self.path)
+
+    def push(self, branch: str) -> None:
+        """Push `branch` to origin (skipped in a dry run), authenticated only for this push."""
+        if self.dry_run:
+            return
+        if self._token:
+            with _git_config_env("http.extraheader", basic_auth_header(self._token)):
+                push(self.path, branch)
+        else:
+            push(self.path, branch)

@@ -1,0 +1,409 @@
+"""Run `amelia action` like a GitHub runner would, against local stand-ins for everything.
+
+One `ActionHarness` holds: a bare git repository as `origin` (a small Python project on
+`main`), a checkout of it as the workspace (with the token actions/checkout would persist in
+`.git/config`), a `FakeGitHubServer` seeded with the repository, a `ScriptedAnthropicServer`
+for the Claude Code CLI, and a fresh HOME. `run()` writes the event payload, builds the
+runner's environment (`GITHUB_*`, `INPUT_*`, `RUNNER_TEMP`, …) and starts amelia as a
+subprocess, returning exit code, output, step outputs, summary and the requests both servers
+recorded during that run.
+
+    with ActionHarness(tmp_path) as h:
+        number = h.add_issue("Add farewell", "Say goodbye too.")
+        h.set_permission("maintainer", "write")
+        result = h.run("issue_comment", h.comment_event(number, "/amelia plan"))
+        assert result.exit_code == 0, result.stderr
+        assert result.outputs["branch"] == "amelia/issue-1"
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Self
+
+from amelia.agents.prompts import ARCHITECT_PLAN_PROMPT, DEVELOPER_INSTRUCTIONS
+from amelia.testing.anthropic_script import RecordedRequest as ModelRequest
+from amelia.testing.anthropic_script import ScriptFunction, Turn, text, tool_use
+from amelia.testing.anthropic_server import ScriptedAnthropicServer
+from amelia.testing.github_server import FakeGitHubServer
+from amelia.testing.github_server import RecordedRequest as GitHubRequest
+from amelia.testing.sample_repo import create_sample_repo
+
+DEFAULT_REPO = "octo/app"
+DEFAULT_TOKEN = "ghs_" + "T0kenForTheLocalFakeGitHub0123456789"
+"""Shaped like a GitHub App installation token so token patterns apply to it too."""
+DEFAULT_PLAN = """# Farewell Implementation Plan
+
+**Goal:** Add `farewell(name)` to greeter, mirroring `greet(name)`.
+
+### Task 1: farewell function
+
+**Files:**
+- Modify: `greeter/core.py` (after `greet`)
+- Test: `tests/test_farewell.py`
+
+**Approach:** Follow the pattern of `greet` in `greeter/core.py:4-6`.
+"""
+PROBE_COMMAND = "cat .git/config"
+"""What the scripted architect runs first: shows what an agent's tools can read."""
+
+
+def role_of(request: ModelRequest) -> str:
+    """architect, developer or reviewer, recognised from the agent's instructions."""
+    system = request.system_text()
+    if ARCHITECT_PLAN_PROMPT.splitlines()[0] in system:
+        return "architect"
+    if DEVELOPER_INSTRUCTIONS.splitlines()[0] in system:
+        return "developer"
+    return "reviewer"
+
+
+def step_of(request: ModelRequest) -> int:
+    """How many answers the conversation already holds (0 for its first request)."""
+    messages = (request.body or {}).get("messages", [])
+    return sum(1 for message in messages if message.get("role") == "assistant")
+
+
+def plan_script(
+    plan: str = DEFAULT_PLAN,
+    probe: str | None = PROBE_COMMAND,
+    roles: Mapping[str, Sequence[Turn]] | None = None,
+) -> ScriptFunction:
+    """The model's side of a run, by role and step. The architect first runs `probe`
+    through Bash (None: skip it), then answers `plan`. `roles` adds or replaces the turn
+    lists of other roles (developer, reviewer), for the modes that run them."""
+    architect: list[Turn] = []
+    if probe is not None:
+        architect.append([tool_use("Bash", {"command": probe, "description": "Look around"})])
+    architect.append([text(plan)])
+    turns: dict[str, Sequence[Turn]] = {"architect": architect, **(roles or {})}
+
+    def answer(request: ModelRequest) -> Turn:
+        script = turns.get(role_of(request)) or [[text("Nothing to do.")]]
+        return script[min(step_of(request), len(script) - 1)]
+
+    return answer
+
+
+@dataclass(frozen=True)
+class ActionRun:
+    """One finished subprocess run and what the servers saw during it."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+    outputs: dict[str, str]
+    summary: str
+    github_requests: list[GitHubRequest]
+    model_requests: list[ModelRequest]
+    dry_run_dir: Path
+
+    @property
+    def github_writes(self) -> list[GitHubRequest]:
+        return [r for r in self.github_requests if r.method in ("POST", "PATCH", "PUT", "DELETE")]
+
+    def model_text(self) -> str:
+        """Every model request body as one JSON string, to search for leaked text."""
+        return "\n".join(json.dumps(r.body) for r in self.model_requests)
+
+
+def parse_outputs(text: str) -> dict[str, str]:
+    """Read a `GITHUB_OUTPUT` file: `name=value` lines and `name<<DELIMITER` blocks."""
+    outputs: dict[str, str] = {}
+    lines = iter(text.splitlines())
+    for line in lines:
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            block: list[str] = []
+            for inner in lines:
+                if inner == delimiter:
+                    break
+                block.append(inner)
+            outputs[name] = "\n".join(block)
+        elif "=" in line:
+            name, value = line.split("=", 1)
+            outputs[name] = value
+    return outputs
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run git in `cwd` (trusting any owner) and return stdout; raises on failure."""
+    done = subprocess.run(
+        ["git", "-c", "safe.directory=*", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} failed: {done.stderr.strip()}")
+    return done.stdout
+
+
+class ActionHarness:
+    """Local origin, workspace, GitHub and model servers for end-to-end Action runs."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        script: ScriptFunction | Sequence[Turn] | None = None,
+        repo: str = DEFAULT_REPO,
+        token: str = DEFAULT_TOKEN,
+        requester: str = "maintainer",
+    ) -> None:
+        self.root = root.resolve()
+        self.repo = repo
+        self.token = token
+        self.requester = requester
+        self.origin = self.root / "origin.git"
+        self.workspace = self.root / "workspace"
+        self.home = self.root / "home"
+        self.runner_temp = self.root / "runner-temp"
+        self.github = FakeGitHubServer()
+        self.model = ScriptedAnthropicServer(script=plan_script() if script is None else script)
+        self._runs = 0
+        self._make_origin()
+        self.fresh_checkout()
+
+    # lifecycle -------------------------------------------------------------------------------
+
+    def start(self) -> Self:
+        self.github.start()
+        self.model.start()
+        self.github.add_repo(self.repo, default_branch="main", bare_path=self.origin)
+        self.set_permission(self.requester, "write")
+        return self
+
+    def stop(self) -> None:
+        self.github.stop()
+        self.model.stop()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # repositories ----------------------------------------------------------------------------
+
+    def _make_origin(self) -> None:
+        seed = create_sample_repo(self.root / "seed")
+        self.root.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["git", "clone", "--quiet", "--bare", str(seed), str(self.origin)],
+            check=True,
+            capture_output=True,
+        )
+        shutil.rmtree(seed)
+
+    def fresh_checkout(self) -> Path:
+        """Clone origin's default branch into the workspace anew, as actions/checkout does,
+        persisting the token as an `http.<url>.extraheader` in `.git/config`."""
+        if self.workspace.exists():
+            shutil.rmtree(self.workspace)
+        subprocess.run(
+            ["git", "clone", "--quiet", str(self.origin), str(self.workspace)],
+            check=True,
+            capture_output=True,
+        )
+        basic = base64.b64encode(f"x-access-token:{self.token}".encode()).decode()
+        git(
+            self.workspace,
+            "config",
+            "--local",
+            "http.https://github.com/.extraheader",
+            f"AUTHORIZATION: basic {basic}",
+        )
+        return self.workspace
+
+    def chown_workspace(self, uid: int = 1001, gid: int = 1001) -> None:
+        """Hand the checkout to another user, like the runner's checkout in a container."""
+        for path in [self.workspace, *self.workspace.rglob("*")]:
+            os.chown(path, uid, gid, follow_symlinks=False)
+
+    def origin_git(self, *args: str) -> str:
+        return git(self.origin, *args)
+
+    def origin_branches(self) -> list[str]:
+        out = self.origin_git("for-each-ref", "--format=%(refname:short)", "refs/heads")
+        return out.split()
+
+    def origin_files(self, branch: str) -> list[str]:
+        return self.origin_git("ls-tree", "-r", "--name-only", branch).split()
+
+    def origin_file(self, branch: str, path: str) -> str:
+        return self.origin_git("show", f"{branch}:{path}")
+
+    # GitHub state and events -----------------------------------------------------------------
+
+    def add_issue(
+        self, title: str, body: str = "", user: str = "octocat", labels: Sequence[str] = ()
+    ) -> int:
+        return self.github.add_issue(
+            self.repo, title=title, body=body, user=user, labels=list(labels)
+        )
+
+    def set_permission(self, login: str, permission: str) -> None:
+        self.github.set_permission(self.repo, login, permission)
+
+    def _repository(self) -> dict[str, Any]:
+        return {"full_name": self.repo, "default_branch": "main"}
+
+    def _issue(self, number: int) -> dict[str, Any]:
+        return {"number": number, "title": f"Issue {number}", "body": "", "state": "open"}
+
+    def comment_event(
+        self,
+        number: int,
+        body: str,
+        user: str | None = None,
+        action: str = "created",
+        user_type: str = "User",
+    ) -> dict[str, Any]:
+        login = user or self.requester
+        actor = {"login": login, "type": user_type}
+        return {
+            "action": action,
+            "issue": self._issue(number),
+            "comment": {"id": 555_000 + number, "body": body, "user": actor},
+            "sender": actor,
+            "repository": self._repository(),
+        }
+
+    def label_event(
+        self, number: int, label: str = "amelia", user: str | None = None
+    ) -> dict[str, Any]:
+        actor = {"login": user or self.requester, "type": "User"}
+        return {
+            "action": "labeled",
+            "issue": self._issue(number),
+            "label": {"name": label},
+            "sender": actor,
+            "repository": self._repository(),
+        }
+
+    def dispatch_event(self, **inputs: str) -> dict[str, Any]:
+        return {
+            "inputs": inputs,
+            "sender": {"login": self.requester, "type": "User"},
+            "repository": self._repository(),
+        }
+
+    # running ---------------------------------------------------------------------------------
+
+    def environment(
+        self,
+        event_name: str,
+        event_path: Path,
+        outputs: Path,
+        summary: Path,
+        inputs: Mapping[str, str] | None = None,
+        extra: Mapping[str, str] | None = None,
+    ) -> dict[str, str]:
+        """The variables a runner gives a container action, pointed at the local servers."""
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.runner_temp.mkdir(parents=True, exist_ok=True)
+        chosen_inputs = {"github_token": self.token, "anthropic_api_key": "sk-ant-local-fake-key"}
+        chosen_inputs.update(inputs or {})
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "LANG": "C.UTF-8",
+            "HOME": str(self.home),
+            "RUNNER_TEMP": str(self.runner_temp),
+            "CI": "true",
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_EVENT_NAME": event_name,
+            "GITHUB_EVENT_PATH": str(event_path),
+            "GITHUB_WORKSPACE": str(self.workspace),
+            "GITHUB_REPOSITORY": self.repo,
+            "GITHUB_API_URL": self.github.url,
+            "GITHUB_SERVER_URL": "https://github.example",
+            "GITHUB_RUN_ID": "4242",
+            "GITHUB_ACTOR": self.requester,
+            "GITHUB_OUTPUT": str(outputs),
+            "GITHUB_STEP_SUMMARY": str(summary),
+            "ANTHROPIC_BASE_URL": self.model.url,
+            "CLAUDE_CONFIG_DIR": str(self.home / ".claude"),
+            "CLAUDE_CODE_MAX_RETRIES": "0",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "AMELIA_DRY_RUN_DIR": str(self.runner_temp / f"dry-run-{self._runs}"),
+        }
+        env.update({f"INPUT_{name.upper()}": value for name, value in chosen_inputs.items()})
+        env.update(extra or {})
+        return env
+
+    def run(
+        self,
+        event_name: str,
+        payload: Mapping[str, Any] | str | bytes,
+        *,
+        inputs: Mapping[str, str] | None = None,
+        env: Mapping[str, str] | None = None,
+        args: Sequence[str] = ("action",),
+        timeout: float = 240,
+    ) -> ActionRun:
+        """Run `amelia <args>` (default: `action`) for one event, as a subprocess.
+
+        `inputs` are action inputs by name (github_token, driver, dry_run…; an empty string
+        is how GitHub passes an unset input); `env` adds or replaces variables, e.g. to
+        remove the token use `inputs={"github_token": ""}`.
+        """
+        self._runs += 1
+        run_dir = self.root / f"run-{self._runs}"
+        run_dir.mkdir()
+        event_path = run_dir / "event.json"
+        if isinstance(payload, bytes):
+            event_path.write_bytes(payload)
+        elif isinstance(payload, str):
+            event_path.write_text(payload, encoding="utf-8")
+        else:
+            event_path.write_text(json.dumps(payload), encoding="utf-8")
+        outputs, summary = run_dir / "github_output", run_dir / "step_summary"
+        outputs.touch()
+        summary.touch()
+        environment = self.environment(event_name, event_path, outputs, summary, inputs, env)
+        github_before, model_before = len(self.github.requests), len(self.model.requests)
+        done = subprocess.run(
+            [sys.executable, "-m", "amelia.cli", *args],
+            cwd=run_dir,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        return ActionRun(
+            exit_code=done.returncode,
+            stdout=done.stdout,
+            stderr=done.stderr,
+            outputs=parse_outputs(outputs.read_text(encoding="utf-8")),
+            summary=summary.read_text(encoding="utf-8"),
+            github_requests=list(self.github.requests)[github_before:],
+            model_requests=self.model.requests[model_before:],
+            dry_run_dir=Path(environment["AMELIA_DRY_RUN_DIR"]),
+        )
+
+    def run_local(
+        self,
+        event_name: str,
+        payload: Mapping[str, Any],
+        *,
+        dry_run: bool = True,
+        inputs: Mapping[str, str] | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ActionRun:
+        """`amelia run --event-name … --event-path … --repo <workspace> [--dry-run]`."""
+        path = self.root / f"local-event-{self._runs + 1}.json"
+        path.write_text(json.dumps(payload), encoding="utf-8")
+        args = ["run", "--event-name", event_name, "--event-path", str(path)]
+        args += ["--repo", str(self.workspace)] + (["--dry-run"] if dry_run else [])
+        return self.run(event_name, payload, inputs=inputs, env=env, args=args)
