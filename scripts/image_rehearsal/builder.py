@@ -319,7 +319,10 @@ def _copy_entry(source: Path, target: Path, owner: tuple[int, int], chmod: int |
     if source.is_symlink():
         target.symlink_to(source.readlink())
     elif source.is_dir():
-        target.mkdir(exist_ok=True)
+        if target.is_dir():
+            # Copying into an existing directory (`COPY dir/ /usr/local/`) leaves it as it is.
+            return
+        target.mkdir()
         shutil.copystat(source, target)
     else:
         shutil.copy2(source, target)
