@@ -80,7 +80,7 @@ def _configure_logging(redactor: Redactor) -> None:
 
 
 def command_override(
-    environ: Mapping[str, str], event: Event, runner: RunnerContext
+    environ: Mapping[str, str], event: Event, runner: RunnerContext, trigger_phrase: str = "/amelia"
 ) -> Command | None:
     """`AMELIA_COMMAND` / `AMELIA_ISSUE_NUMBER` (e.g. from a matrix job) win over routing."""
     kind = environ.get(OVERRIDE_COMMAND, "").strip().lower()
@@ -98,7 +98,7 @@ def command_override(
     elif kind in ("plan", "implement", "review"):
         raise BadConfigError(f"{OVERRIDE_COMMAND}={kind} needs {OVERRIDE_ISSUE}")
     who = event.sender.login if event.sender else runner.actor
-    reply = help_reply("/amelia") if kind == "help" else ""
+    reply = help_reply(trigger_phrase) if kind == "help" else ""
     return Command(kind=kind, number=number, requested_by=who, reply=reply)
 
 
@@ -176,7 +176,7 @@ class _Engine:
         _configure_logging(self.redactor)
 
         event_name, event = _read_event(self.request, runner)
-        command = command_override(os.environ, event, runner) or route(
+        command = command_override(os.environ, event, runner, inputs.trigger_phrase) or route(
             event,
             RoutingSettings(
                 trigger_phrase=inputs.trigger_phrase,

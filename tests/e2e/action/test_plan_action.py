@@ -3,10 +3,12 @@ server, the real Claude Code CLI against the scripted model, a bare repository a
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from amelia.github.markers import progress_marker
-from amelia.testing.action_harness import ActionHarness
+from amelia.testing.action_harness import ActionHarness, plan_script
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -142,3 +144,41 @@ def test_dry_run_pushes_nothing_and_posts_nothing(harness: ActionHarness) -> Non
     assert saved, list(result.dry_run_dir.iterdir())
     assert "[dry run] would create comment" in result.stdout
     assert "**Done**" in saved[-1].read_text()
+
+
+def test_a_failed_plan_reports_the_reason_and_exits_1(tmp_path: Path) -> None:
+    script = plan_script(plan="I would rather not.", probe=None)
+    with ActionHarness(tmp_path / "failing", script=script) as harness:
+        number = harness.add_issue("Add a farewell", "Say goodbye.")
+        result = harness.run("issue_comment", harness.comment_event(number, "/amelia plan"))
+
+        assert result.exit_code == 1, result.stdout + result.stderr
+        assert result.outputs["conclusion"] == "failure"
+        assert "::error::amelia plan failed: architect failed: no plan" in result.stdout
+        assert "Traceback" not in result.stderr
+        (progress,) = harness.github.comments(harness.repo, number)
+        assert "**Failed**" in progress and "no plan in the answer" in progress
+        assert "[the log](https://github.example/octo/app/actions/runs/4242)" in progress
+        assert harness.origin_branches() == ["main"]
+
+
+def test_matrix_job_plans_the_issue_named_in_the_environment(harness: ActionHarness) -> None:
+    number = harness.add_issue("Add a farewell", "Say goodbye.")
+    result = harness.run(
+        "schedule",
+        {"schedule": "17 3 * * *", "repository": {"full_name": harness.repo}},
+        env={"AMELIA_COMMAND": "plan", "AMELIA_ISSUE_NUMBER": str(number)},
+    )
+
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.outputs["branch"] == f"amelia/issue-{number}"
+    assert result.outputs["branch"] in harness.origin_branches()
+
+
+def test_workflow_dispatch_plans_the_given_issue(harness: ActionHarness) -> None:
+    number = harness.add_issue("Add a farewell", "Say goodbye.")
+    payload = harness.dispatch_event(issue_number=str(number), command="plan")
+    result = harness.run("workflow_dispatch", payload)
+
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.outputs["plan_path"] in harness.origin_files(result.outputs["branch"])

@@ -1,0 +1,81 @@
+"""Job summary, stage log groups and the dry-run client's recorded writes."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from amelia.action.dry_run import DryRunGitHubClient
+from amelia.action.log_groups import LogGroupSink
+from amelia.action.summary import render_summary, total_cost
+from amelia.action.workflow_io import WorkflowIO
+from amelia.core.state import AgentUsage, ExecutionState
+from amelia.core.types import StreamEvent, StreamEventType
+from amelia.github.redact import Redactor
+
+
+def test_summary_lists_each_agent_and_redacts() -> None:
+    state = ExecutionState(
+        usage=(
+            AgentUsage(
+                agent="architect",
+                turns=3,
+                tool_calls=2,
+                tool_errors=1,
+                input_tokens=1200,
+                output_tokens=300,
+                cost_usd=0.0125,
+                duration_ms=4500,
+            ),
+        )
+    )
+    text = render_summary(
+        "plan",
+        "failure",
+        {"conclusion": "failure", "branch": "amelia/issue-1", "plan_path": ""},
+        state,
+        Redactor(["hunter2-secret"]),
+        failure_reason="push refused with hunter2-secret",
+    )
+    assert "| architect | 3 | 2 | 1 | 1,200 / 300 | $0.0125 | 4.5 s |" in text
+    assert "| `branch` | `amelia/issue-1` |" in text and "plan_path" not in text
+    assert "hunter2-secret" not in text and "push refused with ***" in text
+    assert total_cost(state) == 0.0125
+    assert total_cost(None) is None
+
+
+async def test_log_groups_wrap_each_stage() -> None:
+    out = io.StringIO()
+    sink = LogGroupSink(WorkflowIO(stream=out), Redactor(["topsecret-value"]))
+
+    def event(kind: StreamEventType, content: str) -> StreamEvent:
+        return StreamEvent(type=kind, content=content, agent="architect", workflow_id="w")
+
+    await sink(event(StreamEventType.STAGE_STARTED, "planning"))
+    await sink(event(StreamEventType.AGENT_OUTPUT, "::add-mask::x topsecret-value"))
+    await sink(event(StreamEventType.STAGE_COMPLETED, "saved"))
+    sink.close()
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("::group::")
+    assert lines[-1] == "::endgroup::"
+    assert lines.count("::endgroup::") == 1
+    assert "topsecret-value" not in out.getvalue()
+    assert not any(line.startswith("::add-mask::") for line in lines)
+
+
+def test_dry_run_client_saves_writes_instead_of_sending(tmp_path: Path) -> None:
+    out = io.StringIO()
+    client = DryRunGitHubClient(
+        token="t", repo="o/r", base_url="http://127.0.0.1:9", directory=tmp_path, stream=out
+    )
+    created = client.create_comment(3, "hello\nworld")
+    client.edit_comment(created.id, "bye")
+    client.delete_comment(created.id)
+
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == ["001-create_comment.json", "002-edit_comment.json", "003-delete_comment.json"]
+    first = json.loads((tmp_path / files[0]).read_text())
+    assert first == {"action": "create_comment", "issue_number": 3, "body": "hello\nworld"}
+    assert "would create comment" in out.getvalue() and "    world" in out.getvalue()
+    assert client.find_comment_with_marker(3, "hello") is not None

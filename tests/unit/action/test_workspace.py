@@ -1,0 +1,76 @@
+"""The checkout before agents run: trusted, bot identity, no persisted token."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from amelia.action.workspace import Workspace, basic_auth_header
+from amelia.github.errors import GitError
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout
+
+
+@pytest.fixture
+def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "a.txt").write_text("a\n")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@x", "add", ".")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "init")
+    _git(repo, "config", "http.https://github.com/.extraheader", basic_auth_header("ghs_secret"))
+    _git(repo, "config", "core.keepme", "yes")
+    return repo
+
+
+def test_prepare_removes_persisted_credentials_only(checkout: Path) -> None:
+    workspace = Workspace(checkout, token="ghs_secret")
+    workspace.prepare()
+
+    config = (checkout / ".git" / "config").read_text()
+    assert "extraheader" not in config and "ghs_secret" not in config
+    assert "keepme = yes" in config
+    assert "name = amelia[bot]" in config
+    assert workspace.removed_credentials == ["http.https://github.com/.extraheader"]
+    safe = (checkout.parent / "home" / ".gitconfig").read_text()
+    assert str(checkout.resolve()) in safe
+
+
+def test_prepare_twice_is_harmless(checkout: Path) -> None:
+    Workspace(checkout).prepare()
+    Workspace(checkout).prepare()
+    safe = (checkout.parent / "home" / ".gitconfig").read_text()
+    assert safe.count(str(checkout.resolve())) == 1
+
+
+def test_commit_path_adds_the_trailer_and_skips_unchanged(checkout: Path) -> None:
+    workspace = Workspace(checkout)
+    workspace.prepare()
+    (checkout / "plan.md").write_text("# plan\n")
+    (checkout / "stray.txt").write_text("not mine\n")
+    first = workspace.commit_path("plan.md", "Plan issue #1", "ada <ada@users.noreply.github.com>")
+    again = workspace.commit_path("plan.md", "Plan issue #1")
+
+    assert first == again
+    log = _git(checkout, "log", "-1", "--format=%an <%ae>%n%B")
+    assert log.startswith("amelia[bot] <amelia[bot]@users.noreply.github.com>\nPlan issue #1")
+    assert "Co-authored-by: ada <ada@users.noreply.github.com>" in log
+    assert _git(checkout, "show", "--name-only", "--format=", "HEAD").split() == ["plan.md"]
+
+
+def test_not_a_checkout_is_a_git_error(tmp_path: Path) -> None:
+    with pytest.raises(GitError, match="not a git checkout"):
+        Workspace(tmp_path).prepare()
+
+
+def test_basic_auth_header_matches_actions_checkout() -> None:
+    assert basic_auth_header("abc") == "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46YWJj"
