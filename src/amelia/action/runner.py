@@ -76,7 +76,10 @@ def _configure_logging(redactor: Redactor) -> None:
 
     logger.remove()
     logger.configure(patcher=redact)
-    logger.add(sys.stderr, level="INFO", format="{level}: {message}", backtrace=False)
+    # diagnose=False: a traceback must never print variable values (tokens live in some).
+    logger.add(
+        sys.stderr, level="INFO", format="{level}: {message}", backtrace=False, diagnose=False
+    )
 
 
 def command_override(
@@ -308,6 +311,12 @@ class _Engine:
         except (GitError, GitHubError, ValueError) as error:
             message = getattr(error, "message", None) or str(error)
             return ModeOutcome(conclusion="failure", failure_reason=message)
+        except Exception as error:
+            # A bug, not a user error: keep the traceback in the log, still end the run
+            # cleanly so the progress comment does not stay at "Working…".
+            logger.opt(exception=error).error("amelia {} crashed", mode.name)
+            reason = f"internal error ({type(error).__name__}: {error})"
+            return ModeOutcome(conclusion="failure", failure_reason=reason)
 
     async def _finish(self, mode: Mode, context: ModeContext, outcome: ModeOutcome) -> int:
         from amelia.action.summary import render_summary, total_cost

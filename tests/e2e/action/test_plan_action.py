@@ -44,6 +44,9 @@ def test_plan_by_a_writer_pushes_the_plan_and_links_it(harness: ActionHarness) -
     assert result.outputs["conclusion"] == "success"
     assert "| architect |" in result.summary
     assert "::group::" in result.stdout
+    assert f"::add-mask::{harness.token}" in result.stdout
+    assert harness.token not in result.stdout.replace(f"::add-mask::{harness.token}", "")
+    assert harness.token not in result.stderr + result.summary + final
 
 
 def test_agent_tools_never_see_the_token(harness: ActionHarness) -> None:
