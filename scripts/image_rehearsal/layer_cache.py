@@ -20,7 +20,7 @@ _MAX_DEPTH = 64
 
 
 class LayerCache:
-    def __init__(self, directory: Path, *, keep: int = 16) -> None:
+    def __init__(self, directory: Path, *, keep: int = 10) -> None:
         self.directory = directory
         self.keep = keep
         self._used: set[str] = set()

@@ -175,7 +175,12 @@ def plan_stages(
             parent = next(p for p in plans if p.stage.name == stage.base)
             base_key = parent.final_key
             base_config = parent.final_config.model_copy(update={"args": {}})
-        plans.append(_plan_stage(stage, base_key, base_config, plans, context, ignore, build_args))
+        last_stage = stage.index == len(stages) - 1
+        plans.append(
+            _plan_stage(
+                stage, base_key, base_config, plans, context, ignore, build_args, last_stage
+            )
+        )
     return plans
 
 
@@ -187,6 +192,7 @@ def _plan_stage(
     context: Path,
     ignore: DockerIgnore,
     build_args: Mapping[str, str],
+    last_stage: bool,
 ) -> StagePlan:
     steps: list[PlannedStep] = []
     key, config = base_key, base_config
@@ -220,13 +226,18 @@ def _plan_stage(
         )
         config = after
     return StagePlan(
-        stage=stage, base_key=base_key, base_config=base_config, steps=_mark_snapshots(steps)
+        stage=stage,
+        base_key=base_key,
+        base_config=base_config,
+        steps=_mark_snapshots(steps, last_stage=last_stage),
     )
 
 
-def _mark_snapshots(steps: list[PlannedStep]) -> tuple[PlannedStep, ...]:
-    """Cache the stage's end, and the last RUN before each COPY: what a COPY brings in is
-    what changes between runs, so those are the points a rebuild restarts from."""
+def _mark_snapshots(steps: list[PlannedStep], *, last_stage: bool) -> tuple[PlannedStep, ...]:
+    """Cache the last RUN before each COPY (what a COPY brings in is what changes between
+    runs, so those are the points a rebuild restarts from) and the image itself. An earlier
+    stage's end is not kept: it changes with every source change and is only read by a
+    COPY --from, whose result the image layer already holds."""
     marked = set()
     last_run: int | None = None
     for index, step in enumerate(steps):
@@ -235,7 +246,7 @@ def _mark_snapshots(steps: list[PlannedStep]) -> tuple[PlannedStep, ...]:
             last_run = index
         elif keyword == "COPY" and last_run is not None:
             marked.add(last_run)
-    if steps:
+    if steps and last_stage:
         marked.add(len(steps) - 1)
     return tuple(
         step.model_copy(update={"snapshot": True}) if index in marked else step

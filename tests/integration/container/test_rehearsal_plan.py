@@ -142,3 +142,16 @@ def test_action_args_replace_cmd_and_an_entrypoint_override_drops_it(tmp_path: P
     assert image_command(config) == ("amelia", "action")
     assert image_command(config, args=["version"]) == ("amelia", "version")
     assert image_command(config, entrypoint=["sh"]) == ("sh",)
+
+
+def test_only_the_last_stage_keeps_its_end(tmp_path: Path) -> None:
+    (tmp_path / "lock").write_text("v1")
+    plans = _plan(
+        tmp_path,
+        "FROM debian:bookworm-slim AS build\nRUN a\nCOPY lock /lock\nRUN b\n"
+        "FROM debian:bookworm-slim\nRUN c\nCOPY --from=build /lock /lock\nENV X=1\n",
+    )
+    assert [[step.snapshot for step in plan.steps] for plan in plans] == [
+        [True, False, False],
+        [True, False, True],
+    ]
