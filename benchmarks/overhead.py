@@ -1,0 +1,236 @@
+"""Orchestration overhead: a driver's run of the scripted session against the bare tool.
+
+Claude Code: the bare CLI (`claude -p … --output-format stream-json --verbose` with the
+driver's tools, permission mode and environment) versus `ClaudeCliDriver.execute_agentic`.
+API: pydantic-ai's `Agent.run` with amelia's tools versus `ApiDriver.execute_agentic`, both on
+an `openai-chat:` model answered by the scripted OpenAI server. Runs alternate between the two
+sides after one discarded warm-up each; the figure is the ratio of the medians.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from pathlib import Path
+
+from openai import AsyncOpenAI
+from pydantic_ai import Agent
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.openai import OpenAIProvider
+
+from amelia.drivers.api.driver import ApiDriver
+from amelia.drivers.api.tools import ToolContext, tools_for_profile
+from amelia.drivers.base import AgenticMessageType
+from amelia.drivers.cli._claude_tools import tool_permissions
+from amelia.drivers.cli.claude import ClaudeCliDriver
+from amelia.testing import ScriptedAnthropicServer, ScriptedOpenAIServer
+from benchmarks.report import Figure, Target, median
+from benchmarks.sessions import (
+    FAST_CLI_ENV,
+    OPENAI_MODEL,
+    SCRIPTED_KEY,
+    SESSION_PROMPT,
+    anthropic_session,
+    bundled_cli,
+    environment,
+    new_workdir,
+    openai_session,
+)
+
+OVERHEAD_TARGET = Target(limit=1.10)
+
+
+class SessionFailedError(RuntimeError):
+    """A scripted session did not run to its end: its time would mean nothing."""
+
+
+def _check_log(workdir: Path, turns: int) -> None:
+    appended = (workdir / "log.txt").read_text(encoding="utf-8").split()[1:]
+    expected = [str(n) for n in range(0, turns, 2)]
+    if appended != expected:
+        raise SessionFailedError(f"log.txt holds {appended}, expected {expected}")
+
+
+def _cli_env(server: ScriptedAnthropicServer, config_dir: Path) -> dict[str, str]:
+    return {
+        "ANTHROPIC_BASE_URL": server.url,
+        "ANTHROPIC_API_KEY": SCRIPTED_KEY,
+        "CLAUDE_CONFIG_DIR": str(config_dir),
+        **FAST_CLI_ENV,
+    }
+
+
+async def _bare_cli_once(workdir: Path, config_dir: Path, turns: int) -> float:
+    with ScriptedAnthropicServer(script=anthropic_session(workdir, turns)) as server:
+        driver = ClaudeCliDriver(env=_cli_env(server, config_dir))
+        permissions = tool_permissions("full")
+        command = [
+            str(bundled_cli()),
+            "-p",
+            SESSION_PROMPT,
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--tools",
+            ",".join(permissions.tools),
+            "--allowedTools",
+            ",".join(permissions.allowed_tools),
+            "--permission-mode",
+            permissions.permission_mode,
+        ]
+        started = time.perf_counter()
+        process = await asyncio.create_subprocess_exec(
+            *command,
+            cwd=workdir,
+            env={**os.environ, **driver.cli_environment()},
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        stdout, stderr = await process.communicate()
+        elapsed = time.perf_counter() - started
+    lines = [json.loads(line) for line in stdout.decode().splitlines() if line.strip()]
+    result = lines[-1] if lines else {}
+    if process.returncode != 0 or result.get("type") != "result" or result.get("is_error"):
+        raise SessionFailedError(
+            f"bare CLI exited {process.returncode}: {stderr.decode()[-400:]} {result}"
+        )
+    _check_log(workdir, turns)
+    return elapsed
+
+
+async def _driver_cli_once(workdir: Path, config_dir: Path, home: Path, turns: int) -> float:
+    with ScriptedAnthropicServer(script=anthropic_session(workdir, turns)) as server:
+        driver = ClaudeCliDriver(
+            tool_profile="full", amelia_home=home, env=_cli_env(server, config_dir)
+        )
+        started = time.perf_counter()
+        results = [
+            message
+            async for message in driver.execute_agentic(SESSION_PROMPT, str(workdir))
+            if message.type == AgenticMessageType.RESULT
+        ]
+        elapsed = time.perf_counter() - started
+    if len(results) != 1 or results[0].is_error:
+        raise SessionFailedError(f"driver run ended with {results}")
+    _check_log(workdir, turns)
+    return elapsed
+
+
+async def _cli_samples(root: Path, repetitions: int, turns: int) -> tuple[list[float], list[float]]:
+    config_dir = root / "claude-config"
+    home = root / "amelia-home"
+    bare: list[float] = []
+    driven: list[float] = []
+    for index in range(repetitions + 1):
+        bare_time = await _bare_cli_once(new_workdir(root, f"bare-{index}"), config_dir, turns)
+        driver_time = await _driver_cli_once(
+            new_workdir(root, f"driver-{index}"), config_dir, home, turns
+        )
+        if index > 0:  # the first pair warms the CLI's config dir and our imports
+            bare.append(bare_time)
+            driven.append(driver_time)
+    return bare, driven
+
+
+def _ratio_figures(
+    benchmark: str, bare_name: str, bare: list[float], driven_name: str, driven: list[float]
+) -> list[Figure]:
+    bare_median, driven_median = median(bare), median(driven)
+    return [
+        Figure(
+            benchmark=benchmark,
+            name=bare_name,
+            value=bare_median,
+            unit="s",
+            samples=tuple(bare),
+        ),
+        Figure(
+            benchmark=benchmark,
+            name=driven_name,
+            value=driven_median,
+            unit="s",
+            samples=tuple(driven),
+        ),
+        Figure(
+            benchmark=benchmark,
+            name="overhead ratio (driver / bare)",
+            value=driven_median / bare_median,
+            unit="x",
+            target=OVERHEAD_TARGET,
+        ),
+    ]
+
+
+def claude_cli_overhead(root: Path, repetitions: int, turns: int = 10) -> list[Figure]:
+    bare, driven = asyncio.run(_cli_samples(root, repetitions, turns))
+    return _ratio_figures(
+        "overhead: Claude Code",
+        f"bare `claude -p` {turns}-turn session",
+        bare,
+        "ClaudeCliDriver.execute_agentic",
+        driven,
+    )
+
+
+def _chat_model(base_url: str) -> OpenAIChatModel:
+    # The client the ApiDriver builds for `openai-chat:` (same retries and timeout).
+    client = AsyncOpenAI(api_key=SCRIPTED_KEY, base_url=base_url, max_retries=2, timeout=600.0)
+    return OpenAIChatModel(OPENAI_MODEL, provider=OpenAIProvider(openai_client=client))
+
+
+async def _bare_api_once(workdir: Path, turns: int) -> float:
+    with ScriptedOpenAIServer(script=openai_session(turns), model=OPENAI_MODEL) as server:
+        started = time.perf_counter()
+        agent: Agent[ToolContext, str] = Agent(
+            _chat_model(server.url), deps_type=ToolContext, tools=tools_for_profile("full")
+        )
+        result = await agent.run(SESSION_PROMPT, deps=ToolContext(workdir))
+        elapsed = time.perf_counter() - started
+        left = server.remaining_turns
+    if left or result.usage.requests != turns + 1:
+        raise SessionFailedError(f"pydantic-ai made {result.usage.requests} requests, {left} left")
+    return elapsed
+
+
+async def _driver_api_once(workdir: Path, home: Path, turns: int) -> float:
+    with ScriptedOpenAIServer(script=openai_session(turns), model=OPENAI_MODEL) as server:
+        with environment(OPENAI_API_KEY=SCRIPTED_KEY, OPENAI_BASE_URL=server.url):
+            driver = ApiDriver(f"openai-chat:{OPENAI_MODEL}", amelia_home=home)
+            started = time.perf_counter()
+            results = [
+                message
+                async for message in driver.execute_agentic(SESSION_PROMPT, str(workdir))
+                if message.type == AgenticMessageType.RESULT
+            ]
+            elapsed = time.perf_counter() - started
+        left = server.remaining_turns
+    if left or len(results) != 1 or results[0].is_error:
+        raise SessionFailedError(f"ApiDriver run ended with {results}, {left} turns left")
+    return elapsed
+
+
+async def _api_samples(root: Path, repetitions: int, turns: int) -> tuple[list[float], list[float]]:
+    home = root / "amelia-home"
+    bare: list[float] = []
+    driven: list[float] = []
+    for index in range(repetitions + 1):
+        bare_time = await _bare_api_once(new_workdir(root, f"bare-api-{index}"), turns)
+        driver_time = await _driver_api_once(new_workdir(root, f"api-{index}"), home, turns)
+        if index > 0:
+            bare.append(bare_time)
+            driven.append(driver_time)
+    return bare, driven
+
+
+def api_overhead(root: Path, repetitions: int, turns: int = 10) -> list[Figure]:
+    bare, driven = asyncio.run(_api_samples(root, repetitions, turns))
+    return _ratio_figures(
+        "overhead: API",
+        f"pydantic-ai Agent.run {turns}-turn session",
+        bare,
+        "ApiDriver.execute_agentic",
+        driven,
+    )

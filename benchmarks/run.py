@@ -1,0 +1,186 @@
+"""Run the benchmarks, print a Markdown table and write every figure as JSON.
+
+uv run python -m benchmarks                 # all, ~3 minutes
+uv run python -m benchmarks --quick         # one repetition, tiny workloads
+uv run python -m benchmarks --only startup scan
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from loguru import logger
+from pydantic import BaseModel, ConfigDict
+
+from benchmarks.report import Figure, Report, render_machine, render_table, this_machine
+
+DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "latest.json"
+
+
+class Settings(BaseModel):
+    """How big each workload is; `--quick` shrinks them all."""
+
+    model_config = ConfigDict(frozen=True)
+
+    quick: bool
+    repetitions: int
+    turns: int
+    help_runs: int
+    memory_runs: int
+    scan_sizes: tuple[int, ...]
+
+    @classmethod
+    def for_run(cls, quick: bool, repetitions: int | None) -> Settings:
+        if quick:
+            return cls(
+                quick=True,
+                repetitions=repetitions or 1,
+                turns=2,
+                help_runs=2,
+                memory_runs=1,
+                scan_sizes=(10, 250),
+            )
+        return cls(
+            quick=False,
+            repetitions=repetitions or 5,
+            turns=10,
+            help_runs=11,
+            memory_runs=3,
+            scan_sizes=(100, 1_000, 10_000),
+        )
+
+
+class Outcome(BaseModel):
+    """What one benchmark produced."""
+
+    figures: list[Figure]
+    notes: list[str] = []
+
+
+Benchmark = Callable[[Settings, Path, dict[str, object]], Outcome]
+
+
+def _startup(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
+    from benchmarks.startup import startup
+
+    figures, offenders = startup(settings.help_runs)
+    return Outcome(figures=figures, notes=[f"slowest imports of amelia.cli: {offenders}"])
+
+
+def _overhead_cli(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
+    from benchmarks.overhead import claude_cli_overhead
+
+    return Outcome(figures=claude_cli_overhead(root, settings.repetitions, settings.turns))
+
+
+def _overhead_api(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
+    from benchmarks.overhead import api_overhead
+
+    # In-process runs take well under a second: twice the repetitions for a steadier median.
+    return Outcome(figures=api_overhead(root, settings.repetitions * 2, settings.turns))
+
+
+def _memory(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
+    from benchmarks.memory import measure_memory
+
+    figures, requests = measure_memory(root, settings.memory_runs)
+    shared["pipeline_requests"] = requests
+    shared["pipeline_dir"] = root / f"pipeline-{settings.memory_runs - 1}"
+    return Outcome(figures=figures)
+
+
+def _prompts(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
+    from amelia.testing.anthropic_script import RecordedRequest
+    from benchmarks.memory import pipeline_run
+    from benchmarks.prompts import prompt_overhead
+
+    requests = shared.get("pipeline_requests")
+    workdir = shared.get("pipeline_dir")
+    if not isinstance(requests, list) or not isinstance(workdir, Path):
+        workdir = root / "pipeline"
+        _, requests = pipeline_run(workdir)
+    recorded = [request for request in requests if isinstance(request, RecordedRequest)]
+    return Outcome(
+        figures=prompt_overhead(workdir / "greeter", workdir / "claude-config", recorded)
+    )
+
+
+def _scan(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
+    from benchmarks.scan import scan_scale
+
+    return Outcome(
+        figures=scan_scale(settings.scan_sizes),
+        notes=[
+            "GitHub's search API returns at most 1,000 results per query; the local server "
+            "does not cap, so sizes above 1,000 show the client's cost, not what GitHub returns."
+        ],
+    )
+
+
+BENCHMARKS: dict[str, Benchmark] = {
+    "startup": _startup,
+    "overhead-cli": _overhead_cli,
+    "overhead-api": _overhead_api,
+    "memory": _memory,
+    "prompts": _prompts,
+    "scan": _scan,
+}
+
+
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="one repetition, tiny workloads")
+    parser.add_argument("--repetitions", type=int, help="runs per timed figure (default 5)")
+    parser.add_argument(
+        "--only", nargs="+", choices=sorted(BENCHMARKS), help="run only these benchmarks"
+    )
+    parser.add_argument(
+        "--output", type=Path, default=DEFAULT_OUTPUT, help=f"JSON file (default {DEFAULT_OUTPUT})"
+    )
+    return parser.parse_args(argv)
+
+
+def run(names: Sequence[str], settings: Settings) -> Report:
+    """Run `names` in order; a benchmark that fails is reported as skipped with its error."""
+    report = Report(machine=this_machine(), quick=settings.quick, repetitions=settings.repetitions)
+    shared: dict[str, object] = {}
+    with tempfile.TemporaryDirectory(prefix="amelia-bench-") as scratch:
+        for name in names:
+            started = time.monotonic()
+            print(f"… {name}", file=sys.stderr, flush=True)
+            root = Path(scratch) / name
+            root.mkdir()
+            try:
+                outcome = BENCHMARKS[name](settings, root, shared)
+            except Exception as error:  # one broken benchmark must not hide the others
+                report.skipped[name] = f"{type(error).__name__}: {error}"[:500]
+                continue
+            report.figures.extend(outcome.figures)
+            if outcome.notes:
+                report.notes[name] = outcome.notes
+            elapsed = time.monotonic() - started
+            print(f"  {name} done in {elapsed:.1f} s", file=sys.stderr, flush=True)
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Exit 0 when every benchmark ran (missed targets are reported, not failures)."""
+    arguments = _arguments(argv)
+    logger.disable("amelia")
+    settings = Settings.for_run(arguments.quick, arguments.repetitions)
+    report = run(arguments.only or list(BENCHMARKS), settings)
+    output: Path = arguments.output
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    print(f"Machine: {render_machine(report.machine)}\n")
+    print(render_table(report))
+    for name, notes in report.notes.items():
+        for note in notes:
+            print(f"\n{name}: {note}")
+    print(f"\nJSON: {output}")
+    return 1 if report.skipped else 0

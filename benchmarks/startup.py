@@ -1,0 +1,82 @@
+"""Start-up: wall time of `amelia --help` in a fresh process, and what its imports cost."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.bytecode import cached_env, uncached_env, warm_cache
+from benchmarks.report import Figure, Target, median
+
+HELP_TARGET = Target(limit=0.4)
+_IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)")
+
+
+def amelia_command() -> list[str]:
+    """The installed console script next to this interpreter (what a user runs)."""
+    script = Path(sys.executable).parent / "amelia"
+    if script.is_file():
+        return [str(script)]
+    found = shutil.which("amelia")
+    return [found] if found else [sys.executable, "-m", "amelia.cli"]
+
+
+def help_wall_time(runs: int, env: dict[str, str]) -> list[float]:
+    command = [*amelia_command(), "--help"]
+    subprocess.run(command, capture_output=True, check=True, env=env)  # warm the page cache
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(command, capture_output=True, check=True, env=env)
+        samples.append(time.perf_counter() - started)
+    return samples
+
+
+def import_offenders(module: str = "amelia.cli", top: int = 8) -> list[str]:
+    """Packages by cumulative import time under `module` (`python -X importtime`), slowest first."""
+    completed = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", f"import {module}"],
+        env=cached_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    roots: dict[str, int] = {}
+    for line in completed.stderr.splitlines():
+        found = _IMPORT_LINE.match(line)
+        if found is None:
+            continue
+        package = found.group(4).split(".")[0]
+        if package != module.split(".")[0]:
+            roots[package] = max(roots.get(package, 0), int(found.group(2)))
+    ranked = sorted(roots.items(), key=lambda item: -item[1])[:top]
+    return [f"{name}: {micros / 1000:.0f} ms" for name, micros in ranked]
+
+
+def startup(runs: int) -> tuple[list[Figure], list[str]]:
+    warm_cache()
+    cached = help_wall_time(runs, cached_env())
+    uncached = help_wall_time(runs, uncached_env())
+    figures = [
+        Figure(
+            benchmark="start-up",
+            name="`amelia --help` wall time",
+            value=median(cached),
+            unit="s",
+            target=HELP_TARGET,
+            samples=tuple(cached),
+        ),
+        Figure(
+            benchmark="start-up",
+            name="`amelia --help` without bytecode cache",
+            value=median(uncached),
+            unit="s",
+            samples=tuple(uncached),
+            note="PYTHONDONTWRITEBYTECODE=1",
+        ),
+    ]
+    return figures, import_offenders()

@@ -1,0 +1,89 @@
+"""The benchmark runner works end to end on tiny workloads (no timing is asserted)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from benchmarks.report import Figure, Report, Target, render_table, this_machine
+from benchmarks.run import main
+from benchmarks.scan import scan_once
+
+
+def _run(tmp_path: Path, *names: str) -> tuple[int, Report]:
+    output = tmp_path / "latest.json"
+    code = main(["--quick", "--only", *names, "--output", str(output)])
+    return code, Report.model_validate_json(output.read_text(encoding="utf-8"))
+
+
+def test_scan_benchmark_writes_figures_as_json_and_a_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, report = _run(tmp_path, "scan")
+
+    assert code == 0
+    assert report.quick and report.repetitions == 1 and not report.skipped
+    by_name = {(f.benchmark, f.name): f for f in report.figures}
+    found = by_name[("scan: 250 labelled issues", "issues found")]
+    requests = by_name[("scan: 250 labelled issues", "GitHub requests (3 pages of 100)")]
+    assert found.value == 250
+    assert requests.value == 3 and requests.passed is True
+    raw = json.loads((tmp_path / "latest.json").read_text(encoding="utf-8"))
+    assert set(raw) == {"machine", "quick", "repetitions", "figures", "skipped", "notes"}
+    assert raw["machine"]["cpus"] >= 1
+    printed = capsys.readouterr().out
+    assert (
+        "| scan: 250 labelled issues | GitHub requests (3 pages of 100) | 3 requests |" in printed
+    )
+
+
+def test_api_overhead_benchmark_runs_both_sides_of_the_session(tmp_path: Path) -> None:
+    code, report = _run(tmp_path, "overhead-api")
+
+    assert code == 0, report.skipped
+    figures = {f.name: f for f in report.figures}
+    bare = figures["pydantic-ai Agent.run 2-turn session"]
+    driven = figures["ApiDriver.execute_agentic"]
+    ratio = figures["overhead ratio (driver / bare)"]
+    assert len(bare.samples) == len(driven.samples) == 2
+    assert ratio.value == pytest.approx(driven.value / bare.value)
+    assert ratio.target == Target(limit=1.10)
+
+
+def test_scan_counts_one_request_per_page() -> None:
+    found, requests, _, _ = scan_once(201)
+
+    assert (found, requests) == (201, 3)
+
+
+def test_a_failing_benchmark_is_reported_as_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(issues: int) -> tuple[int, int, float, float]:
+        raise RuntimeError("local server refused")
+
+    monkeypatch.setattr("benchmarks.scan.scan_once", broken)
+
+    code, report = _run(tmp_path, "scan")
+
+    assert code == 1
+    assert report.skipped == {"scan": "RuntimeError: local server refused"}
+    assert "| scan | not measured: RuntimeError: local server refused |" in render_table(report)
+
+
+def test_table_marks_missed_targets() -> None:
+    report = Report(
+        machine=this_machine(),
+        quick=True,
+        repetitions=1,
+        figures=[
+            Figure(benchmark="b", name="fast", value=0.2, unit="s", target=Target(limit=0.4)),
+            Figure(benchmark="b", name="slow", value=0.9, unit="s", target=Target(limit=0.4)),
+        ],
+    )
+
+    table = render_table(report)
+
+    assert "| b | fast | 0.2 s | <= 0.4 s | yes |" in table
+    assert "| b | slow | 0.9 s | <= 0.4 s | **no** |" in table
