@@ -24,6 +24,7 @@ from amelia.action.modes import Mode, ModeContext, ModeOutcome, load_mode
 from amelia.action.workflow_io import WorkflowIO
 from amelia.config import ActionInputs, ConfigError, RunnerContext, load_inputs, load_runner
 from amelia.drivers.environment import secret_values
+from amelia.github.client import GitHubClient
 from amelia.github.errors import EventError, GitError, GitHubError
 from amelia.github.events import (
     Command,
@@ -199,9 +200,10 @@ class _Engine:
             return EXIT_OK
         return await self._run_mode(mode, command, event, inputs, runner)
 
-    def _client(self, inputs: ActionInputs, runner: RunnerContext, repo: str, dry_run: bool) -> Any:
+    def _client(
+        self, inputs: ActionInputs, runner: RunnerContext, repo: str, dry_run: bool
+    ) -> GitHubClient:
         from amelia.action.dry_run import DryRunGitHubClient
-        from amelia.github.client import GitHubClient
 
         token = inputs.github_token.get_secret_value() if inputs.github_token else None
         token = token or os.environ.get("GITHUB_TOKEN")
