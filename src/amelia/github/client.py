@@ -207,15 +207,18 @@ class GitHubClient:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        """`throttle=False` drops PyGithub's pauses between requests (tests, local servers)."""
+        """`throttle=False` drops PyGithub's pause between writes too (tests, local servers)."""
         self.full_name = repo
         self.policy = policy or RetryPolicy()
         self.retry_log: list[RetryRecord] = []
         self._sleep = sleep
         self._clock = clock
-        pause = (
-            {} if throttle else {"seconds_between_requests": None, "seconds_between_writes": None}
-        )
+        # GitHub asks for a pause between writes (secondary rate limits), not between
+        # sequential reads: PyGithub's default 0.25 s before every read delayed the first
+        # progress comment of a run by a second.
+        pause: dict[str, float | None] = {"seconds_between_requests": None}
+        if not throttle:
+            pause["seconds_between_writes"] = None
         self._gh = Github(
             base_url=base_url.rstrip("/"),
             auth=Auth.Token(token),
