@@ -24,7 +24,7 @@ from amelia.action.modes import Mode, ModeContext, ModeOutcome, load_mode
 from amelia.action.workflow_io import WorkflowIO
 from amelia.config import ActionInputs, ConfigError, RunnerContext, load_inputs, load_runner
 from amelia.drivers.environment import secret_values
-from amelia.github.client import GitHubClient
+from amelia.github.client import GitHubClient, RetryPolicy, timeout_from_environment
 from amelia.github.errors import EventError, GitError, GitHubError
 from amelia.github.events import (
     Command,
@@ -211,11 +211,23 @@ class _Engine:
             raise BadConfigError(
                 "no GitHub token: set the github_token input (INPUT_GITHUB_TOKEN) or GITHUB_TOKEN"
             )
+        try:
+            # Documented knobs, so tests and impatient users can shorten waits and retries.
+            tuning: dict[str, Any] = {
+                "policy": RetryPolicy.from_environment(),
+                "timeout": timeout_from_environment(),
+            }
+        except ValueError as error:
+            raise BadConfigError(str(error)) from None
         if dry_run:
             return DryRunGitHubClient(
-                token=token, repo=repo, base_url=runner.api_url, directory=_dry_run_dir(runner)
+                token=token,
+                repo=repo,
+                base_url=runner.api_url,
+                directory=_dry_run_dir(runner),
+                **tuning,
             )
-        return GitHubClient(token=token, repo=repo, base_url=runner.api_url)
+        return GitHubClient(token=token, repo=repo, base_url=runner.api_url, **tuning)
 
     async def _run_mode(
         self,

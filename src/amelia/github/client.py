@@ -23,7 +23,7 @@ from github.IssueComment import IssueComment
 from github.PaginatedList import PaginatedList
 from github.Repository import Repository
 from loguru import logger
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tenacity import RetryCallState, Retrying, retry_if_exception
 
 from amelia.github.errors import (
@@ -37,6 +37,9 @@ from amelia.github.errors import (
 T = TypeVar("T")
 ReviewEvent = Literal["APPROVE", "REQUEST_CHANGES", "COMMENT"]
 DEFAULT_API_URL = "https://api.github.com"
+DEFAULT_TIMEOUT = 15
+RETRY_ENV_PREFIX = "AMELIA_GITHUB_RETRY_"
+TIMEOUT_ENV = "AMELIA_GITHUB_TIMEOUT"
 
 
 class RetryPolicy(BaseModel):
@@ -48,6 +51,33 @@ class RetryPolicy(BaseModel):
     max_total_wait: float = Field(default=60.0, ge=0)
     backoff_base: float = Field(default=1.0, ge=0)
     backoff_max: float = Field(default=20.0, ge=0)
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> RetryPolicy:
+        """The default policy, with any field overridden by `AMELIA_GITHUB_RETRY_<FIELD>`
+        (e.g. `AMELIA_GITHUB_RETRY_MAX_ATTEMPTS=3`, `AMELIA_GITHUB_RETRY_BACKOFF_BASE=0.01`)."""
+        env = os.environ if environ is None else environ
+        chosen = {
+            name: env[key]
+            for name in cls.model_fields
+            if (key := f"{RETRY_ENV_PREFIX}{name.upper()}") in env and env[key].strip()
+        }
+        try:
+            return cls.model_validate(chosen)
+        except ValidationError as error:
+            names = ", ".join(f"{RETRY_ENV_PREFIX}{name.upper()}" for name in chosen)
+            raise ValueError(f"invalid GitHub retry setting ({names}): {error}") from None
+
+
+def timeout_from_environment(environ: Mapping[str, str] | None = None) -> int:
+    """Seconds one GitHub request may take: `AMELIA_GITHUB_TIMEOUT`, else 15."""
+    env = os.environ if environ is None else environ
+    text = env.get(TIMEOUT_ENV, "").strip()
+    if not text:
+        return DEFAULT_TIMEOUT
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{TIMEOUT_ENV} must be a whole number of seconds, at least 1")
+    return int(text)
 
 
 class RetryRecord(BaseModel):
@@ -201,7 +231,7 @@ class GitHubClient:
         repo: str,
         base_url: str = DEFAULT_API_URL,
         policy: RetryPolicy | None = None,
-        timeout: int = 15,
+        timeout: int = DEFAULT_TIMEOUT,
         per_page: int = 100,
         throttle: bool = True,
         sleep: Callable[[float], None] = time.sleep,
