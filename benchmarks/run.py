@@ -122,8 +122,18 @@ def _scan(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
     )
 
 
+def _action(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
+    from amelia.action.modes import MODE_MODULES
+    from benchmarks.action import action_plan
+
+    missing = [kind for kind in ("implement", "review") if kind not in MODE_MODULES]
+    notes = [f"no `{kind}` mode in `amelia action` yet: not measured" for kind in missing]
+    return Outcome(figures=action_plan(root, settings.memory_runs), notes=notes)
+
+
 BENCHMARKS: dict[str, Benchmark] = {
     "startup": _startup,
+    "action": _action,
     "overhead-cli": _overhead_cli,
     "overhead-api": _overhead_api,
     "memory": _memory,

@@ -1,0 +1,133 @@
+"""`amelia action` on a `/amelia plan` comment: time to its first GitHub request and every
+request it makes, counted at the local GitHub server (src/amelia/testing/action_harness.py).
+
+The local server's recorded requests carry no time, so the server used here stamps each one
+as it is recorded. The clock starts just before the harness starts the amelia process.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from amelia.testing.action_harness import ActionHarness, ActionRun
+from amelia.testing.github_server import FakeGitHubServer, RecordedRequest
+from benchmarks.bytecode import CACHE_DIR, warm_cache
+from benchmarks.report import Figure, Target, median
+
+FIRST_REQUEST_TARGET = Target(limit=1.5)
+PLAN_REQUESTS_TARGET = Target(limit=8)
+EDITS_PER_STAGE = 1
+PLAN_STAGES = 1
+_REQUESTS = "GitHub requests: plan run"
+_COMMENT_EDIT = re.compile(r"PATCH /repos/[^/]+/[^/]+/issues/comments/\d+")
+_PROGRESS_POST = re.compile(r"POST /repos/[^/]+/[^/]+/issues/\d+/comments")
+_NUMBER = re.compile(r"/\d+")
+
+
+class _StampedRequests(list[RecordedRequest]):
+    """The server's request log, noting when each request arrived."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrived: list[float] = []
+
+    def append(self, request: RecordedRequest) -> None:
+        self.arrived.append(time.monotonic())
+        super().append(request)
+
+
+class StampedGitHubServer(FakeGitHubServer):
+    """The local GitHub server with an arrival time per recorded request."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.stamped = _StampedRequests()
+        self.requests = self.stamped
+
+
+def endpoint(request: RecordedRequest) -> str:
+    """`METHOD /path` with the repository and numbers generalised."""
+    path = re.sub(r"^/repos/[^/]+/[^/]+", "/repos/{owner}/{repo}", request.path)
+    return f"{request.method} {_NUMBER.sub('/{n}', path)}"
+
+
+class PlanRun:
+    """One measured `/amelia plan` run."""
+
+    def __init__(self, result: ActionRun, started: float, arrived: list[float]) -> None:
+        self.result = result
+        self.first_request_seconds = arrived[0] - started if arrived else float("nan")
+        spelled = [f"{r.method} {r.path}" for r in result.github_requests]
+        timed = zip(spelled, arrived, strict=True)
+        posts = [at for line, at in timed if _PROGRESS_POST.match(line)]
+        self.progress_post_seconds = posts[0] - started if posts else float("nan")
+        self.edits = sum(1 for line in spelled if _COMMENT_EDIT.match(line))
+        self.endpoints = Counter(endpoint(r) for r in result.github_requests)
+
+
+def plan_once(root: Path) -> PlanRun:
+    harness = ActionHarness(root)
+    server = StampedGitHubServer()
+    harness.github = server
+    with harness:
+        number = harness.add_issue("Add a farewell", "greeter says hello; let it say goodbye too.")
+        event = harness.comment_event(number, "/amelia plan")
+        before = len(server.stamped)
+        started = time.monotonic()
+        result = harness.run("issue_comment", event, env={"PYTHONPYCACHEPREFIX": str(CACHE_DIR)})
+        arrived = server.stamped.arrived[before:]
+    if result.exit_code != 0 or result.outputs.get("conclusion") != "success":
+        raise RuntimeError(f"plan run exited {result.exit_code}: {result.stderr[-600:]}")
+    return PlanRun(result, started, arrived)
+
+
+def action_plan(root: Path, repetitions: int) -> list[Figure]:
+    warm_cache()
+    plan_once(root / "warm-up")  # compiles the action's own modules into the cache
+    runs = [plan_once(root / f"run-{index}") for index in range(max(1, repetitions))]
+    first = [run.first_request_seconds for run in runs]
+    progress = [run.progress_post_seconds for run in runs]
+    last = runs[-1]
+    edits = last.edits
+    others = sum(last.endpoints.values()) - edits
+    figures = [
+        Figure(
+            benchmark="start-up",
+            name="`amelia action` (/amelia plan) → first GitHub request",
+            value=median(first),
+            unit="s",
+            target=FIRST_REQUEST_TARGET,
+            samples=tuple(first),
+        ),
+        Figure(
+            benchmark="start-up",
+            name="`amelia action` (/amelia plan) → progress comment posted",
+            value=median(progress),
+            unit="s",
+            target=FIRST_REQUEST_TARGET,
+            samples=tuple(progress),
+        ),
+        Figure(
+            benchmark=_REQUESTS,
+            name="requests other than progress-comment edits",
+            value=others,
+            unit="requests",
+            target=PLAN_REQUESTS_TARGET,
+        ),
+        Figure(
+            benchmark=_REQUESTS,
+            name=f"progress-comment edits ({PLAN_STAGES} stage)",
+            value=edits,
+            unit="edits",
+            target=Target(limit=EDITS_PER_STAGE * PLAN_STAGES),
+        ),
+    ]
+    figures += [
+        Figure(benchmark=_REQUESTS, name=f"`{name}`", value=count, unit="requests")
+        for name, count in sorted(last.endpoints.items())
+    ]
+    return figures
