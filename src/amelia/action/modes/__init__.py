@@ -15,6 +15,9 @@ __all__ = ["MODE_MODULES", "Mode", "ModeContext", "ModeOutcome", "load_mode"]
 
 MODE_MODULES: dict[str, str] = {
     "plan": "amelia.action.modes.plan",
+    "implement": "amelia.action.modes.implement",
+    "review": "amelia.action.modes.review",
+    "scan": "amelia.action.modes.scan",
     "help": "amelia.action.modes.help",
     "unknown-command": "amelia.action.modes.help",
 }

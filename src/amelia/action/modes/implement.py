@@ -1,0 +1,242 @@
+"""`/amelia implement`: carry out the committed plan of an issue and open a draft pull request.
+
+Works on the issue's branch `<branch_prefix>issue-<n>` as `/amelia plan` left it on origin.
+Without that branch or without a plan file on it, the run replies on the issue suggesting
+`/amelia plan` and ends `skipped` (exit 0, no agent runs, no progress comment). Otherwise
+developer → reviewer rounds run (up to `max_review_iterations`, until the reviewer
+approves); after every developer round the work is committed by amelia[bot] with the
+person who asked as co-author and pushed, so every link posted afterwards resolves. Then
+the draft pull request (new, or the open one for the branch) links the issue and the plan,
+the last verdict is posted as its review, and failed tool calls as one comment on it.
+A run that stops early still posts its failed tool calls, on the pull request if one is
+open, else on the issue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
+from amelia.action.modes.plan import co_author, existing_plan
+from amelia.action.verdicts import post_tool_errors, post_verdict
+from amelia.github.client import PullInfo
+from amelia.github.comments import render_reply
+from amelia.github.git import (
+    commit_all,
+    current_sha,
+    diff,
+    remote_branch_exists,
+    remote_default_branch,
+    run_git,
+    switch_to_branch,
+    validate_branch_name,
+)
+from amelia.github.markers import marker
+from amelia.github.sanitize import sanitize_untrusted
+
+STAGE_BRANCH = "check out plan"
+STAGE_DEVELOPER = "developer"
+STAGE_REVIEWER = "reviewer"
+STAGE_PUBLISH = "pull request"
+STAGES = (STAGE_BRANCH, STAGE_DEVELOPER, STAGE_REVIEWER, STAGE_PUBLISH)
+
+
+def issue_of_branch(branch: str, prefix: str) -> int | None:
+    """The issue number of a plan branch `<prefix>issue-<n>`, None for other branches."""
+    found = re.fullmatch(re.escape(prefix) + r"issue-(\d+)", branch)
+    return int(found.group(1)) if found else None
+
+
+def no_plan_reply(trigger_phrase: str, branch: str, reason: str) -> str:
+    return (
+        f"I cannot implement this yet: {reason} (looked on branch `{branch}`).\n\n"
+        f"Comment `{trigger_phrase} plan` first; once the plan is committed, "
+        f"`{trigger_phrase} implement` carries it out."
+    )
+
+
+def commit_title(number: int, title: str) -> str:
+    flat = " ".join(sanitize_untrusted(title).split())
+    subject = f"Implement issue #{number}: {flat}" if flat else f"Implement issue #{number}"
+    return subject if len(subject) <= 72 else subject[:71] + "…"
+
+
+def pull_body(number: int, plan_path: str, plan_url: str, verdict: str | None) -> str:
+    lines = [
+        marker("implement"),
+        f"Closes #{number}",
+        "",
+        f"Implements the plan [`{plan_path}`]({plan_url}).",
+        "",
+        "This draft was written by amelia's developer agent and checked by its reviewer "
+        "agent; a human review decides whether it is merged.",
+    ]
+    if verdict:
+        lines += ["", f"Latest automated verdict: **{verdict}**."]
+    return "\n".join(lines) + "\n"
+
+
+def fetch_default(repo: Path) -> tuple[str, str]:
+    """Fetch the default branch: its name and its merge base with HEAD (the pull's base)."""
+    default = validate_branch_name(remote_default_branch(repo))
+    tracking = f"refs/remotes/origin/{default}"
+    run_git(["fetch", "--quiet", "--no-tags", "origin", f"+refs/heads/{default}:{tracking}"], repo)
+    return default, run_git(["merge-base", tracking, "HEAD"], cwd=repo).strip()
+
+
+async def _resolve_issue(ctx: ModeContext, number: int) -> int | None:
+    """The issue to implement: `number` itself, or the issue of the plan pull `number`."""
+    info = await asyncio.to_thread(ctx.github.get_issue, number)
+    if not info.is_pull_request:
+        return number
+    pull = await asyncio.to_thread(ctx.github.get_pull, number)
+    return issue_of_branch(pull.head_ref, ctx.inputs.branch_prefix)
+
+
+async def _reply(ctx: ModeContext, number: int, text: str) -> None:
+    await asyncio.to_thread(ctx.github.create_comment, number, render_reply(text, ctx.redactor))
+
+
+async def run(ctx: ModeContext) -> ModeOutcome:
+    from amelia.action.progress import ProgressTracker
+    from amelia.core.orchestrator import (
+        AgentRole,
+        RunContext,
+        StageFailedError,
+        run_implement,
+        run_review,
+    )
+    from amelia.core.state import ExecutionState
+    from amelia.core.types import Issue, ToolProfileName
+    from amelia.drivers.base import DriverInterface
+    from amelia.github.comments import ProgressComment
+
+    asked_on = ctx.command.number
+    if asked_on is None:
+        return ModeOutcome(conclusion="failure", failure_reason="implement needs an issue number")
+    number = await _resolve_issue(ctx, asked_on)
+    if number is None:
+        await _reply(ctx, asked_on, "this pull request is not on an amelia plan branch.")
+        return ModeOutcome(conclusion="skipped")
+    repo = ctx.workspace.path
+    prefix = ctx.inputs.branch_prefix
+    branch = validate_branch_name(f"{prefix}issue-{number}", prefix or None)
+    phrase = ctx.inputs.trigger_phrase
+
+    if not await asyncio.to_thread(remote_branch_exists, repo, branch):
+        await _reply(ctx, asked_on, no_plan_reply(phrase, branch, "this issue has no plan"))
+        return ModeOutcome(conclusion="skipped", outputs={"branch": branch})
+    await asyncio.to_thread(switch_to_branch, repo, branch)
+    plan_path = existing_plan(repo, ctx.inputs.plan_dir, number)
+    if plan_path is None:
+        reason = f"no plan file under `{ctx.inputs.plan_dir}/`"
+        await _reply(ctx, asked_on, no_plan_reply(phrase, branch, reason))
+        return ModeOutcome(conclusion="skipped", outputs={"branch": branch})
+
+    # The progress comment starts only once there is something to do, so a missing plan
+    # gets one plain reply instead of a progress comment that ends in "Done".
+    progress = ProgressTracker(
+        ProgressComment(ctx.github, asked_on),
+        ctx.redactor,
+        issue_number=asked_on,
+        command=f"{phrase} implement",
+        stages=STAGES,
+        requested_by=ctx.command.requested_by,
+        run_url=ctx.runner.run_url,
+    )
+    ctx.progress = progress  # the engine ends it with the outcome, cost and links
+    await progress.start()
+    await progress.stage(STAGE_BRANCH, "running")
+    default_branch, base = await asyncio.to_thread(fetch_default, repo)
+    plan_sha = await asyncio.to_thread(current_sha, repo)
+    await progress.stage(STAGE_BRANCH, "done", f"{branch} with {plan_path}")
+
+    info = await asyncio.to_thread(ctx.github.get_issue, number)
+    existing = await asyncio.to_thread(ctx.github.find_open_pull, branch)
+    drivers: dict[AgentRole, DriverInterface] = {}
+
+    def reuse(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
+        # One driver per role across rounds, as the orchestrator's pipeline does.
+        if role not in drivers:
+            drivers[role] = ctx.make_driver(role, tool_profile)
+        return drivers[role]
+
+    context = RunContext(
+        repo_dir=repo, make_driver=reuse, profile=ctx.profile, sinks=[*ctx.sinks, progress.sink]
+    )
+    state = ExecutionState(
+        issue=Issue(
+            id=str(number),
+            number=number,
+            title=sanitize_untrusted(info.title),
+            description=sanitize_untrusted(info.body),
+            author=info.author,
+            url=info.html_url or None,
+        ),
+        plan_markdown=(repo / plan_path).read_text(encoding="utf-8"),
+        plan_path=plan_path,
+        base_ref=base,
+    )
+    message = commit_title(number, info.title)
+    try:
+        for _ in range(ctx.profile.max_review_iterations):
+            state = await run_implement(state, context)
+            await asyncio.to_thread(commit_all, repo, message, co_author(ctx.command.requested_by))
+            await asyncio.to_thread(ctx.workspace.push, branch)
+            state = await run_review(state, context, base_ref=base)
+            if state.last_review is not None and state.last_review.approved:
+                break
+    except StageFailedError as error:
+        where = existing.number if existing is not None else asked_on
+        await post_tool_errors(ctx.github, where, error.state.tool_results, ctx.redactor)
+        raise  # the engine reports the failure, on the progress comment too
+
+    await progress.stage(STAGE_PUBLISH, "running")
+    head_sha = await asyncio.to_thread(current_sha, repo)
+    review = state.last_review
+    verdict = review.verdict if review is not None else None
+    plan_url = ctx.blob_url(head_sha, plan_path)
+    body = ctx.redactor.redact(pull_body(number, plan_path, plan_url, verdict))
+    pull = await _open_or_update_pull(ctx, existing, branch, default_branch, message, body)
+    if review is not None:
+        diff_text = await asyncio.to_thread(diff, repo, base, head_sha)
+        await post_verdict(
+            ctx.github,
+            pull.number,
+            review,
+            diff_text,
+            head_sha,
+            ctx.redactor,
+            ctx.inputs.review_event,
+        )
+    await post_tool_errors(ctx.github, pull.number, state.tool_results, ctx.redactor)
+    changed = "no new commits" if head_sha == plan_sha else f"pushed {head_sha[:12]}"
+    await progress.stage(STAGE_PUBLISH, "done", f"#{pull.number} ({changed})")
+    links = (
+        (f"Draft pull request #{pull.number}", pull.html_url),
+        ("Plan", plan_url),
+        (f"Branch {branch}", ctx.tree_url(branch)),
+    )
+    return ModeOutcome(
+        outputs={
+            "pr_number": str(pull.number),
+            "branch": branch,
+            "plan_path": plan_path,
+            **({"verdict": verdict} if verdict else {}),
+        },
+        links=tuple((label, url) for label, url in links if url),
+        state=state,
+    )
+
+
+async def _open_or_update_pull(
+    ctx: ModeContext, existing: PullInfo | None, branch: str, base: str, title: str, body: str
+) -> PullInfo:
+    if existing is not None:
+        return await asyncio.to_thread(ctx.github.update_pull, existing.number, None, body)
+    return await asyncio.to_thread(ctx.github.create_pull, branch, base, title, body, True)
+
+
+MODE = Mode(name="implement", run=run)

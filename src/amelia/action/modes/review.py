@@ -1,0 +1,135 @@
+"""Review a pull request: `pull_request` opened/synchronize/reopened/ready_for_review, or
+`/amelia review` commented on it.
+
+The head is fetched from origin (`refs/pull/<n>/head`, or the head branch) and checked out
+detached; files that steer agents are reset to the base's version first (see
+`amelia.action.steering`). The reviewer (read-only tools) reviews the change since the
+merge base of head and base. The verdict is posted as one review of the head commit,
+anchored on the diff GitHub shows for the pull (the local diff when the API has none);
+error-flagged tool results go into one comment on the pull.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+
+from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
+from amelia.action.steering import restore_steering_files
+from amelia.action.verdicts import post_tool_errors, post_verdict
+from amelia.github.client import PullInfo
+from amelia.github.errors import GitError
+from amelia.github.git import current_sha, diff, run_git, validate_branch_name
+from amelia.github.sanitize import sanitize_untrusted
+
+HEAD_REF = "refs/amelia/review-head"
+
+
+@dataclass(frozen=True)
+class CheckedOutPull:
+    head_sha: str
+    """The pull's head as fetched (before steering files were reset)."""
+    merge_base: str
+    restored: tuple[str, ...]
+    """Steering paths reset to the base's version."""
+
+
+def _fetch(repo: Path, refspecs: list[str]) -> None:
+    shallow = run_git(["rev-parse", "--is-shallow-repository"], cwd=repo).strip() == "true"
+    # actions/checkout fetches one commit by default; a merge base needs the history.
+    extra = ["--unshallow"] if shallow else []
+    run_git(["fetch", "--quiet", "--no-tags", *extra, "origin", *refspecs], cwd=repo)
+
+
+def check_out_pull(repo: Path, pull: PullInfo) -> CheckedOutPull:
+    """Fetch the pull's base and head, check the head out detached, reset steering files."""
+    base = validate_branch_name(pull.base_ref)
+    base_tracking = f"refs/remotes/origin/{base}"
+    base_spec = f"+refs/heads/{base}:{base_tracking}"
+    try:
+        _fetch(repo, [base_spec, f"+refs/pull/{pull.number}/head:{HEAD_REF}"])
+    except GitError:
+        # Not every remote serves pull refs (a plain git server, a mirror): use the branch.
+        head = validate_branch_name(pull.head_ref)
+        _fetch(repo, [base_spec, f"+refs/heads/{head}:{HEAD_REF}"])
+    head_sha = current_sha(repo, HEAD_REF)
+    merge_base = run_git(["merge-base", base_tracking, head_sha], cwd=repo).strip()
+    run_git(["checkout", "--quiet", "--detach", head_sha, "--"], cwd=repo)
+    restored = restore_steering_files(repo, merge_base)
+    return CheckedOutPull(head_sha=head_sha, merge_base=merge_base, restored=tuple(restored))
+
+
+def steering_note(restored: tuple[str, ...]) -> str:
+    if not restored:
+        return ""
+    listed = ", ".join(f"`{path}`" for path in restored[:10])
+    more = f" and {len(restored) - 10} more" if len(restored) > 10 else ""
+    return (
+        f"_This pull request changes files that steer coding agents ({listed}{more}); "
+        "they were not shown to the reviewer and need a human review._"
+    )
+
+
+async def run(ctx: ModeContext) -> ModeOutcome:
+    from amelia.core.orchestrator import RunContext, run_review
+    from amelia.core.state import ExecutionState
+    from amelia.core.types import Issue
+
+    number = ctx.command.number
+    if number is None:
+        return ModeOutcome(conclusion="failure", failure_reason="review needs a pull request")
+    pull = await asyncio.to_thread(ctx.github.get_pull, number)
+    if pull.state != "open":
+        ctx.io.notice(f"amelia: pull request #{number} is {pull.state}; nothing to review")
+        return ModeOutcome(conclusion="skipped", outputs={"pr_number": str(number)})
+    repo = ctx.workspace.path
+    checked = await asyncio.to_thread(check_out_pull, repo, pull)
+
+    context = RunContext(
+        repo_dir=repo, make_driver=ctx.make_driver, profile=ctx.profile, sinks=ctx.sinks
+    )
+    start = ExecutionState(
+        issue=Issue(
+            id=f"pr-{number}",
+            number=number,
+            title=sanitize_untrusted(pull.title),
+            description=sanitize_untrusted(pull.body),
+            author=pull.author,
+            url=pull.html_url or None,
+        ),
+    )
+    from amelia.core.orchestrator import StageFailedError
+
+    try:
+        state = await run_review(start, context, base_ref=checked.merge_base)
+    except StageFailedError as error:
+        await post_tool_errors(ctx.github, number, error.state.tool_results, ctx.redactor)
+        raise
+    review = state.last_review
+    if review is None:
+        return ModeOutcome(conclusion="failure", failure_reason="the reviewer gave no verdict")
+
+    diff_text = await asyncio.to_thread(ctx.github.get_pull_diff, number)
+    if not diff_text.strip():
+        diff_text = await asyncio.to_thread(diff, repo, checked.merge_base, checked.head_sha)
+    posted = await post_verdict(
+        ctx.github,
+        number,
+        review,
+        diff_text,
+        checked.head_sha,
+        ctx.redactor,
+        ctx.inputs.review_event,
+        note=steering_note(checked.restored),
+    )
+    await post_tool_errors(ctx.github, number, state.tool_results, ctx.redactor)
+    links = (("Review", posted.html_url),) if posted.html_url else ()
+    return ModeOutcome(
+        outputs={"pr_number": str(number), "verdict": review.verdict},
+        links=links,
+        state=state,
+    )
+
+
+MODE = Mode(name="review", run=run)

@@ -1,0 +1,69 @@
+"""Posting what a run found on a pull request: the reviewer's verdict and failed tool calls.
+
+The verdict is one pull-request review (inline comments only on lines inside the diff's
+hunks, the rest in its body); every error-flagged tool result of the run goes into one
+comment. Both pass through the run's `Redactor` before they leave the process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from amelia.config import ReviewEvent as ReviewEventSetting
+from amelia.core.state import ReviewResult, ToolResult
+from amelia.github.client import GitHubClient, ReviewEvent, ReviewInfo
+from amelia.github.comments import build_review, render_tool_errors
+from amelia.github.redact import Redactor
+
+
+def choose_review_event(result: ReviewResult, setting: ReviewEventSetting) -> ReviewEvent:
+    """The event a review is posted with.
+
+    COMMENT always comments (a GITHUB_TOKEN may not approve); APPROVE approves an approved
+    change and comments otherwise; REQUEST_CHANGES requests changes when the verdict asks
+    for them and comments otherwise; AUTO approves or requests changes by the verdict.
+    """
+    if setting == "AUTO":
+        return "APPROVE" if result.approved else "REQUEST_CHANGES"
+    if setting == "APPROVE" and result.approved:
+        return "APPROVE"
+    if setting == "REQUEST_CHANGES" and not result.approved:
+        return "REQUEST_CHANGES"
+    return "COMMENT"
+
+
+async def post_verdict(
+    github: GitHubClient,
+    pull_number: int,
+    result: ReviewResult,
+    diff_text: str,
+    commit_sha: str,
+    redactor: Redactor,
+    setting: ReviewEventSetting = "COMMENT",
+    note: str = "",
+) -> ReviewInfo:
+    """Post `result` as one review of `commit_sha`; `note` is appended to the body."""
+    body, inline = build_review(result, diff_text, commit_sha, redactor)
+    if note:
+        body += "\n" + redactor.redact(note.strip()) + "\n"
+    return await asyncio.to_thread(
+        github.create_review,
+        pull_number,
+        body,
+        choose_review_event(result, setting),
+        inline,
+        commit_sha or None,
+    )
+
+
+async def post_tool_errors(
+    github: GitHubClient, number: int, results: Sequence[ToolResult], redactor: Redactor
+) -> bool:
+    """One comment on issue or pull `number` listing every error-flagged tool result;
+    nothing is posted (False) when no tool call failed."""
+    body = render_tool_errors(results, redactor)
+    if body is None:
+        return False
+    await asyncio.to_thread(github.create_comment, number, body)
+    return True

@@ -1,0 +1,150 @@
+"""`amelia action` end to end for `/amelia implement`: the plan from `/amelia plan` is carried
+out by the developer, reviewed, pushed to origin and opened as a draft pull request."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from amelia.github.markers import marker
+from amelia.testing.action_harness import ActionHarness, plan_script
+from amelia.testing.anthropic_script import ScriptFunction, Turn, text, tool_use
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(400)]
+
+FAKE_GITHUB_TOKEN = "ghp_" + "Zx9LeakedPersonalToken0123456789abcd"
+OPENAI_KEY = "sk-proj-" + "LocalFakeOpenAIKey0123456789abcdefXYZ"
+FAREWELL = 'def farewell(name: str) -> str:\n    return f"Goodbye, {name}!"\n'
+VERDICT: dict[str, Any] = {
+    "verdict": "approved",
+    "severity": "minor",
+    "summary": "farewell mirrors greet",
+    "comments": [
+        {
+            "path": "greeter/farewell.py",
+            "line": 2,
+            "severity": "minor",
+            "body": "Consider a docstring",
+            "suggestion": '    """Say goodbye."""\n    return f"Goodbye, {name}!"',
+        }
+    ],
+}
+
+
+def implement_script(workspace: Path, failing_command: str | None) -> ScriptFunction:
+    developer: list[Turn] = [
+        [
+            tool_use(
+                "Write",
+                {"file_path": str(workspace / "greeter" / "farewell.py"), "content": FAREWELL},
+            )
+        ]
+    ]
+    if failing_command is not None:
+        developer.append([tool_use("Bash", {"command": failing_command, "description": "Test"})])
+    developer.append([text("Added greeter/farewell.py")])
+    reviewer: list[Turn] = [[tool_use("StructuredOutput", VERDICT)], [text("ok")]]
+    return plan_script(roles={"developer": developer, "reviewer": reviewer})
+
+
+def _planned_issue(harness: ActionHarness) -> int:
+    number = harness.add_issue("Add a farewell", "greeter says hello; let it say goodbye too.")
+    planned = harness.run("issue_comment", harness.comment_event(number, "/amelia plan"))
+    assert planned.exit_code == 0, planned.stdout + planned.stderr
+    harness.fresh_checkout()  # the implement job gets its own checkout of the default branch
+    return number
+
+
+def test_implement_after_plan_opens_a_reviewed_draft_pull(tmp_path: Path) -> None:
+    secret_file = tmp_path / "service-keys.txt"
+    secret_file.write_text(f"OPENAI={OPENAI_KEY}\n", encoding="utf-8")
+    failing = f"echo token {FAKE_GITHUB_TOKEN}; cat {secret_file}; ls /no/such/amelia/dir"
+    root = tmp_path / "action"
+    with ActionHarness(root, script=implement_script(root / "workspace", failing)) as harness:
+        number = _planned_issue(harness)
+        result = harness.run(
+            "issue_comment",
+            harness.comment_event(number, "/amelia implement"),
+            inputs={"openai_api_key": OPENAI_KEY},
+        )
+
+        assert result.exit_code == 0, result.stdout + result.stderr
+        branch = f"amelia/issue-{number}"
+        assert result.outputs["branch"] == branch
+        assert result.outputs["verdict"] == "approved"
+        assert result.outputs["conclusion"] == "success"
+        # The developer's file is committed on the branch in origin by the bot, co-authored.
+        assert harness.origin_file(branch, "greeter/farewell.py") == FAREWELL
+        log = harness.origin_git("log", "-1", "--format=%an%n%B", branch)
+        assert log.startswith("amelia[bot]\nImplement issue #1")
+        assert "Co-authored-by: maintainer <maintainer@users.noreply.github.com>" in log
+
+        (pull,) = harness.github.pulls(harness.repo)
+        assert pull["draft"] is True
+        assert str(pull["number"]) == result.outputs["pr_number"]
+        assert pull["head"]["ref"] == branch and pull["base"]["ref"] == "main"
+        head = harness.origin_git("rev-parse", branch).strip()
+        plan_path = result.outputs["plan_path"]
+        assert f"Closes #{number}" in pull["body"]
+        assert f"https://github.example/octo/app/blob/{head}/{plan_path}" in pull["body"]
+
+        (review,) = harness.github.reviews(harness.repo, pull["number"])
+        assert review["state"] == "COMMENTED"
+        assert review["commit_id"] == head
+        assert f"`{head[:12]}`" in review["body"]
+        (inline,) = review["comments"]
+        assert (inline["path"], inline["line"]) == ("greeter/farewell.py", 2)
+        assert "```suggestion" in inline["body"]
+
+        errors = [
+            c
+            for c in harness.github.comments(harness.repo, pull["number"])
+            if marker("tool-errors") in c
+        ]
+        assert len(errors) == 1
+        assert "developer: Bash" in errors[0] and "/no/such/amelia/dir" in errors[0]
+        assert "<details>" in errors[0]
+
+        # Neither secret reaches GitHub, though both went through the tool's output.
+        assert FAKE_GITHUB_TOKEN in result.model_text()
+        assert OPENAI_KEY in result.model_text()
+        assert "***" in errors[0]
+        for request in harness.github.requests:
+            sent = json.dumps(request.body)
+            assert FAKE_GITHUB_TOKEN not in sent
+            assert OPENAI_KEY not in sent
+
+
+def test_implement_without_a_plan_suggests_planning(harness: ActionHarness) -> None:
+    number = harness.add_issue("Add a farewell", "Say goodbye.")
+    result = harness.run("issue_comment", harness.comment_event(number, "/amelia implement"))
+
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.outputs["conclusion"] == "skipped"
+    assert result.model_requests == []
+    (reply,) = harness.github.comments(harness.repo, number)
+    assert "`/amelia plan`" in reply and "amelia/issue-1" in reply
+    assert harness.origin_branches() == ["main"]
+    assert harness.github.pulls(harness.repo) == []
+
+
+def test_implement_again_updates_the_open_pull(tmp_path: Path) -> None:
+    root = tmp_path / "action"
+    with ActionHarness(root, script=implement_script(root / "workspace", None)) as harness:
+        number = _planned_issue(harness)
+        first = harness.run("issue_comment", harness.comment_event(number, "/amelia implement"))
+        assert first.exit_code == 0, first.stdout + first.stderr
+        harness.fresh_checkout()
+        second = harness.run("issue_comment", harness.comment_event(number, "/amelia implement"))
+
+        assert second.exit_code == 0, second.stdout + second.stderr
+        assert second.outputs["pr_number"] == first.outputs["pr_number"]
+        assert len(harness.github.pulls(harness.repo)) == 1
+        assert [r for r in second.github_writes if r.path.endswith("/pulls")] == []
+        assert len(harness.github.reviews(harness.repo, int(first.outputs["pr_number"]))) == 2
+        # No tool call failed, so no error comment was posted.
+        posted = harness.github.comments(harness.repo, int(first.outputs["pr_number"]))
+        assert not [c for c in posted if marker("tool-errors") in c]
