@@ -99,7 +99,7 @@ class PullRequestEvent(EventBase):
 
 
 class DispatchInputs(_Payload):
-    issue_number: int | None = None
+    issue_number: int | None = Field(default=None, ge=1)
     command: Literal["plan", "implement", "review", "scan", "help"] | None = None
 
     @field_validator("issue_number", "command", mode="before")
@@ -248,7 +248,10 @@ def _route_comment(event: IssueCommentEvent, settings: RoutingSettings) -> Comma
         return Command(
             kind="unknown-command", reply=reply + help_reply(settings.trigger_phrase), **base
         )
-    reply = f"I do not know `{settings.trigger_phrase} {words[1][:40]}`.\n\n"
+    # The echoed word stays inside one code span: a backtick in it could end the span early
+    # and turn the rest into live markdown (mentions, links) under the bot's name.
+    shown = words[1][:40].replace("`", "'")
+    reply = f"I do not know `{settings.trigger_phrase} {shown}`.\n\n"
     return Command(
         kind="unknown-command", reply=reply + help_reply(settings.trigger_phrase), **base
     )
