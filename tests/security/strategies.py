@@ -65,8 +65,9 @@ def json_escaped(secret: str) -> str:
     return json.dumps(secret)[1:-1]
 
 
-def windows(secret: str, size: int = 8) -> set[str]:
-    """Every `size`-character piece of `secret`: a cut-off secret must not show either."""
-    if len(secret) <= size:
-        return {secret}
-    return {secret[i : i + size] for i in range(len(secret) - size + 1)}
+SECRET_HEAD = "SeCrEt"
+
+marked_secrets = st.text(TOKEN_ALPHABET, min_size=10, max_size=40).map(
+    lambda body: SECRET_HEAD + body
+)
+"""Secrets that all start with SECRET_HEAD, so a cut-off secret is still recognisable."""

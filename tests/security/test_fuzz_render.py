@@ -1,7 +1,8 @@
 """Fuzzing what the bot posts: a secret planted anywhere a model or tool writes never shows.
 
-Every rendered body is checked for the secret itself, its JSON-escaped spelling, and every
-8-character piece of it, so a secret cut off by truncation cannot leak its first half.
+Every planted secret starts with the same head, and every rendered body is checked for the
+secret itself, its JSON-escaped spelling and that head, so a secret cut off by truncation
+cannot leak its first half either.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from amelia.github.comments import (
     render_tool_errors,
 )
 from amelia.github.redact import Redactor
-from tests.security.strategies import json_escaped, text_with_secrets, token_secrets, windows
+from tests.security.strategies import SECRET_HEAD, json_escaped, marked_secrets, text_with_secrets
 
 DIFF = """diff --git a/app.py b/app.py
 --- a/app.py
@@ -30,22 +31,17 @@ DIFF = """diff --git a/app.py b/app.py
  print("hi")
 """
 
-PLANTED: list[int] = []
-"""How many secrets the properties below planted (reported by the suite's summary)."""
-
 
 def assert_hidden(body: str, secrets: list[str]) -> None:
-    PLANTED.append(len(secrets))
     for secret in secrets:
         assert secret not in body
         assert json_escaped(secret) not in body
-        for piece in windows(secret):
-            assert piece not in body, f"a piece of a secret ({piece!r}) shows"
+    assert SECRET_HEAD not in body, "the head of a cut-off secret shows"
 
 
 @st.composite
 def planted(draw: st.DrawFn) -> tuple[list[str], st.DataObject]:
-    secrets = draw(st.lists(token_secrets, min_size=1, max_size=3, unique=True))
+    secrets = draw(st.lists(marked_secrets, min_size=1, max_size=3, unique=True))
     return secrets, draw(st.data())
 
 

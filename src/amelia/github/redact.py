@@ -54,8 +54,7 @@ class Redactor:
         spellings = kept | {
             _json_escaped(s, ascii_only) for s in kept for ascii_only in (True, False)
         }
-        values = sorted(spellings, key=len, reverse=True)
-        self._values = re.compile("|".join(map(re.escape, values))) if values else None
+        self._spellings = tuple(sorted(spellings, key=len, reverse=True))
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Redactor:
@@ -69,9 +68,34 @@ class Redactor:
         repeats until stable; each replacement shortens the text, so it terminates.
         """
         while True:
-            cleaned = self._values.sub(MASK, text) if self._values else text
+            cleaned = self._mask_values(text)
             for pattern, replacement in _TOKEN_PATTERNS:
                 cleaned = pattern.sub(replacement, cleaned)
             if cleaned == text:
                 return cleaned
             text = cleaned
+
+    def _mask_values(self, text: str) -> str:
+        """Mask every occurrence of every secret, overlapping ones included.
+
+        A regex alternation would consume the first match and leave the tail of a secret
+        that overlaps it (`abcdef` and `defghi` in `abcdefghi`) in plain sight.
+        """
+        if not self._spellings:
+            return text
+        covered = bytearray(len(text))
+        for value in self._spellings:
+            ones = b"\x01" * len(value)
+            start = text.find(value)
+            while start != -1:
+                covered[start : start + len(value)] = ones
+                start = text.find(value, start + 1)
+        pieces: list[str] = []
+        position = 0
+        while (start := covered.find(1, position)) != -1:
+            end = covered.find(0, start)
+            end = len(text) if end == -1 else end
+            pieces += [text[position:start], MASK]
+            position = end
+        pieces.append(text[position:])
+        return "".join(pieces)
