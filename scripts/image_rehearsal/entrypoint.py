@@ -98,12 +98,15 @@ def run_entrypoint(
     image_env: Mapping[str, str] | None = None,
     runner_uid: int = RUNNER_UID,
     timeout_seconds: float = 600.0,
+    host_paths: Sequence[Path] = (),
 ) -> EntrypointRun:
     """Run `command` in the image at `root` as the runner would run the action's container.
 
     `workspace_source` is mounted (not copied) at /github/workspace, so commits and files the
     action writes land there; it is chowned to `runner_uid` first, as a runner's checkout is.
     The environment is `env -i` + the image's ENV + the runner's variables + `env`.
+    Each of `host_paths` (a directory) is mounted at its own path inside the container, like
+    `docker run -v /path:/path`, e.g. a local `origin` the workspace's remote names.
     """
     scratch = Path(tempfile.mkdtemp(prefix="amelia-container-run-"))
     try:
@@ -117,6 +120,7 @@ def run_entrypoint(
             dict(image_env) if image_env is not None else {"PATH": DEFAULT_PATH},
             runner_uid,
             timeout_seconds,
+            tuple(path.resolve() for path in host_paths),
         )
     finally:
         remove_tree(scratch)
@@ -132,6 +136,7 @@ def _run_in_overlay(
     image_env: dict[str, str],
     runner_uid: int,
     timeout_seconds: float,
+    host_paths: tuple[Path, ...],
 ) -> EntrypointRun:
     run_id = uuid.uuid4().hex
     runner = scratch / "runner"
@@ -178,6 +183,11 @@ def _run_in_overlay(
         overlay.bind(workspace_source, merged / "github/workspace")
         for name in _GITHUB_DIRS[1:]:
             overlay.bind(runner / name, merged / "github" / name)
+        for host_path in host_paths:
+            # The mount point is made in the overlay's upper layer, so the image stays as it is.
+            target = merged / host_path.relative_to("/")
+            target.mkdir(parents=True, exist_ok=True)
+            overlay.bind(host_path, target)
         with container_mounts(merged):
             completed = subprocess.run(
                 ["chroot", str(merged), "/usr/bin/env", "-C", WORKSPACE, "--", *command],
