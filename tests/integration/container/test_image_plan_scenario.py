@@ -1,0 +1,95 @@
+"""`/amelia plan` end to end, run by the rehearsed image's ENTRYPOINT as a container action:
+the workspace owned by the runner's uid, against the local GitHub and scripted model servers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from scripts.image_rehearsal.base_image import default_cache_dir
+from scripts.image_rehearsal.builder import RehearsalResult, RehearsalSettings, rehearse
+from scripts.image_rehearsal.entrypoint import RUNNER_UID
+from scripts.image_rehearsal.mounts import mount_points_under, remove_tree
+from scripts.image_rehearsal.plan_scenario import PlanOutcome, run_plan
+
+from amelia.testing.action_harness import ActionHarness
+from tests.integration.container.conftest import REPO, requires_rehearsal
+
+pytestmark = [requires_rehearsal, pytest.mark.e2e, pytest.mark.timeout(1200)]
+
+
+@pytest.fixture(scope="module")
+def product_image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RehearsalResult]:
+    work_dir = tmp_path_factory.mktemp("plan-scenario-image")
+    yield rehearse(
+        RehearsalSettings(
+            dockerfile=REPO / "Dockerfile",
+            context=REPO,
+            work_dir=work_dir,
+            cache_dir=default_cache_dir(),
+        ),
+        log=lambda _line: None,
+    )
+    remove_tree(work_dir)
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ActionHarness]:
+    with ActionHarness(tmp_path_factory.mktemp("plan-scenario") / "action") as started:
+        yield started
+
+
+@pytest.fixture(scope="module")
+def planned(product_image: RehearsalResult, harness: ActionHarness) -> PlanOutcome:
+    """One run of the scenario (a few seconds on a cached image), checked by every test."""
+    return run_plan(product_image, harness)
+
+
+def test_the_image_plans_the_issue_and_pushes_the_plan(
+    planned: PlanOutcome, harness: ActionHarness
+) -> None:
+    run = planned.run
+    assert run.command == ("amelia", "action")
+    assert planned.problems() == [], run.stdout + run.stderr
+    assert run.returncode == 0
+    branch = run.outputs["branch"]
+    assert branch == f"amelia/issue-{planned.issue_number}"
+    assert run.outputs["conclusion"] == "success"
+    plan_path = run.outputs["plan_path"]
+    assert plan_path in harness.origin_files(branch)
+    message = harness.origin_git("log", "-1", "--format=%an%n%B", branch)
+    assert message.startswith(f"amelia[bot]\nPlan issue #{planned.issue_number}")
+    sha = harness.origin_git("rev-parse", branch).strip()
+    (final,) = planned.progress_comments
+    assert f"https://github.example/octo/app/blob/{sha}/{plan_path}" in final
+    assert "**Done**" in final
+    assert "| architect |" in run.step_summary
+
+
+def test_the_runner_owned_workspace_holds_the_plan_commit(
+    planned: PlanOutcome, harness: ActionHarness
+) -> None:
+    """The checkout stays the runner's, git accepted it, and later steps see the commit."""
+    assert planned.run.returncode == 0, planned.run.stdout + planned.run.stderr
+    assert harness.workspace.stat().st_uid == RUNNER_UID
+    branch = planned.run.outputs["branch"]
+    workspace_head = harness.origin_git("-C", str(harness.workspace), "rev-parse", "HEAD")
+    assert workspace_head == harness.origin_git("rev-parse", branch)
+    assert "extraheader" not in (harness.workspace / ".git/config").read_text()
+
+
+def test_the_model_conversation_went_through_the_bundled_cli(
+    planned: PlanOutcome, harness: ActionHarness
+) -> None:
+    """The architect's Bash probe ran inside the image and its output reached the model."""
+    assert planned.run.returncode == 0, planned.run.stdout + planned.run.stderr
+    seen = "\n".join(str(request.body) for request in harness.model.requests)
+    assert "cat .git/config" in seen
+    assert harness.token not in seen
+    assert harness.token not in planned.run.stderr
+
+
+def test_the_run_leaves_no_mounts_behind(planned: PlanOutcome, harness: ActionHarness) -> None:
+    assert planned.run.returncode == 0, planned.run.stdout + planned.run.stderr
+    assert mount_points_under(harness.root) == []
+    assert harness.origin_branches() == sorted(["main", planned.branch])
