@@ -49,6 +49,10 @@ def test_api_overhead_benchmark_runs_both_sides_of_the_session(tmp_path: Path) -
     assert len(bare.samples) == len(driven.samples) == 2
     assert ratio.value == pytest.approx(driven.value / bare.value)
     assert ratio.target == Target(limit=1.10)
+    extra_cpu = figures["driver's extra CPU on the event-loop thread"]
+    bound = figures["overhead bound (1 + extra CPU / bare wall time)"]
+    assert len(extra_cpu.samples) == 2 and all(cpu > 0 for cpu in extra_cpu.samples)
+    assert bound.value == pytest.approx(1 + max(0.0, extra_cpu.value) / bare.value)
 
 
 def test_scan_counts_one_request_per_page() -> None:
