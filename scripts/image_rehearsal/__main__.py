@@ -15,6 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from amelia.testing.action_harness import ActionHarness
 from scripts.image_rehearsal.base_image import default_cache_dir
 from scripts.image_rehearsal.builder import RehearsalResult, RehearsalSettings, rehearse
 from scripts.image_rehearsal.entrypoint import (
@@ -24,6 +25,7 @@ from scripts.image_rehearsal.entrypoint import (
 )
 from scripts.image_rehearsal.errors import RehearsalError
 from scripts.image_rehearsal.mounts import remove_tree
+from scripts.image_rehearsal.plan_scenario import run_plan
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -60,7 +62,30 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
     run.add_argument("--entrypoint", help="override the ENTRYPOINT (like runs.entrypoint)")
     run.add_argument("args", nargs="*", help="override CMD (like runs.args)")
+    parser.add_argument(
+        "--scenario",
+        choices=["plan"],
+        help="after the build, run the image's ENTRYPOINT through a scenario against local "
+        "GitHub and model servers (plan: `/amelia plan` on an issue, plan branch pushed)",
+    )
     return parser
+
+
+def _run_scenario(result: RehearsalResult, directory: Path) -> list[str]:
+    """The `/amelia plan` scenario of tests/integration/container; its problems (none: ok)."""
+    with ActionHarness(directory) as harness:
+        outcome = run_plan(result, harness)
+    run = outcome.run
+    print(f"scenario plan: {' '.join(run.command)} exited {run.returncode}")
+    for name in ("branch", "plan_path", "conclusion"):
+        print(f"scenario plan: output {name}={run.outputs.get(name, '')}")
+    print(f"scenario plan: origin branches {' '.join(outcome.origin_branches)}")
+    print(f"scenario plan: {len(outcome.progress_comments)} progress comment(s) posted")
+    problems = outcome.problems()
+    if problems:
+        sys.stdout.write(run.stdout)
+        sys.stderr.write(run.stderr)
+    return problems
 
 
 def _start(result: RehearsalResult, options: argparse.Namespace) -> int:
@@ -125,6 +150,12 @@ def main(argv: list[str] | None = None) -> int:
             returncode = _start(result, options)
             if returncode != 0:
                 print(f"image rehearsal: FAILED: entrypoint exited {returncode}", file=sys.stderr)
+                return 1
+        if options.scenario == "plan":
+            problems = _run_scenario(result, work_dir / "scenario-plan")
+            if problems:
+                failure = f"image rehearsal: FAILED: scenario plan: {'; '.join(problems)}"
+                print(failure, file=sys.stderr)
                 return 1
     except RehearsalError as exc:
         print(f"image rehearsal: FAILED: {exc}", file=sys.stderr)

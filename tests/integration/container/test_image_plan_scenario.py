@@ -3,6 +3,7 @@ the workspace owned by the runner's uid, against the local GitHub and scripted m
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 
 import pytest
@@ -93,3 +94,20 @@ def test_the_run_leaves_no_mounts_behind(planned: PlanOutcome, harness: ActionHa
     assert planned.run.returncode == 0, planned.run.stdout + planned.run.stderr
     assert mount_points_under(harness.root) == []
     assert harness.origin_branches() == sorted(["main", planned.branch])
+
+
+def test_rehearse_image_runs_the_same_scenario(product_image: RehearsalResult) -> None:
+    """`scripts/rehearse-image --scenario plan` (the image is cached by the fixture)."""
+    result = subprocess.run(
+        [str(REPO / "scripts/rehearse-image"), "--scenario", "plan"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert "scenario plan: amelia action exited 0" in lines
+    assert "scenario plan: output branch=amelia/issue-1" in lines
+    assert "scenario plan: origin branches amelia/issue-1 main" in lines
+    assert lines[-2] == "scenario plan: 1 progress comment(s) posted"
+    assert lines[-1].startswith("image rehearsal: ok (") and lines[-1].endswith(" MB)")
