@@ -98,6 +98,19 @@ class Workspace:
             )
         return current_sha(self.path)
 
+    @contextmanager
+    def authenticated(self) -> Iterator[None]:
+        """Let git in this block read from origin with the token (private repositories).
+
+        The token sits in this process's environment meanwhile, so no agent may run inside
+        the block: its tools would inherit it.
+        """
+        if not self._token:
+            yield
+            return
+        with _git_config_env("http.extraheader", basic_auth_header(self._token)):
+            yield
+
     def push(self, branch: str) -> None:
         """Push `branch` to origin (skipped in a dry run), authenticated only for this push."""
         if self.dry_run:

@@ -3,6 +3,7 @@ review event choice, plan branch listing and the texts posted."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -150,3 +151,18 @@ def test_texts_posted_by_implement_and_review() -> None:
     assert len(commit_title(3, "word " * 40)) == 72
     assert steering_note(()) == ""
     assert "`CLAUDE.md`" in steering_note(("CLAUDE.md",))
+
+
+def test_remote_reads_carry_the_token_only_inside_the_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from amelia.action.workspace import Workspace, basic_auth_header
+
+    monkeypatch.delenv("GIT_CONFIG_COUNT", raising=False)
+    workspace = Workspace(tmp_path, token="ghs_" + "x" * 36)
+    with workspace.authenticated():
+        assert os.environ["GIT_CONFIG_KEY_0"] == "http.extraheader"
+        assert os.environ["GIT_CONFIG_VALUE_0"] == basic_auth_header("ghs_" + "x" * 36)
+    assert "GIT_CONFIG_COUNT" not in os.environ
+    with Workspace(tmp_path).authenticated():
+        assert "GIT_CONFIG_COUNT" not in os.environ

@@ -125,10 +125,13 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     branch = validate_branch_name(f"{prefix}issue-{number}", prefix or None)
     phrase = ctx.inputs.trigger_phrase
 
-    if not await asyncio.to_thread(remote_branch_exists, repo, branch):
+    with ctx.workspace.authenticated():
+        planned = await asyncio.to_thread(remote_branch_exists, repo, branch)
+        if planned:
+            await asyncio.to_thread(switch_to_branch, repo, branch)
+    if not planned:
         await _reply(ctx, asked_on, no_plan_reply(phrase, branch, "this issue has no plan"))
         return ModeOutcome(conclusion="skipped", outputs={"branch": branch})
-    await asyncio.to_thread(switch_to_branch, repo, branch)
     plan_path = existing_plan(repo, ctx.inputs.plan_dir, number)
     if plan_path is None:
         reason = f"no plan file under `{ctx.inputs.plan_dir}/`"
@@ -149,7 +152,8 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     ctx.progress = progress  # the engine ends it with the outcome, cost and links
     await progress.start()
     await progress.stage(STAGE_BRANCH, "running")
-    default_branch, base = await asyncio.to_thread(fetch_default, repo)
+    with ctx.workspace.authenticated():
+        default_branch, base = await asyncio.to_thread(fetch_default, repo)
     plan_sha = await asyncio.to_thread(current_sha, repo)
     await progress.stage(STAGE_BRANCH, "done", f"{branch} with {plan_path}")
 

@@ -84,7 +84,8 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         ctx.io.notice(f"amelia: pull request #{number} is {pull.state}; nothing to review")
         return ModeOutcome(conclusion="skipped", outputs={"pr_number": str(number)})
     repo = ctx.workspace.path
-    checked = await asyncio.to_thread(check_out_pull, repo, pull)
+    with ctx.workspace.authenticated():
+        checked = await asyncio.to_thread(check_out_pull, repo, pull)
 
     context = RunContext(
         repo_dir=repo, make_driver=ctx.make_driver, profile=ctx.profile, sinks=ctx.sinks

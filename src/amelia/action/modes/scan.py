@@ -49,9 +49,10 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     label = ctx.inputs.label_trigger
     found = await asyncio.to_thread(ctx.github.search_labelled_issues, label)
     labelled = [issue.number for issue in found if not issue.is_pull_request]
-    planned = await asyncio.to_thread(
-        planned_issue_numbers, ctx.workspace.path, ctx.inputs.branch_prefix
-    )
+    with ctx.workspace.authenticated():
+        planned = await asyncio.to_thread(
+            planned_issue_numbers, ctx.workspace.path, ctx.inputs.branch_prefix
+        )
     waiting = waiting_issues(labelled, planned)
     ctx.io.notice(
         f"amelia scan: {len(labelled)} open issue(s) labelled {label}, "
@@ -64,7 +65,8 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     for number in handled:
         command = Command(kind="plan", number=number, requested_by=ctx.command.requested_by)
         # Each plan starts from the default branch, as a fresh job would.
-        await asyncio.to_thread(_back_to_default, ctx.workspace.path)
+        with ctx.workspace.authenticated():
+            await asyncio.to_thread(_back_to_default, ctx.workspace.path)
         try:
             await plan.run(replace(ctx, command=command, progress=None))
         except Exception as error:  # one failing issue must not stop the others
