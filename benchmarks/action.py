@@ -1,5 +1,6 @@
-"""`amelia action` on a `/amelia plan` comment: time to its first GitHub request and every
-request it makes, counted at the local GitHub server (src/amelia/testing/action_harness.py).
+"""`amelia action` through src/amelia/testing/action_harness.py: on a `/amelia plan` comment,
+the time to its first GitHub request; for plan, implement and pull request review runs, every
+request made, counted at the local GitHub server by endpoint.
 
 The local server's recorded requests carry no time, so the server used here stamps each one
 as it is recorded. The clock starts just before the harness starts the amelia process.
@@ -13,7 +14,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from amelia.testing.action_harness import ActionHarness, ActionRun
+from amelia.testing.action_harness import ActionHarness, ActionRun, git, plan_script
+from amelia.testing.anthropic_script import ScriptFunction, Turn, text, tool_use
 from amelia.testing.github_server import FakeGitHubServer, RecordedRequest
 from benchmarks.bytecode import CACHE_DIR, warm_cache
 from benchmarks.report import Figure, Target, median
@@ -78,7 +80,7 @@ def plan_once(root: Path) -> PlanRun:
         event = harness.comment_event(number, "/amelia plan")
         before = len(server.stamped)
         started = time.monotonic()
-        result = harness.run("issue_comment", event, env={"PYTHONPYCACHEPREFIX": str(CACHE_DIR)})
+        result = harness.run("issue_comment", event, env=_CACHED)
         arrived = server.stamped.arrived[before:]
     if result.exit_code != 0 or result.outputs.get("conclusion") != "success":
         raise RuntimeError(f"plan run exited {result.exit_code}: {result.stderr[-600:]}")
@@ -131,3 +133,119 @@ def action_plan(root: Path, repetitions: int) -> list[Figure]:
         for name, count in sorted(last.endpoints.items())
     ]
     return figures
+
+
+FAREWELL = 'def farewell(name: str) -> str:\n    return f"Goodbye, {name}!"\n'
+APPROVED: dict[str, Any] = {
+    "verdict": "approved",
+    "severity": "minor",
+    "summary": "farewell mirrors greet",
+    "comments": [
+        {"path": "greeter/farewell.py", "line": 2, "severity": "minor", "body": "Add a docstring"}
+    ],
+}
+_CACHED = {"PYTHONPYCACHEPREFIX": str(CACHE_DIR)}
+
+
+def _pipeline_script(workspace: Path) -> ScriptFunction:
+    """Architect plans, developer writes one file, reviewer approves with one comment."""
+    write = {"file_path": str(workspace / "greeter" / "farewell.py"), "content": FAREWELL}
+    roles: dict[str, list[Turn]] = {
+        "developer": [[tool_use("Write", write)], [text("Added greeter/farewell.py")]],
+        "reviewer": [[tool_use("StructuredOutput", APPROVED)], [text("ok")]],
+    }
+    return plan_script(roles=roles)
+
+
+def _checked(result: ActionRun, what: str) -> ActionRun:
+    if result.exit_code != 0 or result.outputs.get("conclusion") != "success":
+        raise RuntimeError(f"{what} run exited {result.exit_code}: {result.stderr[-600:]}")
+    return result
+
+
+def implement_once(root: Path) -> ActionRun:
+    """`/amelia implement` on an issue planned just before (the plan run is not counted)."""
+    with ActionHarness(root, script=_pipeline_script(root / "workspace")) as harness:
+        number = harness.add_issue("Add a farewell", "greeter says hello; let it say goodbye too.")
+        planned = harness.run("issue_comment", harness.comment_event(number, "/amelia plan"))
+        _checked(planned, "plan")
+        harness.fresh_checkout()
+        event = harness.comment_event(number, "/amelia implement")
+        return _checked(harness.run("issue_comment", event, env=_CACHED), "implement")
+
+
+def _push_branch(harness: ActionHarness, branch: str) -> tuple[str, str]:
+    """Push `branch` (main plus greeter/farewell.py) to origin: (head sha, diff)."""
+    clone = harness.root / "author"
+    git(harness.root, "clone", "--quiet", str(harness.origin), str(clone))
+    git(clone, "checkout", "--quiet", "-b", branch)
+    (clone / "greeter" / "farewell.py").write_text(FAREWELL, encoding="utf-8")
+    git(clone, "add", "--all")
+    git(clone, "-c", "user.name=Author", "-c", "user.email=a@b.invalid", "commit", "-qm", "Add")
+    git(clone, "push", "--quiet", "origin", branch)
+    return git(clone, "rev-parse", "HEAD").strip(), git(clone, "diff", "main...HEAD")
+
+
+def review_once(root: Path) -> ActionRun:
+    """A `pull_request` `opened` event: the reviewer's verdict posted as one review."""
+    with ActionHarness(root, script=_pipeline_script(root / "workspace")) as harness:
+        branch = "feature"
+        sha, diff = _push_branch(harness, branch)
+        number = harness.github.add_pull(
+            harness.repo, head=branch, title="Add farewell", diff=diff, head_sha=sha
+        )
+        actor = {"login": "contributor", "type": "User"}
+        event = {
+            "action": "opened",
+            "number": number,
+            "pull_request": {
+                "number": number,
+                "title": "Add farewell",
+                "body": "Adds farewell.",
+                "draft": False,
+                "user": actor,
+                "head": {"ref": branch, "sha": sha},
+                "base": {"ref": "main", "sha": ""},
+            },
+            "sender": actor,
+            "repository": {"full_name": harness.repo, "default_branch": "main"},
+        }
+        return _checked(harness.run("pull_request", event, env=_CACHED), "review")
+
+
+def request_figures(run_name: str, result: ActionRun, stages: int) -> list[Figure]:
+    """Requests of one run by endpoint; progress-comment edits against one per stage."""
+    bench = f"GitHub requests: {run_name}"
+    counts = Counter(endpoint(r) for r in result.github_requests)
+    edits = sum(1 for r in result.github_requests if _COMMENT_EDIT.match(f"{r.method} {r.path}"))
+    figures = [
+        Figure(
+            benchmark=bench,
+            name="requests other than progress-comment edits",
+            value=sum(counts.values()) - edits,
+            unit="requests",
+        ),
+        Figure(
+            benchmark=bench,
+            name=f"progress-comment edits ({stages} stages)",
+            value=edits,
+            unit="edits",
+            target=Target(limit=EDITS_PER_STAGE * stages),
+        ),
+    ]
+    figures += [
+        Figure(benchmark=bench, name=f"`{name}`", value=count, unit="requests")
+        for name, count in sorted(counts.items())
+    ]
+    return figures
+
+
+def action_implement_and_review(root: Path) -> list[Figure]:
+    """One implement run (developer + reviewer) and one pull request review."""
+    warm_cache()
+    implement = implement_once(root / "implement")
+    review = review_once(root / "review")
+    return [
+        *request_figures("implement run", implement, stages=2),
+        *request_figures("PR review run", review, stages=1),
+    ]

@@ -124,11 +124,14 @@ def _scan(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
 
 def _action(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
     from amelia.action.modes import MODE_MODULES
-    from benchmarks.action import action_plan
+    from benchmarks.action import action_implement_and_review, action_plan
 
+    figures = action_plan(root / "plan", settings.memory_runs)
     missing = [kind for kind in ("implement", "review") if kind not in MODE_MODULES]
-    notes = [f"no `{kind}` mode in `amelia action` yet: not measured" for kind in missing]
-    return Outcome(figures=action_plan(root, settings.memory_runs), notes=notes)
+    if missing:
+        notes = [f"no `{kind}` mode in `amelia action` yet: not measured" for kind in missing]
+        return Outcome(figures=figures, notes=notes)
+    return Outcome(figures=figures + action_implement_and_review(root / "more"))
 
 
 BENCHMARKS: dict[str, Benchmark] = {
