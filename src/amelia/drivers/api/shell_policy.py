@@ -294,6 +294,34 @@ def read_only_git_argv(command: str) -> list[str]:
     for arg in argv[2:]:
         if any(arg == opt or arg.startswith(opt + "=") for opt in _GIT_FORBIDDEN_OPTIONS):
             raise CommandRefused(f"git option '{arg}' is not allowed for read-only agents")
-        if arg.startswith("--output"):
-            raise CommandRefused("git --output is not allowed for read-only agents")
+        if arg.startswith("--output") or _abbreviates_forbidden(arg):
+            raise CommandRefused(f"git option '{arg}' is not allowed for read-only agents")
+        if argv[1] == "grep" and _grep_cluster_opens_pager(arg):
+            raise CommandRefused(f"git grep option '{arg}' runs a program")
     return argv
+
+
+_GIT_FORBIDDEN_LONG = tuple(opt for opt in _GIT_FORBIDDEN_OPTIONS if opt.startswith("--"))
+_GIT_LEGITIMATE_PREFIXES = frozenset({"--text"})
+"""Options that are themselves prefixes of a forbidden one; git matches them exactly."""
+_GREP_VALUE_FLAGS = frozenset("efABCm")
+
+
+def _abbreviates_forbidden(arg: str) -> bool:
+    """git's option parser accepts any unambiguous prefix: `--open-files=cmd` runs `cmd`."""
+    name = arg.split("=", 1)[0]
+    if not name.startswith("--") or len(name) < 4 or name in _GIT_LEGITIMATE_PREFIXES:
+        return False
+    return any(option.startswith(name) for option in _GIT_FORBIDDEN_LONG)
+
+
+def _grep_cluster_opens_pager(arg: str) -> bool:
+    """`-Ocmd` and `-nOcmd` make git grep run `cmd` on the matching files."""
+    if not arg.startswith("-") or arg.startswith("--"):
+        return False
+    for flag in arg[1:]:
+        if flag == "O":
+            return True
+        if flag in _GREP_VALUE_FLAGS:
+            return False  # the rest of the word is that flag's value
+    return False

@@ -24,21 +24,20 @@ READ_ONLY_COMMANDS = (
     "tail",
     "wc",
     "pwd",
-    "tree",
-    "file",
     "stat",
     "git log",
     "git diff",
     "git show",
     "git status",
     "git ls-files",
-    "git grep",
     "git blame",
     "git rev-parse",
-    "git branch",
 )
-"""Bash prefixes the read-only profile may run. The CLI itself refuses find's -delete/-exec
-and output redirection under a prefix rule (measured), so these cannot write."""
+"""Bash prefixes the read-only profile may run. The CLI itself refuses find's -delete/-exec/
+-fprint and output redirection under a prefix rule (measured), so these cannot write. A
+prefix rule allows any arguments, so commands with an argument that runs a program or
+writes are left out: `git grep -O<cmd>` runs <cmd>, `git branch <name>` creates a branch,
+`tree -o` and `file -C` write files."""
 
 
 class ToolPermissions(BaseModel):
