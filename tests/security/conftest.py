@@ -1,0 +1,68 @@
+"""Fixtures for the containment tests: a git checkout, planted secrets, scripted model servers."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from amelia.testing import ScriptedAnthropicServer, ScriptedOpenAIServer
+
+PLANTED_SECRETS = {
+    "GITHUB_TOKEN": "ghs_plantedGithubToken0001",
+    "GH_TOKEN": "gho_plantedGhToken00000002",
+    "INPUT_GITHUB_TOKEN": "ghp_plantedInputToken00003",
+    "INPUT_ANTHROPIC_API_KEY": "sk-ant-api03-plantedInput0004",
+    "INPUT_OPENAI_API_KEY": "sk-proj-plantedInputOpenai0005",
+    "ACTIONS_RUNTIME_TOKEN": "eyJplantedRuntimeToken0006",
+    "AWS_SECRET_ACCESS_KEY": "plantedAwsSecretAccessKey0007",
+}
+"""The credentials a GitHub runner may hold; none may reach a command an agent runs."""
+
+HARMLESS = ("AMELIA_VISIBLE_MARKER", "visible-marker-value")
+"""A non-secret variable that must pass, proving the tool really printed its environment."""
+
+
+@pytest.fixture
+def planted(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    for name, value in PLANTED_SECRETS.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv(*HARMLESS)
+    return dict(PLANTED_SECRETS)
+
+
+@pytest.fixture
+def checkout(tmp_path: Path) -> Path:
+    """A git repository with one commit, as an agent's working tree."""
+    root = tmp_path / "checkout"
+    root.mkdir()
+    (root / "README.md").write_text("# demo\nhello\n")
+    identity = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
+    for command in (
+        ["git", "init", "-q", "-b", "main"],
+        ["git", *identity, "add", "."],
+        ["git", *identity, "commit", "-qm", "init"],
+    ):
+        subprocess.run(command, cwd=root, check=True)
+    return root
+
+
+@pytest.fixture
+def anthropic_servers() -> Iterator[list[ScriptedAnthropicServer]]:
+    started: list[ScriptedAnthropicServer] = []
+    yield started
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def openai_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[ScriptedOpenAIServer]:
+    with ScriptedOpenAIServer() as server:
+        monkeypatch.setenv("AMELIA_HOME", str(tmp_path / "amelia-home"))
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-openai-model-key")
+        yield server
