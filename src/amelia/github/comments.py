@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 from unidiff.patch import PatchSet
@@ -283,6 +283,11 @@ class CommentStore(Protocol):
     def find_comment_with_marker(self, issue_number: int, marker: str) -> CommentInfo | None: ...
 
 
+@runtime_checkable
+class DeletingCommentStore(CommentStore, Protocol):
+    def delete_comment(self, comment_id: int) -> None: ...
+
+
 class ProgressComment:
     """The single comment a run keeps up to date on its issue or pull request.
 
@@ -340,7 +345,21 @@ class ProgressComment:
             except GitHubNotFoundError:
                 self.comment = None  # someone deleted it meanwhile: start a new one
         if self.comment is None:
-            self.comment = self._store.create_comment(self._issue_number, body)
+            self.comment = self._adopt_older_twin(
+                self._store.create_comment(self._issue_number, body), body
+            )
         self._posted_body = body
         self._posted_at = now
         self._pending = None
+
+    def _adopt_older_twin(self, created: CommentInfo, body: str) -> CommentInfo:
+        """Two runs for one issue (no workflow `concurrency` group) may both find no comment
+        and both post one. Comment ids grow with time, so the younger run deletes its own
+        and takes over the older one: the issue keeps a single progress comment."""
+        if not isinstance(self._store, DeletingCommentStore):
+            return created
+        oldest = self._store.find_comment_with_marker(self._issue_number, self._marker)
+        if oldest is None or oldest.id >= created.id:
+            return created
+        self._store.delete_comment(created.id)
+        return self._store.edit_comment(oldest.id, body)
