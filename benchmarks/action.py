@@ -249,3 +249,45 @@ def action_implement_and_review(root: Path) -> list[Figure]:
         *request_figures("implement run", implement, stages=2),
         *request_figures("PR review run", review, stages=1),
     ]
+
+
+SCHEDULE_EVENT: dict[str, Any] = {"schedule": "17 3 * * *", "repository": {"full_name": "octo/app"}}
+SCAN_PAGE = 100
+SCAN_SETUP_REQUESTS = 5
+"""Requests a scan run may make besides one search per page (repository, permission, …)."""
+
+
+def scan_mode_once(root: Path, issues: int) -> tuple[ActionRun, float]:
+    """A scheduled `amelia action` scan over `issues` labelled issues: (run, seconds)."""
+    with ActionHarness(root) as harness:
+        for index in range(issues):
+            harness.add_issue(f"Task {index}", labels=["amelia"])
+        started = time.monotonic()
+        result = harness.run("schedule", SCHEDULE_EVENT, env=_CACHED)
+        elapsed = time.monotonic() - started
+    return _checked(result, "scan"), elapsed
+
+
+def action_scan(root: Path, sizes: tuple[int, ...]) -> list[Figure]:
+    figures: list[Figure] = []
+    for size in sizes:
+        result, elapsed = scan_mode_once(root / f"scan-{size}", size)
+        pages = max(1, -(-size // SCAN_PAGE))
+        bench = f"scan mode: {size:,} labelled issues"
+        figures += [
+            Figure(
+                benchmark=bench,
+                name=f"GitHub requests ({pages} pages of {SCAN_PAGE})",
+                value=len(result.github_requests),
+                unit="requests",
+                target=Target(limit=pages + SCAN_SETUP_REQUESTS),
+            ),
+            Figure(
+                benchmark=bench,
+                name="`amelia action` wall time",
+                value=elapsed,
+                unit="s",
+                note="with the local server",
+            ),
+        ]
+    return figures

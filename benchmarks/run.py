@@ -33,6 +33,8 @@ class Settings(BaseModel):
     help_runs: int
     memory_runs: int
     scan_sizes: tuple[int, ...]
+    scan_mode_sizes: tuple[int, ...]
+    """Through `amelia action` (a whole process per size); 10,000 only via the client."""
 
     @classmethod
     def for_run(cls, quick: bool, repetitions: int | None) -> Settings:
@@ -44,6 +46,7 @@ class Settings(BaseModel):
                 help_runs=2,
                 memory_runs=1,
                 scan_sizes=(10, 250),
+                scan_mode_sizes=(10,),
             )
         return cls(
             quick=False,
@@ -52,6 +55,7 @@ class Settings(BaseModel):
             help_runs=11,
             memory_runs=3,
             scan_sizes=(100, 1_000, 10_000),
+            scan_mode_sizes=(100, 1_000),
         )
 
 
@@ -124,14 +128,17 @@ def _scan(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
 
 def _action(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
     from amelia.action.modes import MODE_MODULES
-    from benchmarks.action import action_implement_and_review, action_plan
+    from benchmarks.action import action_implement_and_review, action_plan, action_scan
 
     figures = action_plan(root / "plan", settings.memory_runs)
     missing = [kind for kind in ("implement", "review") if kind not in MODE_MODULES]
     if missing:
         notes = [f"no `{kind}` mode in `amelia action` yet: not measured" for kind in missing]
         return Outcome(figures=figures, notes=notes)
-    return Outcome(figures=figures + action_implement_and_review(root / "more"))
+    figures += action_implement_and_review(root / "more")
+    if "scan" in MODE_MODULES:
+        figures += action_scan(root / "scan", settings.scan_mode_sizes)
+    return Outcome(figures=figures)
 
 
 BENCHMARKS: dict[str, Benchmark] = {
