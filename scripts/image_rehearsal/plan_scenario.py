@@ -23,6 +23,7 @@ from scripts.image_rehearsal.entrypoint import EntrypointRun, image_command, run
 
 ISSUE_TITLE = "Add a farewell"
 ISSUE_BODY = "greeter says hello; let it say goodbye too."
+HOSTED_RUNNER_TEMP = "/home/runner/work/_temp"
 
 _RUNNER_VARIABLE_PREFIXES = ("GITHUB_", "INPUT_", "ANTHROPIC_", "CLAUDE_CODE_")
 # Paths on the host that mean nothing inside the container: run_entrypoint sets the
@@ -75,11 +76,14 @@ def container_environment(harness: ActionHarness, event_name: str) -> dict[str, 
     connection (`ANTHROPIC_BASE_URL` → the scripted server, no retries or telemetry)."""
     unused = harness.root / "host-paths"
     host = harness.environment(event_name, unused, unused, unused)
-    return {
+    chosen = {
         name: value
         for name, value in host.items()
         if name.startswith(_RUNNER_VARIABLE_PREFIXES) and name not in _HOST_PATH_VARIABLES
     }
+    # The runner passes RUNNER_TEMP through with the host's value, a path that is not
+    # mounted in the container; a hosted runner's value keeps that true here.
+    return {**chosen, "RUNNER_TEMP": HOSTED_RUNNER_TEMP}
 
 
 def run_plan(image: RehearsalResult, harness: ActionHarness) -> PlanOutcome:
