@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from amelia.github.markers import marker
+from amelia.github.markers import marker, progress_marker
 from amelia.testing.action_harness import ActionHarness, plan_script
-from amelia.testing.anthropic_script import ScriptFunction, Turn, text, tool_use
+from amelia.testing.anthropic_script import ScriptFunction, Turn, api_error, text, tool_use
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(400)]
 
@@ -148,3 +148,41 @@ def test_implement_again_updates_the_open_pull(tmp_path: Path) -> None:
         # No tool call failed, so no error comment was posted.
         posted = harness.github.comments(harness.repo, int(first.outputs["pr_number"]))
         assert not [c for c in posted if marker("tool-errors") in c]
+
+
+def test_a_failing_developer_reports_its_tool_errors_on_the_issue(tmp_path: Path) -> None:
+    developer: list[Turn] = [
+        [tool_use("Bash", {"command": "ls /no/such/amelia/dir", "description": "Look"})],
+        api_error(400, "the scripted model refuses to go on"),
+    ]
+    script = plan_script(roles={"developer": developer})
+    with ActionHarness(tmp_path / "action", script=script) as harness:
+        number = _planned_issue(harness)
+        result = harness.run("issue_comment", harness.comment_event(number, "/amelia implement"))
+
+        assert result.exit_code == 1, result.stdout + result.stderr
+        assert result.outputs["conclusion"] == "failure"
+        assert "Traceback" not in result.stderr
+        assert harness.github.pulls(harness.repo) == []
+        posted = harness.github.comments(harness.repo, number)
+        (errors,) = [c for c in posted if marker("tool-errors") in c]
+        assert "developer: Bash" in errors and "/no/such/amelia/dir" in errors
+        (progress,) = [c for c in posted if progress_marker(number) in c]
+        assert "**Failed**" in progress and "developer failed" in progress
+
+
+def test_dispatched_implement_on_the_plan_pull_updates_it(tmp_path: Path) -> None:
+    root = tmp_path / "action"
+    with ActionHarness(root, script=implement_script(root / "workspace", None)) as harness:
+        number = _planned_issue(harness)
+        first = harness.run("issue_comment", harness.comment_event(number, "/amelia implement"))
+        assert first.exit_code == 0, first.stdout + first.stderr
+        harness.fresh_checkout()
+        pull_number = first.outputs["pr_number"]
+        payload = harness.dispatch_event(issue_number=pull_number, command="implement")
+        second = harness.run("workflow_dispatch", payload)
+
+        assert second.exit_code == 0, second.stdout + second.stderr
+        assert second.outputs["pr_number"] == pull_number
+        assert second.outputs["branch"] == f"amelia/issue-{number}"
+        assert len(harness.github.pulls(harness.repo)) == 1

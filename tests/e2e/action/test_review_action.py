@@ -3,6 +3,7 @@ and its verdict becomes one review whose inline comments all sit inside the diff
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -162,3 +163,17 @@ def test_review_command_on_a_pull(harness: ActionHarness) -> None:
 
     assert result.exit_code == 0, result.stdout + result.stderr
     assert len(harness.github.reviews(harness.repo, number)) == 1
+
+
+def test_dry_run_review_saves_the_review_and_posts_nothing(harness: ActionHarness) -> None:
+    number, event = open_pull(harness, "feature", {"greeter/core.py": FAREWELL_LINES})
+    result = harness.run_local("pull_request", event)
+
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.outputs["conclusion"] == "dry_run"
+    assert result.github_writes == []
+    assert harness.github.reviews(harness.repo, number) == []
+    (saved,) = result.dry_run_dir.glob("*-create_review.json")
+    review = json.loads(saved.read_text(encoding="utf-8"))
+    assert review["pull_number"] == number and review["event"] == "COMMENT"
+    assert [(c["path"], c["line"]) for c in review["comments"]] == [("greeter/core.py", 11)]
