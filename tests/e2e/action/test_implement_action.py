@@ -78,6 +78,8 @@ def test_implement_after_plan_opens_a_reviewed_draft_pull(tmp_path: Path) -> Non
         assert result.outputs["conclusion"] == "success"
         # The developer's file is committed on the branch in origin by the bot, co-authored.
         assert harness.origin_file(branch, "greeter/farewell.py") == FAREWELL
+        added = set(harness.origin_files(branch)) - set(harness.origin_files("main"))
+        assert added == {"greeter/farewell.py", result.outputs["plan_path"]}
         log = harness.origin_git("log", "-1", "--format=%an%n%B", branch)
         assert log.startswith("amelia[bot]\nImplement issue #1")
         assert "Co-authored-by: maintainer <maintainer@users.noreply.github.com>" in log
@@ -90,6 +92,11 @@ def test_implement_after_plan_opens_a_reviewed_draft_pull(tmp_path: Path) -> Non
         plan_path = result.outputs["plan_path"]
         assert f"Closes #{number}" in pull["body"]
         assert f"https://github.example/octo/app/blob/{head}/{plan_path}" in pull["body"]
+
+        issue_comments = harness.github.comments(harness.repo, number)
+        (progress,) = [c for c in issue_comments if progress_marker(number) in c]
+        assert "**Done**" in progress
+        assert f"[Draft pull request #{pull['number']}]({pull['html_url']})" in progress
 
         (review,) = harness.github.reviews(harness.repo, pull["number"])
         assert review["state"] == "COMMENTED"
