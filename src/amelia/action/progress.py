@@ -45,6 +45,8 @@ class ProgressTracker:
         )
         self.published: list[str] = []
         """Every body handed to GitHub, in order (for dry runs and logs)."""
+        self.update_error: str | None = None
+        """Why the latest update could not be posted (None once one goes through)."""
 
     @property
     def comment_url(self) -> str | None:
@@ -101,11 +103,17 @@ class ProgressTracker:
     async def _publish(self, final: bool) -> None:
         from amelia.github.comments import render_progress
 
+        if self.update_error is not None and not final:
+            # Each try is several retried writes; after a failure only the final outcome
+            # (always tried) is worth them, not every stage in between.
+            return
         body = render_progress(self.report, self._redactor)
         try:
             posted = await asyncio.to_thread(self._comment.publish, body, final)
         except GitHubError as error:
             logger.warning("progress comment update failed: {}", error.message)
+            self.update_error = error.message
             return
+        self.update_error = None
         if posted:
             self.published.append(body)

@@ -166,6 +166,14 @@ class _Engine:
             self.io.error(self.redactor.redact(str(error)))
             self.io.set_outputs({"conclusion": "failure"})
             return EXIT_BAD_CONFIG
+        except (GitHubError, GitError) as error:
+            # GitHub or git failed outside a mode (the permission check, a refusal's reply):
+            # still one clear line and a summary, never a traceback.
+            message = self.redactor.redact(getattr(error, "message", None) or str(error))
+            self.io.error(f"amelia failed: {message}")
+            self.io.write_summary(f"## amelia: failure\n\n**Reason:** {message}\n")
+            self.io.set_outputs({"conclusion": "failure"})
+            return EXIT_FAILED
 
     async def _run(self) -> int:
         try:
@@ -258,6 +266,8 @@ class _Engine:
                 if command.number is not None:
                     body = render_reply(decision.reason, self.redactor)
                     await asyncio.to_thread(github.create_comment, command.number, body)
+                if not decision.checked:
+                    raise GitHubError(f"could not check the permission of @{who} (see the log)")
                 self.io.notice(f"amelia: refused: {decision.reason}")
                 self.io.set_outputs({"conclusion": "refused"})
                 return EXIT_OK
@@ -340,15 +350,6 @@ class _Engine:
         conclusion = outcome.conclusion
         if context.dry_run and conclusion == "success":
             conclusion = "dry_run"
-        outputs = {
-            "conclusion": conclusion,
-            **({"cost_usd": f"{cost:.4f}"} if cost is not None else {}),
-            **outcome.outputs,
-        }
-        self.io.set_outputs(outputs)
-        self.io.write_summary(
-            render_summary(mode.name, conclusion, outputs, outcome.state, self.redactor, reason)
-        )
         if context.progress is not None:
             await context.progress.finish(
                 "failed" if conclusion == "failure" else "succeeded",
@@ -356,6 +357,23 @@ class _Engine:
                 links=outcome.links,
                 failure_reason=reason,
             )
+            if context.progress.update_error is not None:
+                # Nobody would learn how the run ended: fail it where people still look.
+                note = self.redactor.redact(
+                    f"the progress comment could not be posted: {context.progress.update_error}"
+                )
+                reason = f"{reason}; {note}" if conclusion == "failure" and reason else note
+                conclusion = "failure"
+        outputs = {
+            "conclusion": conclusion,
+            **({"cost_usd": f"{cost:.4f}"} if cost is not None else {}),
+            **outcome.outputs,
+        }
+        self.io.set_outputs(outputs)
+        summary = render_summary(
+            mode.name, conclusion, outputs, outcome.state, self.redactor, reason
+        )
+        self.io.write_summary(summary)
         if conclusion == "failure":
             self.io.error(f"amelia {mode.name} failed: {reason or 'unknown error'}")
             return EXIT_FAILED

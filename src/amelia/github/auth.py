@@ -24,6 +24,8 @@ class Decision(BaseModel):
 
     allowed: bool
     reason: str
+    checked: bool = True
+    """False when GitHub could not tell the role: a failure, not a refusal."""
 
 
 def may_trigger(client: PermissionSource, user: str, allowed_users: Iterable[str] = ()) -> Decision:
@@ -37,6 +39,7 @@ def may_trigger(client: PermissionSource, user: str, allowed_users: Iterable[str
         return Decision(
             allowed=False,
             reason=f"Sorry @{user}, I could not check your permission; please try again later.",
+            checked=False,
         )
     if role in TRUSTED_ROLES:
         return Decision(allowed=True, reason=f"@{user} has {role} permission")
