@@ -148,6 +148,14 @@ def _dry_run_dir(runner: RunnerContext) -> Path:
     return path
 
 
+def _artifacts_dir(runner: RunnerContext) -> Path:
+    """Where work that could not be pushed is saved (see `amelia.action.unpushed`)."""
+    from amelia.action.unpushed import ARTIFACTS_DIR_NAME
+
+    base = Path(os.environ.get("RUNNER_TEMP") or tempfile.gettempdir())
+    return base / ARTIFACTS_DIR_NAME / (runner.run_id or time.strftime("%Y%m%d-%H%M%S"))
+
+
 def _is_human_trigger(event: Event) -> bool:
     # Dispatch and schedule need write access to start at all; comments and labels do not.
     return isinstance(event, (IssueCommentEvent, IssuesEvent))
@@ -277,6 +285,7 @@ class _Engine:
             self.request.workspace or Path(runner.workspace),
             token=token or os.environ.get("GITHUB_TOKEN"),
             dry_run=dry_run,
+            artifacts_dir=_artifacts_dir(runner),
         )
         _hand_keys_to_drivers(inputs)
         os.environ.setdefault("AMELIA_HOME", str(_scratch_dir("amelia")))
@@ -373,6 +382,8 @@ class _Engine:
         summary = render_summary(
             mode.name, conclusion, outputs, outcome.state, self.redactor, reason
         )
+        if context.workspace.unpushed is not None:
+            summary += "\n" + context.workspace.unpushed.summary_markdown(self.redactor)
         self.io.write_summary(summary)
         if conclusion == "failure":
             self.io.error(f"amelia {mode.name} failed: {reason or 'unknown error'}")

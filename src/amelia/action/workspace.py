@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from amelia.action.unpushed import UnpushedWork, save_unpushed
 from amelia.github.errors import GitError
 from amelia.github.git import (
     configure_identity,
@@ -56,10 +57,19 @@ def basic_auth_header(token: str) -> str:
 class Workspace:
     """The checkout at `path`, pushed to its `origin` with `token` (when given)."""
 
-    def __init__(self, path: Path, token: str | None = None, dry_run: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        token: str | None = None,
+        dry_run: bool = False,
+        artifacts_dir: Path | None = None,
+    ) -> None:
         self.path = path.resolve()
         self._token = token
         self.dry_run = dry_run
+        self.artifacts_dir = artifacts_dir
+        """Where unpushed commits are saved when a push fails for good (None: nowhere)."""
+        self.unpushed: UnpushedWork | None = None
         self.removed_credentials: list[str] = []
         """Config keys removed from `.git/config` by `prepare()` (names, never values)."""
 
@@ -111,12 +121,33 @@ class Workspace:
         with _git_config_env("http.extraheader", basic_auth_header(self._token)):
             yield
 
-    def push(self, branch: str) -> None:
-        """Push `branch` to origin (skipped in a dry run), authenticated only for this push."""
+    def push(self, branch: str) -> str:
+        """Push `branch` to origin (skipped in a dry run), authenticated only for this push.
+
+        Returns the branch's head afterwards: a rebase onto what others pushed meanwhile
+        changes it, and links must name the commit origin has."""
         if self.dry_run:
-            return
-        if self._token:
-            with _git_config_env("http.extraheader", basic_auth_header(self._token)):
+            return current_sha(self.path)
+        try:
+            if self._token:
+                with _git_config_env("http.extraheader", basic_auth_header(self._token)):
+                    push(self.path, branch)
+            else:
                 push(self.path, branch)
-        else:
-            push(self.path, branch)
+        except GitError as error:
+            raise self._keep_unpushed(branch, error) from None
+        return current_sha(self.path)
+
+    def _keep_unpushed(self, branch: str, error: GitError) -> GitError:
+        """Save the commits the failed push would have published; the error says where."""
+        if self.artifacts_dir is None:
+            return error
+        try:
+            self.unpushed = save_unpushed(self.path, branch, self.artifacts_dir)
+        except (GitError, OSError) as saving:
+            return GitError(f"{error}; saving the unpushed commits failed too: {saving}")
+        if self.unpushed is None:
+            return error
+        where = self.unpushed.patch_path
+        # Location first: the progress comment shortens long reasons.
+        return GitError(f"the unpushed commits are saved in {where}; {error}", error.stderr)

@@ -109,7 +109,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         commit_title(number, info.title),
         co_author(ctx.command.requested_by),
     )
-    await asyncio.to_thread(ctx.workspace.push, branch)
+    sha = await asyncio.to_thread(ctx.workspace.push, branch)
     where = "committed locally (dry run, not pushed)" if ctx.dry_run else f"pushed to {branch}"
     await _stage(ctx, STAGE_PUBLISH, "done", where)
     return ModeOutcome(

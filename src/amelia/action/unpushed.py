@@ -1,0 +1,93 @@
+"""Keep work whose push failed: the unpushed commits as a patch, and the files they touch.
+
+When origin cannot be reached or keeps refusing a branch, the commits exist only in the
+runner's checkout, which is thrown away when the job ends. They are saved under
+`$RUNNER_TEMP/amelia-artifacts/<run id>/` (`unpushed.patch`, applicable with `git am`, and
+`files/<path>` with each changed file's new content) so an `actions/upload-artifact` step
+can keep them, and shown in the job summary.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from amelia.github.errors import GitError
+from amelia.github.git import run_git, validate_branch_name
+from amelia.github.redact import Redactor
+
+ARTIFACTS_DIR_NAME = "amelia-artifacts"
+PATCH_NAME = "unpushed.patch"
+SUMMARY_PATCH_LIMIT = 60_000
+"""Characters of the patch shown in the job summary (GitHub caps a summary at 1 MiB)."""
+
+
+class UnpushedWork(BaseModel):
+    """Commits of `branch` that reached no remote, saved under `directory`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    branch: str
+    directory: Path
+    patch: str
+    files: tuple[str, ...]
+
+    @property
+    def patch_path(self) -> Path:
+        return self.directory / PATCH_NAME
+
+    def summary_markdown(self, redactor: Redactor) -> str:
+        """A job summary section with the patch, so the work survives without the artifact."""
+        shown = self.patch[:SUMMARY_PATCH_LIMIT]
+        cut = "" if len(shown) == len(self.patch) else "\n… (cut; the whole patch is saved)\n"
+        fence = "````" if "```" in shown else "```"
+        lines = [
+            f"### Unpushed work on `{self.branch}`",
+            "",
+            f"The push failed, so the commits are saved in `{self.directory}` "
+            f"(`{PATCH_NAME}`, apply with `git am`; files under `files/`).",
+            "",
+            "<details><summary>Patch</summary>",
+            "",
+            f"{fence}diff",
+            shown.rstrip("\n") + cut,
+            fence,
+            "",
+            "</details>",
+            "",
+        ]
+        return redactor.redact("\n".join(lines))
+
+
+def _unpushed_commits(repo: Path, branch: str) -> list[str]:
+    out = run_git(["rev-list", "--reverse", f"refs/heads/{branch}", "--not", "--remotes"], repo)
+    return out.split()
+
+
+def save_unpushed(repo: Path, branch: str, directory: Path) -> UnpushedWork | None:
+    """Save the commits of `branch` that no remote-tracking ref holds; None when none."""
+    validate_branch_name(branch)
+    commits = _unpushed_commits(repo, branch)
+    if not commits:
+        return None
+    try:
+        run_git(["rev-parse", "--verify", "--quiet", f"{commits[0]}^"], repo)
+        span = [f"{commits[0]}^..refs/heads/{branch}"]
+    except GitError:
+        span = ["--root", f"refs/heads/{branch}"]  # the branch's first commit is unpushed
+    patch = run_git(["format-patch", "--stdout", "--no-color", *span], repo)
+    changed = run_git(
+        ["diff", "--name-only", "--no-renames", "--diff-filter=d", *span[-1:], "--"]
+        if span[0] != "--root"
+        else ["ls-tree", "-r", "--name-only", f"refs/heads/{branch}"],
+        repo,
+    ).split()
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / PATCH_NAME).write_text(patch, encoding="utf-8")
+    for path in changed:
+        content = run_git(["show", f"refs/heads/{branch}:{path}"], repo)
+        target = directory / "files" / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+    return UnpushedWork(branch=branch, directory=directory, patch=patch, files=tuple(changed))
