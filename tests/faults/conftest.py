@@ -1,0 +1,137 @@
+"""Fault-injection benches: the Action's engine run in-process against the local GitHub
+server, a bare origin and a scripted architect, with retries made quick by the documented
+AMELIA_GITHUB_RETRY_* / AMELIA_GITHUB_TIMEOUT knobs (no real back-off sleeps)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from loguru import logger
+
+from amelia.action.runner import run_action
+from amelia.core.orchestrator import AgentRole, MakeDriver
+from amelia.core.types import Profile, ToolProfileName
+from amelia.drivers.base import AgenticMessage, DriverInterface
+from amelia.github.markers import progress_marker
+from amelia.testing.action_harness import DEFAULT_PLAN, ActionHarness, parse_outputs
+from amelia.testing.github_server import FakeGitHubServer, RecordedRequest
+from amelia.testing.scripted_driver import RecordedCall, ScriptedDriver, result
+
+QUICK_RETRIES = {
+    "AMELIA_GITHUB_RETRY_MAX_ATTEMPTS": "3",
+    "AMELIA_GITHUB_RETRY_BACKOFF_BASE": "0.01",
+    "AMELIA_GITHUB_RETRY_BACKOFF_MAX": "0.05",
+    "AMELIA_GITHUB_TIMEOUT": "1",
+}
+"""Three attempts a call, 10-50 ms apart, one second per request."""
+STALL_SECONDS = 2.5
+"""How long a stalled GitHub request hangs: longer than AMELIA_GITHUB_TIMEOUT."""
+
+
+@dataclass(frozen=True)
+class EngineRun:
+    """One in-process `amelia action` run and what the GitHub server saw during it."""
+
+    exit_code: int
+    stdout: str
+    outputs: dict[str, str]
+    summary: str
+    github_requests: list[RecordedRequest]
+
+    def requests_to(self, method: str, path_regex: str) -> list[RecordedRequest]:
+        return [
+            r
+            for r in self.github_requests
+            if r.method == method and re.fullmatch(path_regex, r.path)
+        ]
+
+
+class EngineBench:
+    """An `ActionHarness` whose runs call `run_action()` in this process."""
+
+    def __init__(
+        self,
+        harness: ActionHarness,
+        monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str],
+    ) -> None:
+        self.harness = harness
+        self._monkeypatch = monkeypatch
+        self._capsys = capsys
+        self.plan = DEFAULT_PLAN
+        self.architect_calls = 0
+        self.during_architect: Callable[[], object] | None = None
+        """Runs while the architect works: the moment to change the world under the run."""
+        self._runs = 0
+        monkeypatch.setattr("amelia.core.orchestrator.default_make_driver", self._make_driver)
+
+    @property
+    def github(self) -> FakeGitHubServer:
+        return self.harness.github
+
+    def _make_driver(self, profile: Profile) -> MakeDriver:
+        def make(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
+            self.architect_calls += 1
+
+            def answer(call: RecordedCall) -> list[AgenticMessage]:
+                if self.during_architect is not None:
+                    self.during_architect()
+                return [result(self.plan)]
+
+            return ScriptedDriver([answer])
+
+        return make
+
+    def progress_comments(self, number: int = 1) -> list[str]:
+        return [
+            body
+            for body in self.harness.github.comments(self.harness.repo, number)
+            if progress_marker(number) in body
+        ]
+
+    def run_plan(self, number: int = 1, extra: dict[str, str] | None = None) -> EngineRun:
+        h = self.harness
+        self._runs += 1
+        run_dir = h.root / f"engine-run-{self._runs}"
+        run_dir.mkdir()
+        event = run_dir / "event.json"
+        event.write_text(json.dumps(h.comment_event(number, "/amelia plan")), encoding="utf-8")
+        outputs, summary = run_dir / "github_output", run_dir / "step_summary"
+        outputs.touch()
+        summary.touch()
+        env = h.environment("issue_comment", event, outputs, summary)
+        env.update(QUICK_RETRIES)
+        env["AMELIA_HOME"] = str(h.runner_temp / "amelia")
+        env.update(extra or {})
+        for name, value in env.items():
+            self._monkeypatch.setenv(name, value)
+        # The engine exports the model key for the drivers; let monkeypatch restore it.
+        self._monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-local-fake-key")
+        before = len(h.github.requests)
+        self._capsys.readouterr()
+        code = run_action()
+        captured = self._capsys.readouterr()
+        return EngineRun(
+            exit_code=code,
+            stdout=captured.out + captured.err,
+            outputs=parse_outputs(outputs.read_text(encoding="utf-8")),
+            summary=summary.read_text(encoding="utf-8"),
+            github_requests=list(h.github.requests)[before:],
+        )
+
+
+@pytest.fixture
+def bench(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Iterator[EngineBench]:
+    with ActionHarness(tmp_path / "action") as harness:
+        yield EngineBench(harness, monkeypatch, capsys)
+    # The engine points loguru at its own redacting sink; give other tests the default back.
+    logger.remove()
+    logger.add(sys.stderr)
