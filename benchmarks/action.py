@@ -227,7 +227,7 @@ def request_figures(run_name: str, result: ActionRun, stages: int) -> list[Figur
         ),
         Figure(
             benchmark=bench,
-            name=f"progress-comment edits ({stages} stages)",
+            name=f"progress-comment edits ({stages} stage{'' if stages == 1 else 's'})",
             value=edits,
             unit="edits",
             target=Target(limit=EDITS_PER_STAGE * stages),
