@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from amelia.github.markers import marker
 from amelia.testing.action_harness import ActionHarness, git, plan_script
-from amelia.testing.anthropic_script import ScriptFunction, text, tool_use
+from amelia.testing.anthropic_script import ScriptFunction, Turn, text, tool_use
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -177,3 +178,21 @@ def test_dry_run_review_saves_the_review_and_posts_nothing(harness: ActionHarnes
     review = json.loads(saved.read_text(encoding="utf-8"))
     assert review["pull_number"] == number and review["event"] == "COMMENT"
     assert [(c["path"], c["line"]) for c in review["comments"]] == [("greeter/core.py", 11)]
+
+
+def test_failed_tool_calls_of_the_reviewer_are_listed_on_the_pull(tmp_path: Path) -> None:
+    missing = "/no/such/amelia/review/file.py"
+    reviewer: list[Turn] = [
+        [tool_use("Read", {"file_path": missing})],
+        [tool_use("StructuredOutput", VERDICT)],
+        [text("ok")],
+    ]
+    with ActionHarness(tmp_path / "action", script=plan_script(roles={"reviewer": reviewer})) as h:
+        number, event = open_pull(h, "feature", {"greeter/core.py": FAREWELL_LINES})
+        result = h.run("pull_request", event)
+
+        assert result.exit_code == 0, result.stdout + result.stderr
+        assert len(h.github.reviews(h.repo, number)) == 1
+        (errors,) = h.github.comments(h.repo, number)
+        assert marker("tool-errors") in errors
+        assert "reviewer: Read" in errors and missing in errors
