@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +91,7 @@ def open_pull(
 
 
 @pytest.fixture
-def harness(tmp_path: Path) -> Any:
+def harness(tmp_path: Path) -> Iterator[ActionHarness]:
     with ActionHarness(tmp_path / "action", script=review_script()) as started:
         yield started
 
