@@ -193,6 +193,11 @@ class ClaudeCliDriver:
                     )
                     transcript.write("driver_error", error.model_dump())
                     yield error
+            except (asyncio.CancelledError, GeneratorExit):
+                # A caller's timeout or a cancelled job: say so in the transcript, whose
+                # earlier lines are the partial run to look at afterwards.
+                transcript.write("driver_stopped", {"finished": finished})
+                raise
             finally:
                 if not producer.done():
                     producer.cancel()
