@@ -238,8 +238,11 @@ def _route_comment(event: IssueCommentEvent, settings: RoutingSettings) -> Comma
     on_pull = event.issue.is_pull_request
     if name == "help":
         return Command(kind="help", reply=help_reply(settings.trigger_phrase), **base)
-    if name in ("plan", "implement") and not on_pull:
-        return Command(kind=name, **base)
+    if name == "plan" and not on_pull:
+        return Command(kind="plan", **base)
+    if name == "implement":
+        # On a pull request: the mode finds the issue from the plan branch it is on.
+        return Command(kind="implement", **base)
     if name == "review" and on_pull:
         return Command(kind="review", **base)
     if name in ("plan", "implement", "review"):

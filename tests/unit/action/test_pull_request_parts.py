@@ -3,6 +3,7 @@ review event choice, plan branch listing and the texts posted."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -166,3 +167,23 @@ def test_remote_reads_carry_the_token_only_inside_the_block(
     assert "GIT_CONFIG_COUNT" not in os.environ
     with Workspace(tmp_path).authenticated():
         assert "GIT_CONFIG_COUNT" not in os.environ
+
+
+def test_implement_is_routed_on_issues_and_on_pull_requests() -> None:
+    from amelia.github.events import RoutingSettings, parse_event, route
+
+    def comment(on_pull: bool) -> bytes:
+        issue: dict[str, object] = {"number": 4, "title": "t"}
+        if on_pull:
+            issue["pull_request"] = {"url": "https://api.example/pulls/4"}
+        payload = {
+            "action": "created",
+            "issue": issue,
+            "comment": {"id": 1, "body": "/amelia implement", "user": {"login": "ada"}},
+            "sender": {"login": "ada", "type": "User"},
+        }
+        return json.dumps(payload).encode()
+
+    for on_pull in (False, True):
+        command = route(parse_event("issue_comment", comment(on_pull)), RoutingSettings())
+        assert (command.kind, command.number) == ("implement", 4)
