@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -166,10 +167,47 @@ class _Engine:
         self.request = request
         self.io = io
         self.redactor = Redactor()
+        self.stopped_by: str | None = None
+        """The signal (SIGTERM, SIGINT) that cancelled the run, e.g. a cancelled workflow."""
+
+    def _stop_on_signals(self) -> None:
+        """Turn the runner's SIGTERM/SIGINT (job cancelled) into a cancellation of the run,
+        so it still reports how it ended; a second signal ends the process at once."""
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+
+        def stop(signum: int) -> None:
+            if self.stopped_by is not None or task is None:
+                os._exit(128 + signum)
+            self.stopped_by = signal.Signals(signum).name
+            task.cancel()
+
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.add_signal_handler(signum, stop, signum)
+            except (NotImplementedError, RuntimeError, ValueError):
+                return  # not the main thread, or no signals here: run without the handler
+
+    def _stopped(self) -> str | None:
+        """The reason to report when our own signal handler cancelled the run, else None."""
+        task = asyncio.current_task()
+        if self.stopped_by is None or task is None:
+            return None
+        task.uncancel()
+        return f"the run was stopped by {self.stopped_by} (the job was cancelled)"
 
     async def run(self) -> int:
+        self._stop_on_signals()
         try:
             return await self._run()
+        except asyncio.CancelledError:
+            reason = self._stopped()
+            if reason is None:
+                raise
+            self.io.error(f"amelia failed: {reason}")
+            self.io.write_summary(f"## amelia: failure\n\n**Reason:** {reason}\n")
+            self.io.set_outputs({"conclusion": "failure"})
+            return EXIT_FAILED
         except BadConfigError as error:
             self.io.error(self.redactor.redact(str(error)))
             self.io.set_outputs({"conclusion": "failure"})
@@ -341,6 +379,11 @@ class _Engine:
             return await mode.run(context)
         except StageFailedError as error:
             return ModeOutcome(conclusion="failure", failure_reason=str(error), state=error.state)
+        except asyncio.CancelledError:
+            reason = self._stopped()
+            if reason is None:
+                raise
+            return ModeOutcome(conclusion="failure", failure_reason=reason)
         except (GitError, GitHubError, ValueError) as error:
             message = getattr(error, "message", None) or str(error)
             return ModeOutcome(conclusion="failure", failure_reason=message)
