@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from loguru import logger
 from pydantic import BaseModel, ConfigDict
 
 from benchmarks.report import Figure, Report, render_machine, render_table, this_machine
@@ -191,7 +190,6 @@ def run(names: Sequence[str], settings: Settings) -> Report:
 def main(argv: Sequence[str] | None = None) -> int:
     """Exit 0 when every benchmark ran (missed targets are reported, not failures)."""
     arguments = _arguments(argv)
-    logger.disable("amelia")
     settings = Settings.for_run(arguments.quick, arguments.repetitions)
     report = run(arguments.only or list(BENCHMARKS), settings)
     output: Path = arguments.output
