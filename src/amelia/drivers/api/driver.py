@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from pydantic_ai.usage import RunUsage, UsageLimits
 
 from amelia.core.types import ToolProfileName
 from amelia.drivers.api.mapping import OUTPUT_TOOL_NAME, MessageMapper, error_reason
-from amelia.drivers.api.providers import ModelName, build_model, parse_model_name
+from amelia.drivers.api.providers import ModelName, open_model, parse_model_name
 from amelia.drivers.api.sessions import SessionStore, new_session_id
 from amelia.drivers.api.tools import ToolContext, tools_for_profile
 from amelia.drivers.base import (
@@ -103,16 +104,19 @@ class ApiDriver:
         self.max_retries = max_retries
         self.last_transcript_path: Path | None = None
 
-    def _model(self) -> Model:
+    @asynccontextmanager
+    async def _model(self) -> AsyncIterator[Model]:
         if self._injected_model is not None:
-            return self._injected_model
+            yield self._injected_model
+            return
         assert self._model_name is not None
         # A fresh client per call: an HTTP connection pool must not outlive its event loop.
-        return build_model(
+        async with open_model(
             self._model_name,
             max_retries=self.max_retries,
             timeout_seconds=self.timeout_seconds,
-        )
+        ) as model:
+            yield model
 
     def _usage(self, usage: RunUsage, started: float) -> DriverUsage:
         return DriverUsage(
@@ -135,16 +139,17 @@ class ApiDriver:
         validate_prompt(prompt, system_prompt)
         started = time.monotonic()
         output_type: Any = str if schema is None else ToolOutput(schema, name=OUTPUT_TOOL_NAME)
-        agent: Agent[None, Any] = Agent(self._model(), output_type=output_type)
-        try:
-            result = await agent.run(
-                prompt,
-                instructions=system_prompt,
-                usage_limits=UsageLimits(request_limit=self.max_turns or DEFAULT_MAX_TURNS),
-                timeout=self.timeout_seconds,
-            )
-        except _RUN_ERRORS as error:
-            raise DriverError(error_reason(error)) from error
+        async with self._model() as model:
+            agent: Agent[None, Any] = Agent(model, output_type=output_type)
+            try:
+                result = await agent.run(
+                    prompt,
+                    instructions=system_prompt,
+                    usage_limits=UsageLimits(request_limit=self.max_turns or DEFAULT_MAX_TURNS),
+                    timeout=self.timeout_seconds,
+                )
+            except _RUN_ERRORS as error:
+                raise DriverError(error_reason(error)) from error
         return GenerateResult(output=result.output, usage=self._usage(result.usage, started))
 
     async def execute_agentic(
@@ -162,14 +167,14 @@ class ApiDriver:
         store = SessionStore(home)
         history: list[ModelMessage] = store.load(session_id) if session_id else []
         run_session_id = session_id or new_session_id()
-        model = self._model()
         self.last_transcript_path = new_transcript_path(home, f"api-{run_session_id[:12]}")
-        with TranscriptWriter(self.last_transcript_path) as transcript:
-            async for message in self._run(
-                model, prompt, cwd, history, instructions, schema, run_session_id, store
-            ):
-                transcript.write("message", message.model_dump(mode="json"))
-                yield message
+        async with self._model() as model:
+            with TranscriptWriter(self.last_transcript_path) as transcript:
+                async for message in self._run(
+                    model, prompt, cwd, history, instructions, schema, run_session_id, store
+                ):
+                    transcript.write("message", message.model_dump(mode="json"))
+                    yield message
 
     async def _run(
         self,

@@ -7,7 +7,8 @@ set before any request, and honours OPENAI_BASE_URL / OPENROUTER_BASE_URL.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from openai import AsyncOpenAI
@@ -84,14 +85,19 @@ def parse_model_name(model: str) -> ModelName:
     return ModelName(provider, name)
 
 
-def build_model(
+@asynccontextmanager
+async def open_model(
     model: ModelName,
     *,
     max_retries: int,
     timeout_seconds: float | None,
     environ: Mapping[str, str] | None = None,
-) -> Model:
-    """A pydantic-ai model with its own AsyncOpenAI client (the key is checked here)."""
+) -> AsyncIterator[Model]:
+    """A pydantic-ai model with its own AsyncOpenAI client, closed on exit.
+
+    The key is checked before any request. pydantic-ai leaves a client it was handed open,
+    and an unclosed pool complains once its event loop is gone, so we close it ourselves.
+    """
     env = os.environ if environ is None else environ
     spec = PROVIDERS[model.provider]
     api_key = env.get(spec.key_var, "").strip()
@@ -106,9 +112,14 @@ def build_model(
         max_retries=max_retries,
         timeout=timeout_seconds if timeout_seconds is not None else 600.0,
     )
+    built: Model
     if model.provider == "openrouter":
-        return OpenRouterModel(model.name, provider=OpenRouterProvider(openai_client=client))
-    provider = OpenAIProvider(openai_client=client)
-    if model.provider == "openai-chat":
-        return OpenAIChatModel(model.name, provider=provider)
-    return OpenAIResponsesModel(model.name, provider=provider)
+        built = OpenRouterModel(model.name, provider=OpenRouterProvider(openai_client=client))
+    elif model.provider == "openai-chat":
+        built = OpenAIChatModel(model.name, provider=OpenAIProvider(openai_client=client))
+    else:
+        built = OpenAIResponsesModel(model.name, provider=OpenAIProvider(openai_client=client))
+    try:
+        yield built
+    finally:
+        await client.close()
