@@ -54,10 +54,12 @@ class Fault:
     """What to do instead of answering one request.
 
     `kind="status"` answers `status` with `headers` and a JSON `message`; `"reset"` drops the
-    connection without a response; `"stall"` waits `stall_seconds` and then drops it.
+    connection without a response; `"stall"` waits `stall_seconds` and then drops it;
+    `"delay"` waits `stall_seconds` and then answers normally (a slow GitHub, or two
+    clients racing).
     """
 
-    kind: Literal["status", "reset", "stall"] = "status"
+    kind: Literal["status", "reset", "stall", "delay"] = "status"
     status: int = 502
     headers: dict[str, str] = field(default_factory=dict)
     message: str = "Server Error"
@@ -835,6 +837,9 @@ class _RequestHandler(BaseHTTPRequestHandler):
         )
         self.fake.requests.append(request)
         fault = self.fake._take_fault(request.method, request.path)
+        if fault is not None and fault.kind == "delay":
+            time.sleep(fault.stall_seconds)
+            fault = None
         if fault is not None and fault.kind != "status":
             if fault.kind == "stall":
                 time.sleep(fault.stall_seconds)
