@@ -11,12 +11,25 @@ import re
 import shlex
 from pathlib import PurePosixPath
 
-MAX_COMMAND_CHARS = 10_000
+from amelia.drivers.read_only_policy import (
+    MAX_COMMAND_CHARS,
+    READ_ONLY_GIT_SUBCOMMANDS,
+    CommandRefused,
+    read_only_git_argv,
+)
+
+__all__ = [
+    "BLOCKED_COMMANDS",
+    "MAX_COMMAND_CHARS",
+    "MAX_TIMEOUT_SECONDS",
+    "PROTECTED_ROOTS",
+    "READ_ONLY_GIT_SUBCOMMANDS",
+    "CommandRefused",
+    "check_command",
+    "read_only_git_argv",
+]
+
 MAX_TIMEOUT_SECONDS = 300
-
-
-class CommandRefused(Exception):
-    """The command breaks the shell policy; the message says which rule."""
 
 
 BLOCKED_COMMANDS = frozenset(
@@ -235,93 +248,3 @@ def check_command(command: str, *, _depth: int = 0) -> None:
             raise CommandRefused(f"{reason} is not allowed")
     for segment in _SEPARATORS.split(command):
         _check_words(_words(segment), _depth)
-
-
-READ_ONLY_GIT_SUBCOMMANDS = frozenset(
-    {
-        "log",
-        "diff",
-        "show",
-        "status",
-        "ls-files",
-        "ls-tree",
-        "blame",
-        "grep",
-        "rev-parse",
-        "shortlog",
-        "describe",
-        "cat-file",
-        "merge-base",
-        "rev-list",
-    }
-)
-
-_GIT_FORBIDDEN_OPTIONS = (
-    "-c",
-    "-C",
-    "--config-env",
-    "--exec-path",
-    "--git-dir",
-    "--work-tree",
-    "--output",
-    "--ext-diff",
-    "--textconv",
-    "-O",
-    "--open-files-in-pager",
-)
-_SHELL_METACHARACTERS = re.compile(r"[;&|<>`$\n]")
-"""The argv runs without a shell, so these would not work anyway: refuse them clearly."""
-
-
-def read_only_git_argv(command: str) -> list[str]:
-    """The argv of a read-only git command (git log/diff/show/status/ls-files/…), or refuse.
-
-    Read-only agents may inspect history but not run anything else, so no shell syntax
-    and no git option that runs programs, reads other repositories or writes files.
-    """
-    if len(command) > MAX_COMMAND_CHARS:
-        raise CommandRefused(
-            f"the command is {len(command)} characters; the limit is {MAX_COMMAND_CHARS}"
-        )
-    if _SHELL_METACHARACTERS.search(command):
-        raise CommandRefused(
-            "read-only agents may only run plain git commands, without shell syntax"
-        )
-    argv = _words(command)
-    allowed = ", ".join(sorted(READ_ONLY_GIT_SUBCOMMANDS))
-    if len(argv) < 2 or argv[0] != "git" or argv[1] not in READ_ONLY_GIT_SUBCOMMANDS:
-        raise CommandRefused(f"read-only agents may only run git {{{allowed}}}")
-    for arg in argv[2:]:
-        if any(arg == opt or arg.startswith(opt + "=") for opt in _GIT_FORBIDDEN_OPTIONS):
-            raise CommandRefused(f"git option '{arg}' is not allowed for read-only agents")
-        if arg.startswith("--output") or _abbreviates_forbidden(arg):
-            raise CommandRefused(f"git option '{arg}' is not allowed for read-only agents")
-        if argv[1] == "grep" and _grep_cluster_opens_pager(arg):
-            raise CommandRefused(f"git grep option '{arg}' runs a program")
-    return argv
-
-
-_GIT_FORBIDDEN_LONG = tuple(opt for opt in _GIT_FORBIDDEN_OPTIONS if opt.startswith("--"))
-_GIT_LEGITIMATE_PREFIXES = frozenset({"--text"})
-"""Options that are themselves prefixes of a forbidden one; git matches them exactly."""
-_GREP_VALUE_FLAGS = frozenset("efABCm")
-
-
-def _abbreviates_forbidden(arg: str) -> bool:
-    """git's option parser accepts any unambiguous prefix: `--open-files=cmd` runs `cmd`."""
-    name = arg.split("=", 1)[0]
-    if not name.startswith("--") or len(name) < 4 or name in _GIT_LEGITIMATE_PREFIXES:
-        return False
-    return any(option.startswith(name) for option in _GIT_FORBIDDEN_LONG)
-
-
-def _grep_cluster_opens_pager(arg: str) -> bool:
-    """`-Ocmd` and `-nOcmd` make git grep run `cmd` on the matching files."""
-    if not arg.startswith("-") or arg.startswith("--"):
-        return False
-    for flag in arg[1:]:
-        if flag == "O":
-            return True
-        if flag in _GREP_VALUE_FLAGS:
-            return False  # the rest of the word is that flag's value
-    return False
