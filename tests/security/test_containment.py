@@ -190,6 +190,11 @@ READ_ONLY_CLAUDE_ATTEMPTS: list[tuple[str, dict[str, Any]]] = [
     ("Bash", {"command": "git grep -Otouch hello"}),
     ("Bash", {"command": "git branch evil"}),
     ("Bash", {"command": "tree -o tree.txt"}),
+    ("Bash", {"command": "git log --output=log.txt"}),
+    ("Bash", {"command": "git diff --output=diff.txt HEAD"}),
+    ("Bash", {"command": "git show --outp=show.txt"}),
+    ("Bash", {"command": "git grep -nOtouch hello"}),
+    ("Bash", {"command": "ls; touch chained.txt"}),
 ]
 
 

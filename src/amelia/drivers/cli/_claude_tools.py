@@ -12,32 +12,19 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from amelia.core.types import ToolProfileName
+from amelia.drivers.read_only_policy import READ_ONLY_GIT_SUBCOMMANDS, READ_ONLY_PROGRAMS
 
 WEB_TOOLS = ("WebFetch", "WebSearch")
 
 READ_ONLY_COMMANDS = (
-    "ls",
-    "find",
-    "grep",
-    "cat",
-    "head",
-    "tail",
-    "wc",
-    "pwd",
-    "stat",
-    "git log",
-    "git diff",
-    "git show",
-    "git status",
-    "git ls-files",
-    "git blame",
-    "git rev-parse",
+    *sorted(READ_ONLY_PROGRAMS - {"git"}),
+    *(f"git {subcommand}" for subcommand in sorted(READ_ONLY_GIT_SUBCOMMANDS)),
 )
-"""Bash prefixes the read-only profile may run. The CLI itself refuses find's -delete/-exec/
--fprint and output redirection under a prefix rule (measured), so these cannot write. A
-prefix rule allows any arguments, so commands with an argument that runs a program or
-writes are left out: `git grep -O<cmd>` runs <cmd>, `git branch <name>` creates a branch,
-`tree -o` and `file -C` write files."""
+"""Bash prefixes the read-only profile may run: the programs of the shared read-only policy.
+A prefix rule allows any arguments, so it is only the first check: the PreToolUse hook
+(`_claude_hooks.py`) refuses the options that write or run programs (`--output=`, `-O`,
+`-delete`, …) and any shell syntax. The CLI itself also refuses find's -delete/-exec/-fprint
+and output redirection under a prefix rule (measured)."""
 
 
 class ToolPermissions(BaseModel):

@@ -33,6 +33,7 @@ from amelia.drivers.base import (
     DriverError,
     GenerateResult,
 )
+from amelia.drivers.cli._claude_hooks import read_only_bash_hooks
 from amelia.drivers.cli._claude_mapping import MessageMapper, extract_json_text, one_line
 from amelia.drivers.cli._claude_tools import tool_permissions
 from amelia.drivers.environment import MODEL_CONNECTION_VARS, blanking_overrides
@@ -104,10 +105,13 @@ class ClaudeCliDriver:
         permission_mode: PermissionMode = (
             "acceptEdits" if permissions.permission_mode == "acceptEdits" else "default"
         )
+        # Read-only Bash needs the hook: prefix rules cannot see options such as --output.
+        guarded = self.tool_profile == "read_only" and tools is None
         return ClaudeAgentOptions(
             tools=list(permissions.tools) if tools is None else tools,
             allowed_tools=list(permissions.allowed_tools) if tools is None else tools,
             permission_mode=permission_mode,
+            hooks=read_only_bash_hooks() if guarded else None,
             system_prompt=system_prompt,
             resume=session_id,
             model=self.model,
