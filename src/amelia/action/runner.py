@@ -25,7 +25,12 @@ from amelia.action.modes import Mode, ModeContext, ModeOutcome, load_mode
 from amelia.action.workflow_io import WorkflowIO
 from amelia.config import ActionInputs, ConfigError, RunnerContext, load_inputs, load_runner
 from amelia.drivers.environment import secret_values
-from amelia.github.client import GitHubClient, RetryPolicy, timeout_from_environment
+from amelia.github.client import (
+    GitHubClient,
+    RetryPolicy,
+    throttle_from_environment,
+    timeout_from_environment,
+)
 from amelia.github.errors import EventError, GitError, GitHubError
 from amelia.github.events import (
     Command,
@@ -270,6 +275,7 @@ class _Engine:
             tuning: dict[str, Any] = {
                 "policy": RetryPolicy.from_environment(),
                 "timeout": timeout_from_environment(),
+                "throttle": throttle_from_environment(),
             }
         except ValueError as error:
             raise BadConfigError(str(error)) from None

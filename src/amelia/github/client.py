@@ -40,6 +40,7 @@ DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_TIMEOUT = 15
 RETRY_ENV_PREFIX = "AMELIA_GITHUB_RETRY_"
 TIMEOUT_ENV = "AMELIA_GITHUB_TIMEOUT"
+THROTTLE_ENV = "AMELIA_GITHUB_THROTTLE"
 
 
 class RetryPolicy(BaseModel):
@@ -67,6 +68,13 @@ class RetryPolicy(BaseModel):
         except ValidationError as error:
             names = ", ".join(f"{RETRY_ENV_PREFIX}{name.upper()}" for name in chosen)
             raise ValueError(f"invalid GitHub retry setting ({names}): {error}") from None
+
+
+def throttle_from_environment(environ: Mapping[str, str] | None = None) -> bool:
+    """False when `AMELIA_GITHUB_THROTTLE` is 0/false/no: no pause between writes, for
+    local stand-ins of GitHub only (GitHub itself asks for the pause)."""
+    env = os.environ if environ is None else environ
+    return env.get(THROTTLE_ENV, "").strip().lower() not in ("0", "false", "no")
 
 
 def timeout_from_environment(environ: Mapping[str, str] | None = None) -> int:
