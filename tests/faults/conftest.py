@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from loguru import logger
@@ -28,10 +29,22 @@ QUICK_RETRIES = {
     "AMELIA_GITHUB_RETRY_BACKOFF_BASE": "0.01",
     "AMELIA_GITHUB_RETRY_BACKOFF_MAX": "0.05",
     "AMELIA_GITHUB_TIMEOUT": "1",
+    "AMELIA_GITHUB_THROTTLE": "0",
 }
-"""Three attempts a call, 10-50 ms apart, one second per request."""
+"""Three attempts a call, 10-50 ms apart, one second per request, no pause between writes."""
 STALL_SECONDS = 2.5
 """How long a stalled GitHub request hangs: longer than AMELIA_GITHUB_TIMEOUT."""
+
+
+APPROVAL: dict[str, Any] = {"verdict": "approved", "severity": "none", "summary": "Looks right"}
+FAREWELL = 'def farewell(name: str) -> str:\n    return f"Goodbye, {name}!"\n'
+
+
+def _write_farewell(call: RecordedCall) -> list[AgenticMessage]:
+    """The developer's work: one new file in the worktree it was given."""
+    assert call.cwd is not None
+    (Path(call.cwd) / "greeter" / "farewell.py").write_text(FAREWELL, encoding="utf-8")
+    return [result("Added greeter/farewell.py")]
 
 
 @dataclass(frozen=True)
@@ -77,6 +90,10 @@ class EngineBench:
 
     def _make_driver(self, profile: Profile) -> MakeDriver:
         def make(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
+            if role == "developer":
+                return ScriptedDriver([_write_farewell])
+            if role == "reviewer":
+                return ScriptedDriver([[result(json.dumps(APPROVAL))]])
             self.architect_calls += 1
 
             def answer(call: RecordedCall) -> list[AgenticMessage]:
@@ -96,16 +113,22 @@ class EngineBench:
         ]
 
     def run_plan(self, number: int = 1, extra: dict[str, str] | None = None) -> EngineRun:
+        return self.run("issue_comment", self.harness.comment_event(number, "/amelia plan"), extra)
+
+    def run(
+        self, event_name: str, payload: dict[str, Any], extra: dict[str, str] | None = None
+    ) -> EngineRun:
+        """`amelia action` for one event, in this process."""
         h = self.harness
         self._runs += 1
         run_dir = h.root / f"engine-run-{self._runs}"
         run_dir.mkdir()
         event = run_dir / "event.json"
-        event.write_text(json.dumps(h.comment_event(number, "/amelia plan")), encoding="utf-8")
+        event.write_text(json.dumps(payload), encoding="utf-8")
         outputs, summary = run_dir / "github_output", run_dir / "step_summary"
         outputs.touch()
         summary.touch()
-        env = h.environment("issue_comment", event, outputs, summary)
+        env = h.environment(event_name, event, outputs, summary)
         env.update(QUICK_RETRIES)
         env["AMELIA_HOME"] = str(h.runner_temp / "amelia")
         env.update(extra or {})
