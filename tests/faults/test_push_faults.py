@@ -72,8 +72,7 @@ def _artifacts(bench: EngineBench) -> Path:
     return bench.harness.runner_temp / "amelia-artifacts" / "4242"
 
 
-def _assert_work_saved(bench: EngineBench, summary: str, progress: str) -> Path:
-    saved = _artifacts(bench)
+def _assert_work_saved(summary: str, progress: str, saved: Path) -> Path:
     patch = saved / "unpushed.patch"
     assert patch.is_file()
     assert "**Goal:**" in patch.read_text(encoding="utf-8")
@@ -98,7 +97,7 @@ def test_unreachable_origin_keeps_the_plan_as_a_patch(bench: EngineBench) -> Non
     assert run.exit_code == 1, run.stdout
     assert "push of amelia/issue-1 failed after 3 attempt(s)" in run.summary
     (progress,) = bench.progress_comments()
-    patch = _assert_work_saved(bench, run.summary, progress)
+    patch = _assert_work_saved(run.summary, progress, _artifacts(bench))
     assert "/blob/" not in progress  # no link to a commit origin does not have
     assert bench.harness.origin_branches() == ["main"]
 
@@ -120,12 +119,14 @@ def test_push_that_cannot_be_rebased_keeps_the_plan_as_a_patch(bench: EngineBenc
         bench, _plan_path_for_today(), "# Their plan\n", new=True
     )
 
-    run = bench.run_plan()
+    chosen = bench.harness.root / "kept"  # AMELIA_ARTIFACTS_DIR moves the saved work
+    run = bench.run_plan(extra={"AMELIA_ARTIFACTS_DIR": str(chosen)})
 
     assert run.exit_code == 1, run.stdout
     assert "cannot rebase amelia/issue-1" in run.summary
     (progress,) = bench.progress_comments()
-    _assert_work_saved(bench, run.summary, progress)
+    _assert_work_saved(run.summary, progress, chosen / "4242")
+    assert not _artifacts(bench).exists()
     assert bench.harness.origin_file(BRANCH, _plan_path_for_today()) == "# Their plan\n"
 
 

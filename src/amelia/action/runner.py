@@ -51,6 +51,8 @@ EXIT_BAD_CONFIG = 2
 OVERRIDE_COMMAND = "AMELIA_COMMAND"
 OVERRIDE_ISSUE = "AMELIA_ISSUE_NUMBER"
 DRY_RUN_DIR = "AMELIA_DRY_RUN_DIR"
+ARTIFACTS_DIR = "AMELIA_ARTIFACTS_DIR"
+CONTAINER_HOME = "/github/home"
 _OVERRIDE_KINDS = ("plan", "implement", "review", "scan", "help")
 
 # Inputs handed to the drivers as the variables their SDKs read. The drivers blank every
@@ -155,11 +157,22 @@ def _dry_run_dir(runner: RunnerContext) -> Path:
 
 
 def _artifacts_dir(runner: RunnerContext) -> Path:
-    """Where work that could not be pushed is saved (see `amelia.action.unpushed`)."""
+    """Where work that could not be pushed is saved (see `amelia.action.unpushed`):
+    `$AMELIA_ARTIFACTS_DIR`, else `<base>/amelia-artifacts`, per run."""
     from amelia.action.unpushed import ARTIFACTS_DIR_NAME
 
-    base = Path(os.environ.get("RUNNER_TEMP") or tempfile.gettempdir())
-    return base / ARTIFACTS_DIR_NAME / (runner.run_id or time.strftime("%Y%m%d-%H%M%S"))
+    chosen = os.environ.get(ARTIFACTS_DIR)
+    if chosen:
+        base = Path(chosen)
+    else:
+        # In a container action RUNNER_TEMP names a host directory that is not mounted;
+        # /github/home is (the host's $RUNNER_TEMP/_github_home), so later steps see it.
+        home = Path(CONTAINER_HOME)
+        root = (
+            home if home.is_dir() else Path(os.environ.get("RUNNER_TEMP") or tempfile.gettempdir())
+        )
+        base = root / ARTIFACTS_DIR_NAME
+    return base / (runner.run_id or time.strftime("%Y%m%d-%H%M%S"))
 
 
 def _is_human_trigger(event: Event) -> bool:
