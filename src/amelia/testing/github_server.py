@@ -13,6 +13,7 @@ limits, connection resets, stalls) per route so retry behaviour can be tested fo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import socket
@@ -56,10 +57,11 @@ class Fault:
     `kind="status"` answers `status` with `headers` and a JSON `message`; `"reset"` drops the
     connection without a response; `"stall"` waits `stall_seconds` and then drops it;
     `"delay"` waits `stall_seconds` and then answers normally (a slow GitHub, or two
-    clients racing).
+    clients racing); `"lost"` carries the request out, then waits `stall_seconds` and drops
+    the connection (GitHub acted, but its answer never arrived).
     """
 
-    kind: Literal["status", "reset", "stall", "delay"] = "status"
+    kind: Literal["status", "reset", "stall", "delay", "lost"] = "status"
     status: int = 502
     headers: dict[str, str] = field(default_factory=dict)
     message: str = "Server Error"
@@ -840,6 +842,12 @@ class _RequestHandler(BaseHTTPRequestHandler):
         if fault is not None and fault.kind == "delay":
             time.sleep(fault.stall_seconds)
             fault = None
+        if fault is not None and fault.kind == "lost":
+            with contextlib.suppress(_HttpError):  # the answer is lost either way
+                self.fake._dispatch(request)
+            time.sleep(fault.stall_seconds)
+            self._drop_connection()
+            return
         if fault is not None and fault.kind != "status":
             if fault.kind == "stall":
                 time.sleep(fault.stall_seconds)
