@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from github import Auth, Github, GithubException
 from github.IssueComment import IssueComment
@@ -463,9 +463,37 @@ class GitHubClient:
         data = self._call(f"get pull #{number}", lambda: self._request("GET", f"/pulls/{number}"))
         return _pull_info(data)
 
+    def _create_once(
+        self, operation: str, post: Callable[[], Any], existing: Callable[[], Any | None]
+    ) -> Any:
+        """POST once in effect: GitHub may have acted on an attempt whose answer was lost (a
+        timeout, a reset), so before each retry look for what that attempt made."""
+        attempts = 0
+
+        def attempt() -> Any:
+            nonlocal attempts
+            attempts += 1
+            if attempts > 1:
+                found = existing()
+                if found is not None:
+                    logger.info("GitHub {}: the earlier attempt took effect", operation)
+                    return found
+            return post()
+
+        return self._call(operation, attempt)
+
     def create_pull(self, head: str, base: str, title: str, body: str, draft: bool) -> PullInfo:
         payload = {"head": head, "base": base, "title": title, "body": body, "draft": draft}
-        data = self._call(f"open pull for {head}", lambda: self._request("POST", "/pulls", payload))
+        owner = self.full_name.split("/", 1)[0]
+        query = urlencode({"state": "open", "head": f"{owner}:{head}", "per_page": 1})
+
+        def existing() -> Any | None:
+            found = self._request("GET", f"/pulls?{query}")
+            return found[0] if isinstance(found, list) and found else None
+
+        data = self._create_once(
+            f"open pull for {head}", lambda: self._request("POST", "/pulls", payload), existing
+        )
         return _pull_info(data)
 
     def find_open_pull(self, head: str) -> PullInfo | None:
@@ -513,9 +541,20 @@ class GitHubClient:
         }
         if commit_id:
             payload["commit_id"] = commit_id
-        data = self._call(
+
+        def existing() -> Any | None:
+            # Oldest first, 100 a page: a review just made is on the first page of most pulls.
+            found = self._request("GET", f"/pulls/{pull_number}/reviews?per_page=100")
+            for review in reversed(found if isinstance(found, list) else []):
+                same_commit = not commit_id or review.get("commit_id") == commit_id
+                if review.get("body") == body and same_commit:
+                    return review
+            return None
+
+        data = self._create_once(
             f"review pull #{pull_number}",
             lambda: self._request("POST", f"/pulls/{pull_number}/reviews", payload),
+            existing,
         )
         return ReviewInfo(
             id=int(data["id"]),
