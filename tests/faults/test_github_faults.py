@@ -206,3 +206,19 @@ def test_issue_deleted_mid_run_fails_clearly_and_keeps_the_pushed_plan(
     _assert_failed(run, "the progress comment could not be posted")
     assert "404" in run.summary
     assert run.outputs["plan_path"] in bench.harness.origin_files(run.outputs["branch"])
+
+
+LOST = Fault(kind="lost", stall_seconds=0.1)
+"""GitHub carries the request out, then the connection drops before the answer."""
+
+
+def test_create_comment_answer_lost_leaves_one_progress_comment(bench: EngineBench) -> None:
+    bench.harness.add_issue("Add a farewell", "Say goodbye too.")
+    site = SITES["create_comment"]
+    bench.github.inject(site.method, site.path, LOST)
+
+    run = bench.run_plan()
+
+    _assert_succeeded(bench, run)  # exactly one progress comment, ending **Done**
+    assert len(run.requests_to(site.method, site.path)) == 2
+    assert len(run.requests_to("DELETE", REPO + r"/issues/comments/\d+")) == 1

@@ -99,3 +99,17 @@ def test_scan_fails_clearly(bench: EngineBench, failure: str) -> None:
     assert "search" in run.summary and "failed" in run.summary
     assert "issues" not in run.outputs
     assert len(run.requests_to("GET", SEARCH)) == (1 if failure == "404" else 3)
+
+
+@pytest.mark.parametrize("site", IMPLEMENT_SITES, ids=[f"{s}-answer-lost" for s in IMPLEMENT_SITES])
+def test_implement_posts_once_when_an_answer_is_lost(bench: EngineBench, site: str) -> None:
+    """GitHub acted but its answer never came: the retry finds what the first try made."""
+    run = _implement(bench, site, [Fault(kind="lost", stall_seconds=0.1)])
+
+    assert run.exit_code == 0, run.stdout
+    (pull,) = bench.github.pulls(bench.harness.repo)
+    assert run.outputs["pr_number"] == str(pull["number"])
+    (review,) = bench.github.reviews(bench.harness.repo, pull["number"])
+    assert "Looks right" in review["body"]
+    # One POST that took effect, then a look instead of a second POST.
+    assert len(run.requests_to("POST", IMPLEMENT_SITES[site])) == 1
