@@ -66,8 +66,11 @@ class RetryPolicy(BaseModel):
         try:
             return cls.model_validate(chosen)
         except ValidationError as error:
-            names = ", ".join(f"{RETRY_ENV_PREFIX}{name.upper()}" for name in chosen)
-            raise ValueError(f"invalid GitHub retry setting ({names}): {error}") from None
+            problems = "; ".join(
+                f"{RETRY_ENV_PREFIX}{str(problem['loc'][0]).upper()}: {problem['msg']}"
+                for problem in error.errors()
+            )
+            raise ValueError(f"invalid GitHub retry setting: {problems}") from None
 
 
 def throttle_from_environment(environ: Mapping[str, str] | None = None) -> bool:
