@@ -222,3 +222,16 @@ def test_create_comment_answer_lost_leaves_one_progress_comment(bench: EngineBen
     _assert_succeeded(bench, run)  # exactly one progress comment, ending **Done**
     assert len(run.requests_to(site.method, site.path)) == 2
     assert len(run.requests_to("DELETE", REPO + r"/issues/comments/\d+")) == 1
+
+
+def test_an_invalid_retry_setting_is_a_configuration_error(bench: EngineBench) -> None:
+    bench.harness.add_issue("Add a farewell", "Say goodbye too.")
+
+    run = bench.run_plan(extra={"AMELIA_GITHUB_RETRY_MAX_ATTEMPTS": "many"})
+
+    assert run.exit_code == 2, run.stdout
+    assert (
+        "::error::invalid GitHub retry setting: AMELIA_GITHUB_RETRY_MAX_ATTEMPTS: Input should be"
+        in run.stdout
+    )
+    assert run.github_requests == []

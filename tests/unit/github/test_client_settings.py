@@ -1,0 +1,47 @@
+"""The documented environment knobs of the GitHub client: retries, timeout, write pause."""
+
+from __future__ import annotations
+
+import pytest
+
+from amelia.github.client import (
+    DEFAULT_TIMEOUT,
+    RetryPolicy,
+    throttle_from_environment,
+    timeout_from_environment,
+)
+
+
+def test_retry_policy_reads_each_field_from_the_environment() -> None:
+    policy = RetryPolicy.from_environment(
+        {
+            "AMELIA_GITHUB_RETRY_MAX_ATTEMPTS": "3",
+            "AMELIA_GITHUB_RETRY_MAX_TOTAL_WAIT": "7.5",
+            "AMELIA_GITHUB_RETRY_BACKOFF_BASE": "0.01",
+            "AMELIA_GITHUB_RETRY_BACKOFF_MAX": " ",
+        }
+    )
+    assert policy == RetryPolicy(max_attempts=3, max_total_wait=7.5, backoff_base=0.01)
+    assert RetryPolicy.from_environment({}) == RetryPolicy()
+
+
+@pytest.mark.parametrize("value", ["zero", "0", "-1", "1.5"])
+def test_an_invalid_attempt_count_names_the_variable(value: str) -> None:
+    with pytest.raises(ValueError, match="AMELIA_GITHUB_RETRY_MAX_ATTEMPTS"):
+        RetryPolicy.from_environment({"AMELIA_GITHUB_RETRY_MAX_ATTEMPTS": value})
+
+
+def test_timeout_is_whole_seconds_of_at_least_one() -> None:
+    assert timeout_from_environment({}) == DEFAULT_TIMEOUT
+    assert timeout_from_environment({"AMELIA_GITHUB_TIMEOUT": "2"}) == 2
+    for bad in ("0", "1.5", "soon"):
+        with pytest.raises(ValueError, match="AMELIA_GITHUB_TIMEOUT"):
+            timeout_from_environment({"AMELIA_GITHUB_TIMEOUT": bad})
+
+
+@pytest.mark.parametrize(
+    ("value", "throttled"), [(None, True), ("1", True), ("0", False), ("false", False)]
+)
+def test_throttle_is_on_unless_switched_off(value: str | None, throttled: bool) -> None:
+    env = {} if value is None else {"AMELIA_GITHUB_THROTTLE": value}
+    assert throttle_from_environment(env) is throttled
