@@ -1,0 +1,59 @@
+"""Saving commits that reached no remote: the patch, the changed files, the summary part."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from amelia.action.unpushed import PATCH_NAME, save_unpushed
+from amelia.github.redact import Redactor
+from amelia.testing.action_harness import git
+
+
+def _repo(path: Path) -> Path:
+    git(path.parent, "init", "--quiet", "-b", "main", str(path))
+    git(path, "config", "user.name", "t")
+    git(path, "config", "user.email", "t@example.com")
+    return path
+
+
+def _commit(repo: Path, name: str, content: str) -> None:
+    (repo / name).parent.mkdir(parents=True, exist_ok=True)
+    (repo / name).write_text(content, encoding="utf-8")
+    git(repo, "add", name)
+    git(repo, "commit", "--quiet", "-m", f"Add {name}")
+
+
+def test_a_branch_with_no_remote_is_saved_from_its_first_commit(tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo")
+    _commit(repo, "docs/plans/p.md", "**Goal:** wave\n")
+    _commit(repo, "src/a.py", "x = 1\n")
+
+    saved = save_unpushed(repo, "main", tmp_path / "kept")
+
+    assert saved is not None
+    assert saved.patch_path == tmp_path / "kept" / PATCH_NAME
+    assert saved.patch.count("Subject: [PATCH") == 2
+    assert set(saved.files) == {"docs/plans/p.md", "src/a.py"}
+    assert (tmp_path / "kept" / "files" / "docs" / "plans" / "p.md").read_text() == (
+        "**Goal:** wave\n"
+    )
+
+
+def test_only_commits_missing_from_every_remote_are_saved(tmp_path: Path) -> None:
+    origin = _repo(tmp_path / "origin")
+    _commit(origin, "README.md", "hi\n")
+    git(tmp_path, "clone", "--quiet", str(origin), str(tmp_path / "work"))
+    work = tmp_path / "work"
+    git(work, "config", "user.name", "t")
+    git(work, "config", "user.email", "t@example.com")
+    assert save_unpushed(work, "main", tmp_path / "none") is None
+    assert not (tmp_path / "none").exists()
+
+    _commit(work, "plan.md", "secret-token-value and **Goal:**\n")
+    saved = save_unpushed(work, "main", tmp_path / "kept")
+
+    assert saved is not None and saved.files == ("plan.md",)
+    assert "README.md" not in saved.patch
+    summary = saved.summary_markdown(Redactor(["secret-token-value"]))
+    assert "### Unpushed work on `main`" in summary and "+" in summary
+    assert "secret-token-value" not in summary
