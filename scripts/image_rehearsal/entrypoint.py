@@ -42,6 +42,8 @@ class EntrypointRun(BaseModel):
     outputs: dict[str, str]
     step_summary: str
     exported_env: dict[str, str]
+    home_files: tuple[str, ...] = ()
+    """Files left in /github/home, relative to it: what later steps of the job can read."""
 
 
 def input_variables(inputs: Mapping[str, str]) -> dict[str, str]:
@@ -213,4 +215,11 @@ def _run_in_overlay(
         outputs=parse_file_command(read("GITHUB_OUTPUT")),
         step_summary=read("GITHUB_STEP_SUMMARY"),
         exported_env=parse_file_command(read("GITHUB_ENV")),
+        home_files=tuple(
+            sorted(
+                str(path.relative_to(runner / "home"))
+                for path in (runner / "home").rglob("*")
+                if path.is_file()
+            )
+        ),
     )

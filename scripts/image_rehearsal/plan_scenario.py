@@ -68,6 +68,13 @@ class PlanOutcome(BaseModel):
             found.append("the pushed branch holds no plan at plan_path")
         if len(self.progress_comments) != 1 or "**Done**" not in self.progress_comments[0]:
             found.append(f"progress comments: {self.progress_comments}")
+        transcripts = [
+            name
+            for name in self.run.home_files
+            if name.startswith("amelia/runs/") and name.endswith(".jsonl")
+        ]
+        if not transcripts:
+            found.append("no driver transcript under /github/home/amelia/runs for later steps")
         return found
 
 

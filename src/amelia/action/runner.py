@@ -138,9 +138,20 @@ def _hand_keys_to_drivers(inputs: ActionInputs) -> None:
             os.environ[variable] = secret.get_secret_value()
 
 
+def _scratch_root() -> Path:
+    """Where transcripts, dry-run output and unpushed work go so that later steps see them.
+
+    In a container action RUNNER_TEMP names a host directory that is not mounted; /github/home
+    is (the host's $RUNNER_TEMP/_github_home).
+    """
+    home = Path(CONTAINER_HOME)
+    if home.is_dir():
+        return home
+    return Path(os.environ.get("RUNNER_TEMP") or tempfile.gettempdir())
+
+
 def _scratch_dir(name: str) -> Path:
-    base = os.environ.get("RUNNER_TEMP") or tempfile.gettempdir()
-    path = Path(base) / name
+    path = _scratch_root() / name
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -162,16 +173,7 @@ def _artifacts_dir(runner: RunnerContext) -> Path:
     from amelia.action.unpushed import ARTIFACTS_DIR_NAME
 
     chosen = os.environ.get(ARTIFACTS_DIR)
-    if chosen:
-        base = Path(chosen)
-    else:
-        # In a container action RUNNER_TEMP names a host directory that is not mounted;
-        # /github/home is (the host's $RUNNER_TEMP/_github_home), so later steps see it.
-        home = Path(CONTAINER_HOME)
-        root = (
-            home if home.is_dir() else Path(os.environ.get("RUNNER_TEMP") or tempfile.gettempdir())
-        )
-        base = root / ARTIFACTS_DIR_NAME
+    base = Path(chosen) if chosen else _scratch_root() / ARTIFACTS_DIR_NAME
     return base / (runner.run_id or time.strftime("%Y%m%d-%H%M%S"))
 
 
