@@ -70,8 +70,10 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     branch = validate_branch_name(f"{prefix}issue-{number}", prefix or None)
 
     await _stage(ctx, STAGE_BRANCH, "running")
-    continued = await asyncio.to_thread(remote_branch_exists, repo, branch)
-    await asyncio.to_thread(switch_to_branch, repo, branch)
+    # Reading origin needs the token on a private repository; no agent runs in this block.
+    with ctx.workspace.authenticated():
+        continued = await asyncio.to_thread(remote_branch_exists, repo, branch)
+        await asyncio.to_thread(switch_to_branch, repo, branch)
     previous = existing_plan(repo, ctx.inputs.plan_dir, number)
     detail = f"continuing {branch}" if continued else f"new branch {branch}"
     await _stage(ctx, STAGE_BRANCH, "done", detail)
