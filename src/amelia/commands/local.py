@@ -14,7 +14,7 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -26,8 +26,6 @@ if TYPE_CHECKING:
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
-
-T = TypeVar("T")
 
 RepoOption = Annotated[
     Path, typer.Option("--repo", help="The git repository (worktree) to work in.")
@@ -138,21 +136,33 @@ def _context(
     )
 
 
-def _run_with_sinks(
+def _run_stage(
+    root: Path,
+    driver: str | None,
+    model: str | None,
+    max_turns: int | None,
     transcript: Path | None,
-    build: Callable[[list[Callable[[Any], Awaitable[None]]]], Awaitable[T]],
-) -> T:
-    """Run `build(sinks)` with the terminal, log and optional transcript sinks attached."""
+    stage: Callable[[RunContext], Awaitable[ExecutionState]],
+) -> ExecutionState:
+    """Run one pipeline stage in `root` with the terminal, log and optional transcript sinks."""
     from amelia.core.sinks import JsonlTranscriptSink, Sink, TerminalProgressSink, log_sink
 
-    async def main() -> T:
+    async def main() -> ExecutionState:
         async with TerminalProgressSink(sys.stderr) as progress:
             sinks: list[Sink] = [progress, log_sink]
             if transcript is not None:
                 sinks.append(JsonlTranscriptSink(transcript))
-            return await build(sinks)
+            return await stage(_context(root, driver, model, max_turns, sinks))
 
     return asyncio.run(main())
+
+
+@contextmanager
+def _local_command(repo: Path, verbose: bool) -> Iterator[Path]:
+    """Set up logging and error reporting for a command; yields the repository's root."""
+    _configure_logging(verbose)
+    with _reported_errors():
+        yield _git_root(repo)
 
 
 def plan(
@@ -171,9 +181,7 @@ def plan(
     verbose: VerboseOption = False,
 ) -> None:
     """Explore the repository read-only and write an implementation plan for an issue."""
-    _configure_logging(verbose)
-    with _reported_errors():
-        root = _git_root(repo)
+    with _local_command(repo, verbose) as root:
         body = _read_text(body_file, "issue body file") if body_file else ""
         if not title.strip():
             raise BadInputError("--title must not be empty")
@@ -189,11 +197,10 @@ def plan(
             description=body,
         )
 
-        async def build(sinks: list[Callable[[Any], Awaitable[None]]]) -> ExecutionState:
-            context = _context(root, driver, model, max_turns, sinks)
+        async def stage(context: RunContext) -> ExecutionState:
             return await run_plan(ExecutionState(issue=issue), context)
 
-        state = _run_with_sinks(transcript, build)
+        state = _run_stage(root, driver, model, max_turns, transcript, stage)
     typer.echo(f"plan: {root / (state.plan_path or '')}")
     if state.goal:
         typer.echo(f"goal: {state.goal}")
@@ -209,9 +216,7 @@ def implement(
     verbose: VerboseOption = False,
 ) -> None:
     """Implement a plan in the repository with the developer agent (changes stay uncommitted)."""
-    _configure_logging(verbose)
-    with _reported_errors():
-        root = _git_root(repo)
+    with _local_command(repo, verbose) as root:
         markdown = _read_text(plan_file, "plan file")
         if not markdown.strip():
             raise BadInputError(f"plan file is empty: {plan_file}")
@@ -223,10 +228,10 @@ def implement(
         relative = str(resolved.relative_to(root)) if resolved.is_relative_to(root) else None
         start = ExecutionState(plan_markdown=markdown, plan_path=relative)
 
-        async def build(sinks: list[Callable[[Any], Awaitable[None]]]) -> ExecutionState:
-            return await run_implement(start, _context(root, driver, model, max_turns, sinks))
+        async def stage(context: RunContext) -> ExecutionState:
+            return await run_implement(start, context)
 
-        state = _run_with_sinks(transcript, build)
+        state = _run_stage(root, driver, model, max_turns, transcript, stage)
     status = subprocess.run(
         ["git", "status", "--short"], cwd=root, capture_output=True, text=True
     ).stdout
@@ -251,9 +256,7 @@ def review(
     verbose: VerboseOption = False,
 ) -> None:
     """Review the changes since --base; exit 0 when approved, 1 when changes are requested."""
-    _configure_logging(verbose)
-    with _reported_errors():
-        root = _git_root(repo)
+    with _local_command(repo, verbose) as root:
         verified = subprocess.run(
             ["git", "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"],
             cwd=root,
@@ -266,11 +269,10 @@ def review(
         from amelia.core.orchestrator import run_review
         from amelia.core.state import ExecutionState
 
-        async def build(sinks: list[Callable[[Any], Awaitable[None]]]) -> ExecutionState:
-            context = _context(root, driver, model, max_turns, sinks)
+        async def stage(context: RunContext) -> ExecutionState:
             return await run_review(ExecutionState(plan_markdown=markdown), context, base_ref=base)
 
-        state = _run_with_sinks(transcript, build)
+        state = _run_stage(root, driver, model, max_turns, transcript, stage)
     verdict = state.last_review
     if verdict is None:
         raise _fail("the reviewer returned no verdict", EXIT_FAILED)
