@@ -17,7 +17,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loguru import logger
 
@@ -43,6 +43,9 @@ from amelia.github.events import (
     route,
 )
 from amelia.github.redact import Redactor
+
+if TYPE_CHECKING:
+    from amelia.action.workspace import Workspace
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -387,9 +390,23 @@ class _Engine:
             dry_run=dry_run,
             dry_run_dir=getattr(github, "directory", None),
         )
-        outcome = await self._guarded(mode, context)
+        try:
+            outcome = await self._guarded(mode, context)
+        finally:
+            # The mode has returned (or crashed): every agent has ended and our last push is
+            # done, so the checkout may hold its token again for the job's later steps.
+            self._restore_credentials(workspace)
         groups.close()
         return await self._finish(mode, context, outcome)
+
+    def _restore_credentials(self, workspace: Workspace) -> None:
+        """Give `.git/config` back the token `prepare()` hid; a failure is only a warning,
+        since our own work is done and pushed by now."""
+        try:
+            workspace.restore_credentials()
+        except GitError as error:
+            message = self.redactor.redact(str(error))
+            self.io.warning(f"amelia: could not restore the checkout's credentials: {message}")
 
     async def _guarded(self, mode: Mode, context: ModeContext) -> ModeOutcome:
         from amelia.core.orchestrator import StageFailedError

@@ -5,6 +5,9 @@ actions/checkout leaves the job's token in `.git/config` as an `http.<url>.extra
 where any agent tool could read it. `Workspace.prepare()` marks the directory safe, sets
 the bot identity and removes those headers before an agent runs; our own pushes pass the
 token to git through `GIT_CONFIG_*` variables that exist only while git pushes.
+`Workspace.restore_credentials()` puts the removed headers back once no agent can run any
+more, so later steps of the job (and actions/checkout's own post-step cleanup) find
+`.git/config` as actions/checkout left it.
 """
 
 from __future__ import annotations
@@ -48,6 +51,21 @@ def _git_config_env(key: str, value: str) -> Iterator[None]:
                 os.environ[name] = old
 
 
+def _persisted_credentials(repo: Path) -> list[tuple[str, str]]:
+    """The `http.<url>.extraheader` entries of `.git/config`, as (key, value) in file order."""
+    try:
+        # -z: a key ends at a newline and each entry at a NUL, whatever the value holds.
+        out = run_git(["config", "--local", "-z", "--get-regexp", _EXTRAHEADER_KEYS], cwd=repo)
+    except GitError:
+        return []  # git exits 1 when no key matches
+    entries: list[tuple[str, str]] = []
+    for item in out.split("\0"):
+        if item:
+            key, _newline, value = item.partition("\n")
+            entries.append((key, value))
+    return entries
+
+
 def basic_auth_header(token: str) -> str:
     """The header actions/checkout uses: basic auth as `x-access-token:<token>`."""
     encoded = base64.b64encode(f"x-access-token:{token}".encode()).decode("ascii")
@@ -72,6 +90,9 @@ class Workspace:
         self.unpushed: UnpushedWork | None = None
         self.removed_credentials: list[str] = []
         """Config keys removed from `.git/config` by `prepare()` (names, never values)."""
+        self._removed_entries: list[tuple[str, str]] = []
+        # The removed (key, value) pairs in file order, kept in memory only: agents' tools
+        # cannot read this process's memory, and nothing else holds the values meanwhile.
 
     def prepare(self) -> None:
         """Trust the directory, commit as amelia[bot], and hide persisted credentials."""
@@ -79,16 +100,23 @@ class Workspace:
             raise GitError(f"the workspace {self.path} is not a git checkout")
         mark_safe_directory(self.path)
         configure_identity(self.path)
-        try:
-            found = run_git(
-                ["config", "--local", "--name-only", "--get-regexp", _EXTRAHEADER_KEYS],
-                cwd=self.path,
-            ).split()
-        except GitError:
-            found = []  # git exits 1 when no key matches
-        for key in dict.fromkeys(found):
-            run_git(["config", "--local", "--unset-all", key], cwd=self.path)
+        entries = _persisted_credentials(self.path)
+        for key in dict.fromkeys(key for key, _value in entries):
+            # Remembered before unsetting, so a failure half-way still restores all removed.
+            self._removed_entries.extend(entry for entry in entries if entry[0] == key)
             self.removed_credentials.append(key)
+            run_git(["config", "--local", "--unset-all", key], cwd=self.path)
+
+    def restore_credentials(self) -> None:
+        """Put back exactly the entries `prepare()` removed (once; later calls do nothing).
+
+        Only call it when no agent can run any more: from then on the token is readable in
+        `.git/config` again. Our own pushes must be done too, or git would send the header
+        twice (once from here, once from `push()`).
+        """
+        entries, self._removed_entries = self._removed_entries, []
+        for key, value in entries:
+            run_git(["config", "--local", "--add", key, value], cwd=self.path)
 
     def commit_path(self, relative: str, message: str, co_author: str | None = None) -> str:
         """Commit `relative` as it is in the worktree; the head sha (unchanged if identical)."""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from amelia.action.workspace import basic_auth_header
 from amelia.github.markers import progress_marker
 from amelia.testing.action_harness import ActionHarness, plan_script
 
@@ -59,8 +60,10 @@ def test_agent_tools_never_see_the_token(harness: ActionHarness) -> None:
     assert '[remote \\"origin\\"]' in seen
     assert harness.token not in seen
     assert "extraheader" not in seen
+    # Given back once the run is over, for the job's later steps and checkout's own cleanup.
+    header = basic_auth_header(harness.token)
     workspace_config = (harness.workspace / ".git" / "config").read_text()
-    assert "extraheader" not in workspace_config
+    assert f'[http "https://github.com/"]\n\textraheader = {header}\n' in workspace_config
 
 
 def test_running_plan_again_updates_the_same_branch_file_and_comment(
@@ -163,6 +166,9 @@ def test_a_failed_plan_reports_the_reason_and_exits_1(tmp_path: Path) -> None:
         assert "**Failed**" in progress and "no plan in the answer" in progress
         assert "[the log](https://github.example/octo/app/actions/runs/4242)" in progress
         assert harness.origin_branches() == ["main"]
+        # A failed run gives the checkout its token back too.
+        config = (harness.workspace / ".git" / "config").read_text()
+        assert f"extraheader = {basic_auth_header(harness.token)}" in config
 
 
 def test_matrix_job_plans_the_issue_named_in_the_environment(harness: ActionHarness) -> None:

@@ -1,0 +1,113 @@
+"""The checkout's persisted token: hidden from agents by `prepare()`, given back afterwards."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from amelia.action.workspace import Workspace, basic_auth_header
+
+GITHUB_KEY = "http.https://github.com/.extraheader"
+ENTERPRISE_KEY = "http.https://ghe.example/.extraheader"
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def _config(repo: Path) -> str:
+    return (repo / ".git" / "config").read_text(encoding="utf-8")
+
+
+def _section_lines(config: str, header: str) -> list[str]:
+    """The lines of one `[section]` of a git config file, header included."""
+    lines = config.splitlines()
+    start = lines.index(header)
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("[")), len(lines))
+    return lines[start:end]
+
+
+@pytest.fixture
+def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "core.keepme", "yes")
+    return repo
+
+
+def test_restore_gives_back_exactly_the_lines_actions_checkout_wrote(checkout: Path) -> None:
+    header = basic_auth_header("ghs_" + "PersistedByCheckout0123456789abcdefgh")
+    _git(checkout, "config", "--local", GITHUB_KEY, header)
+    before = _config(checkout)
+    section = _section_lines(before, '[http "https://github.com/"]')
+    assert section == ['[http "https://github.com/"]', f"\textraheader = {header}"]
+
+    workspace = Workspace(checkout)
+    workspace.prepare()
+    hidden = _config(checkout)
+    assert "extraheader" not in hidden and "PersistedByCheckout" not in hidden
+    assert workspace.removed_credentials == [GITHUB_KEY]
+
+    workspace.restore_credentials()
+    after = _config(checkout)
+    assert _section_lines(after, '[http "https://github.com/"]') == section
+    # Everything else the file held before is still there, unchanged.
+    assert set(before.splitlines()) <= set(after.splitlines())
+    # Only the bot identity `prepare()` set is new.
+    added = set(after.splitlines()) - set(before.splitlines())
+    identity = {"[user]", "\tname = amelia[bot]", "\temail = amelia[bot]@users.noreply.github.com"}
+    assert added == identity
+
+
+def test_restore_keeps_every_value_of_every_url_in_order(checkout: Path) -> None:
+    _git(checkout, "config", "--local", "--add", GITHUB_KEY, "AUTHORIZATION: basic first")
+    _git(checkout, "config", "--local", "--add", GITHUB_KEY, "X-Second: with = and spaces ")
+    _git(checkout, "config", "--local", "--add", ENTERPRISE_KEY, "AUTHORIZATION: basic other")
+    workspace = Workspace(checkout)
+    workspace.prepare()
+    assert workspace.removed_credentials == [GITHUB_KEY, ENTERPRISE_KEY]
+
+    workspace.restore_credentials()
+    assert _git(checkout, "config", "--local", "--get-all", GITHUB_KEY).splitlines() == [
+        "AUTHORIZATION: basic first",
+        "X-Second: with = and spaces ",
+    ]
+    assert _git(checkout, "config", "--local", "--get-all", ENTERPRISE_KEY) == (
+        "AUTHORIZATION: basic other\n"
+    )
+
+
+def test_restoring_twice_adds_nothing_more(checkout: Path) -> None:
+    _git(checkout, "config", "--local", GITHUB_KEY, "AUTHORIZATION: basic once")
+    workspace = Workspace(checkout)
+    workspace.prepare()
+    workspace.restore_credentials()
+    workspace.restore_credentials()
+
+    values = _git(checkout, "config", "--local", "--get-all", GITHUB_KEY).splitlines()
+    assert values == ["AUTHORIZATION: basic once"]
+
+
+def test_without_persisted_credentials_restore_changes_nothing(checkout: Path) -> None:
+    workspace = Workspace(checkout)
+    workspace.prepare()
+    prepared = _config(checkout)
+    workspace.restore_credentials()
+
+    assert workspace.removed_credentials == []
+    assert _config(checkout) == prepared
+
+
+def test_restore_before_prepare_changes_nothing(checkout: Path) -> None:
+    _git(checkout, "config", "--local", GITHUB_KEY, "AUTHORIZATION: basic untouched")
+    before = _config(checkout)
+    Workspace(checkout).restore_credentials()
+
+    assert _config(checkout) == before
