@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from amelia.agents.errors import AgentRunError
 from amelia.core.state import AgentUsage, ExecutionState, ToolCall, ToolResult
 from amelia.core.types import StreamEvent
 from amelia.drivers.base import AgenticMessage, AgenticMessageType
@@ -74,6 +75,13 @@ class AgentRun:
         self._changes.update(changes)
         self.state = self.state.evolve(**changes)
         return self.state
+
+    def check_finished(self) -> None:
+        """Raise `AgentRunError` unless the driver ended with a successful result."""
+        if self.result is None:
+            raise AgentRunError(self.agent, "the driver ended without a final answer")
+        if self.result.is_error:
+            raise AgentRunError(self.agent, self.result.content or "the driver reported an error")
 
     def _record_call(self, message: AgenticMessage) -> None:
         tool_input = dict(message.tool_input or {})

@@ -13,7 +13,7 @@ from loguru import logger
 
 from amelia.agents.agent_run import AgentRun
 from amelia.agents.errors import AgentError, AgentRunError
-from amelia.agents.prompts import DEVELOPER_INSTRUCTIONS, as_data
+from amelia.agents.prompts import DEVELOPER_INSTRUCTIONS, as_data, issue_section
 from amelia.core.state import ExecutionState, ReviewResult
 from amelia.core.types import StreamEvent
 from amelia.drivers.base import AgenticMessageType, DriverError, DriverInterface
@@ -49,13 +49,7 @@ def build_developer_prompt(state: ExecutionState) -> str:
             as_data("review", render_review_feedback(review)),
             "",
         ]
-    if state.issue is not None:
-        parts += [
-            "## Issue",
-            as_data("issue_title", state.issue.title),
-            as_data("issue_body", state.issue.description or "(no description)"),
-            "",
-        ]
+    parts += issue_section(state.issue)
     plan_location = f" (saved at `{state.plan_path}`)" if state.plan_path else ""
     parts += [
         f"## Plan{plan_location}",
@@ -124,8 +118,4 @@ class Developer:
             # session ID", ApiDriver: DriverError) is not fatal: start afresh, once.
             logger.warning("Developer session {} not resumable: {}", resume, reason)
             resume = None
-        final = run.result
-        if final is None:
-            raise AgentRunError(AGENT, "the driver ended without a final answer")
-        if final.is_error:
-            raise AgentRunError(AGENT, final.content or "the driver reported an error")
+        run.check_finished()

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from amelia.core.types import Issue
 
 ARCHITECT_PLAN_PROMPT = """You are a senior software architect creating implementation plans.
 
@@ -143,3 +147,16 @@ def as_data(tag: str, text: str) -> str:
         raise ValueError(f"unknown data tag {tag!r}; expected one of {DATA_TAGS}")
     defused = _CLOSING_DATA_TAG.sub(lambda match: f"<\u200b/{match.group(1)}>", text)
     return f"<{tag}>\n{defused}\n</{tag}>"
+
+
+def issue_as_data(issue: Issue) -> list[str]:
+    """The issue's title and body as data blocks, for every agent's prompt."""
+    return [
+        as_data("issue_title", issue.title),
+        as_data("issue_body", issue.description or "(no description)"),
+    ]
+
+
+def issue_section(issue: Issue | None) -> list[str]:
+    """The `## Issue` part of a prompt, ending in a blank line; nothing without an issue."""
+    return [] if issue is None else ["## Issue", *issue_as_data(issue), ""]

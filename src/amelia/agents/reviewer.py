@@ -10,8 +10,7 @@ from collections.abc import AsyncGenerator
 from pathlib import Path
 
 from amelia.agents.agent_run import AgentRun
-from amelia.agents.errors import AgentRunError
-from amelia.agents.prompts import REVIEWER_INSTRUCTIONS, as_data
+from amelia.agents.prompts import REVIEWER_INSTRUCTIONS, as_data, issue_section
 from amelia.agents.verdict import ReviewVerdict, parse_review
 from amelia.core.changes import Changes, collect_changes
 from amelia.core.state import ExecutionState, ReviewResult
@@ -22,14 +21,7 @@ AGENT = "reviewer"
 
 
 def build_review_prompt(state: ExecutionState, changes: Changes) -> str:
-    parts: list[str] = []
-    if state.issue is not None:
-        parts += [
-            "## Issue",
-            as_data("issue_title", state.issue.title),
-            as_data("issue_body", state.issue.description or "(no description)"),
-            "",
-        ]
+    parts = issue_section(state.issue)
     if state.plan_markdown:
         parts += ["## Plan the change implements", as_data("plan", state.plan_markdown), ""]
     parts += [
@@ -97,8 +89,4 @@ class Reviewer:
                     base_ref=base_ref,
                 )
             yield new_state, event
-        final = run.result
-        if final is None:
-            raise AgentRunError(AGENT, "the driver ended without a final answer")
-        if final.is_error:
-            raise AgentRunError(AGENT, final.content or "the driver reported an error")
+        run.check_finished()
