@@ -15,11 +15,11 @@ from amelia.demo import demo_script
 from amelia.testing import ScriptedAnthropicServer, ScriptedOpenAIServer
 from amelia.testing.anthropic_script import RecordedRequest
 from amelia.testing.sample_repo import create_sample_repo
+from amelia.testing.scripted_claude import scripted_claude_environment
 from benchmarks.bytecode import cached_env, warm_cache
 from benchmarks.probe import ProbeKind
 from benchmarks.report import Figure, Target, median
 from benchmarks.sessions import (
-    FAST_CLI_ENV,
     OPENAI_MODEL,
     SCRIPTED_KEY,
     anthropic_session,
@@ -53,12 +53,7 @@ def _run_probe(kind: ProbeKind, workdir: Path, env: dict[str, str]) -> float:
 
 
 def _claude_env(server: ScriptedAnthropicServer, workdir: Path) -> dict[str, str]:
-    return {
-        "ANTHROPIC_BASE_URL": server.url,
-        "ANTHROPIC_API_KEY": SCRIPTED_KEY,
-        "CLAUDE_CONFIG_DIR": str(workdir / "claude-config"),
-        **FAST_CLI_ENV,
-    }
+    return scripted_claude_environment(server.url, workdir / "claude-config")
 
 
 def cli_session_rss(workdir: Path) -> float:

@@ -32,9 +32,9 @@ from amelia.drivers.base import AgenticMessageType
 from amelia.drivers.cli._claude_tools import tool_permissions
 from amelia.drivers.cli.claude import ClaudeCliDriver
 from amelia.testing import ScriptedAnthropicServer, ScriptedOpenAIServer
+from amelia.testing.scripted_claude import scripted_claude_environment
 from benchmarks.report import Figure, Target, median
 from benchmarks.sessions import (
-    FAST_CLI_ENV,
     OPENAI_MODEL,
     SCRIPTED_KEY,
     SESSION_PROMPT,
@@ -78,18 +78,9 @@ def _check_log(workdir: Path, turns: int) -> None:
         raise SessionFailedError(f"log.txt holds {appended}, expected {expected}")
 
 
-def _cli_env(server: ScriptedAnthropicServer, config_dir: Path) -> dict[str, str]:
-    return {
-        "ANTHROPIC_BASE_URL": server.url,
-        "ANTHROPIC_API_KEY": SCRIPTED_KEY,
-        "CLAUDE_CONFIG_DIR": str(config_dir),
-        **FAST_CLI_ENV,
-    }
-
-
 async def _bare_cli_once(workdir: Path, config_dir: Path, turns: int) -> Sample:
     with ScriptedAnthropicServer(script=anthropic_session(workdir, turns)) as server:
-        driver = ClaudeCliDriver(env=_cli_env(server, config_dir))
+        driver = ClaudeCliDriver(env=scripted_claude_environment(server.url, config_dir))
         permissions = tool_permissions("full")
         command = [
             str(bundled_cli()),
@@ -128,9 +119,8 @@ async def _bare_cli_once(workdir: Path, config_dir: Path, turns: int) -> Sample:
 
 async def _driver_cli_once(workdir: Path, config_dir: Path, home: Path, turns: int) -> Sample:
     with ScriptedAnthropicServer(script=anthropic_session(workdir, turns)) as server:
-        driver = ClaudeCliDriver(
-            tool_profile="full", amelia_home=home, env=_cli_env(server, config_dir)
-        )
+        environment = scripted_claude_environment(server.url, config_dir)
+        driver = ClaudeCliDriver(tool_profile="full", amelia_home=home, env=environment)
         watch = _Stopwatch()
         results = [
             message

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from amelia.core.types import Issue
-from amelia.demo import DEMO_ISSUE, _role
+from amelia.demo import DEMO_ISSUE
 from amelia.drivers.cli.claude import ClaudeCliDriver
 from amelia.testing import ScriptedAnthropicServer
 from amelia.testing.anthropic_script import RecordedRequest, text
+from amelia.testing.scripted_claude import role_of, scripted_claude_environment
 from benchmarks.report import Figure
-from benchmarks.sessions import FAST_CLI_ENV, SCRIPTED_KEY, bundled_cli
+from benchmarks.sessions import bundled_cli
 
 BYTES_PER_TOKEN = 4
 _REMINDER = "<system-reminder>"
@@ -59,21 +60,14 @@ def first_requests(requests: list[RecordedRequest]) -> dict[str, RecordedRequest
     found: dict[str, RecordedRequest] = {}
     for request in requests:
         if request.kind == "main":
-            found.setdefault(_role(request), request)
+            found.setdefault(role_of(request), request)
     return found
 
 
 def bare_request(cwd: Path, tools: list[str], prompt: str, config_dir: Path) -> RecordedRequest:
     """The first request the bare CLI sends for `prompt` with only `tools`."""
     with ScriptedAnthropicServer(script=[[text("ok")]]) as server:
-        driver = ClaudeCliDriver(
-            env={
-                "ANTHROPIC_BASE_URL": server.url,
-                "ANTHROPIC_API_KEY": SCRIPTED_KEY,
-                "CLAUDE_CONFIG_DIR": str(config_dir),
-                **FAST_CLI_ENV,
-            }
-        )
+        driver = ClaudeCliDriver(env=scripted_claude_environment(server.url, config_dir))
         subprocess.run(
             [
                 str(bundled_cli()),

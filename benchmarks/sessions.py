@@ -21,12 +21,6 @@ FINAL_TEXT = "Done: log.txt holds the numbers."
 SCRIPTED_KEY = "benchmark-key-for-the-local-scripted-server"
 OPENAI_MODEL = "scripted-model"
 
-FAST_CLI_ENV = {
-    # One attempt per API call: nothing to retry against a local script.
-    "CLAUDE_CODE_MAX_RETRIES": "0",
-    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-}
-
 
 def bundled_cli() -> Path:
     """The Claude Code CLI shipped inside claude-agent-sdk (what ClaudeCliDriver runs)."""

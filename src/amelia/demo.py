@@ -19,7 +19,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from amelia.agents.prompts import ARCHITECT_PLAN_PROMPT, DEVELOPER_INSTRUCTIONS
 from amelia.core.changes import collect_changes
 from amelia.core.orchestrator import AgentRole, RunContext, current_head, run_pipeline
 from amelia.core.sinks import JsonlTranscriptSink, Sink, TerminalProgressSink
@@ -29,6 +28,7 @@ from amelia.drivers.base import DriverInterface
 from amelia.testing.anthropic_script import RecordedRequest, Turn, text, tool_use
 from amelia.testing.anthropic_server import ScriptedAnthropicServer
 from amelia.testing.sample_repo import create_sample_repo
+from amelia.testing.scripted_claude import role_of, scripted_claude_environment, step_of
 
 DEMO_ISSUE = Issue(
     id="1",
@@ -99,20 +99,6 @@ class DemoReport(BaseModel):
     transcript: Path
 
 
-def _role(request: RecordedRequest) -> AgentRole:
-    system = request.system_text()
-    if ARCHITECT_PLAN_PROMPT.splitlines()[0] in system:
-        return "architect"
-    if DEVELOPER_INSTRUCTIONS.splitlines()[0] in system:
-        return "developer"
-    return "reviewer"
-
-
-def _step(request: RecordedRequest) -> int:
-    messages = (request.body or {}).get("messages", [])
-    return sum(1 for message in messages if message.get("role") == "assistant")
-
-
 def demo_script(repo: Path) -> Any:
     """The model's side of the demo, as a function of each request."""
     core = str(repo / "greeter" / "core.py")
@@ -162,8 +148,8 @@ def demo_script(repo: Path) -> Any:
     }
 
     def answer(request: RecordedRequest) -> Turn:
-        script = turns[_role(request)]
-        return script[min(_step(request), len(script) - 1)]
+        script = turns[role_of(request)]
+        return script[min(step_of(request), len(script) - 1)]
 
     return answer
 
@@ -174,11 +160,7 @@ async def _run(workdir: Path) -> DemoReport:
     repo = create_sample_repo(workdir / "greeter")
     transcript = workdir / "events.jsonl"
     with ScriptedAnthropicServer(script=demo_script(repo)) as server:
-        environment = {
-            "ANTHROPIC_BASE_URL": server.url,
-            "ANTHROPIC_API_KEY": "demo-key-for-the-local-scripted-server",
-            "CLAUDE_CONFIG_DIR": str(workdir / "claude-config"),
-        }
+        environment = scripted_claude_environment(server.url, workdir / "claude-config")
 
         def make_driver(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
             return ClaudeCliDriver(

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from amelia.github.markers import progress_marker
-from amelia.testing.action_harness import ActionHarness, ActionRun, plan_script, role_of
+from amelia.testing.action_harness import ActionHarness, ActionRun, plan_script
 from amelia.testing.anthropic_script import (
     RecordedRequest,
     ScriptFunction,
@@ -26,6 +26,7 @@ from amelia.testing.anthropic_script import (
     stall,
     text,
 )
+from amelia.testing.scripted_claude import role_of
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 

@@ -29,13 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
-from amelia.agents.prompts import ARCHITECT_PLAN_PROMPT, DEVELOPER_INSTRUCTIONS
 from amelia.testing.anthropic_script import RecordedRequest as ModelRequest
 from amelia.testing.anthropic_script import ScriptFunction, Turn, text, tool_use
 from amelia.testing.anthropic_server import ScriptedAnthropicServer
 from amelia.testing.github_server import FakeGitHubServer
 from amelia.testing.github_server import RecordedRequest as GitHubRequest
 from amelia.testing.sample_repo import create_sample_repo
+from amelia.testing.scripted_claude import role_of, scripted_claude_environment, step_of
 
 DEFAULT_REPO = "octo/app"
 DEFAULT_TOKEN = "ghs_" + "T0kenForTheLocalFakeGitHub0123456789"
@@ -54,22 +54,6 @@ DEFAULT_PLAN = """# Farewell Implementation Plan
 """
 PROBE_COMMAND = "cat .git/config"
 """What the scripted architect runs first: shows what an agent's tools can read."""
-
-
-def role_of(request: ModelRequest) -> str:
-    """architect, developer or reviewer, recognised from the agent's instructions."""
-    system = request.system_text()
-    if ARCHITECT_PLAN_PROMPT.splitlines()[0] in system:
-        return "architect"
-    if DEVELOPER_INSTRUCTIONS.splitlines()[0] in system:
-        return "developer"
-    return "reviewer"
-
-
-def step_of(request: ModelRequest) -> int:
-    """How many answers the conversation already holds (0 for its first request)."""
-    messages = (request.body or {}).get("messages", [])
-    return sum(1 for message in messages if message.get("role") == "assistant")
 
 
 def plan_script(
@@ -331,10 +315,8 @@ class ActionHarness:
             "GITHUB_ACTOR": self.requester,
             "GITHUB_OUTPUT": str(outputs),
             "GITHUB_STEP_SUMMARY": str(summary),
-            "ANTHROPIC_BASE_URL": self.model.url,
-            "CLAUDE_CONFIG_DIR": str(self.home / ".claude"),
-            "CLAUDE_CODE_MAX_RETRIES": "0",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            # The key comes in as the anthropic_api_key input, as on a runner.
+            **scripted_claude_environment(self.model.url, self.home / ".claude", api_key=None),
             "AMELIA_DRY_RUN_DIR": str(self.runner_temp / f"dry-run-{self._runs}"),
         }
         env.update({f"INPUT_{name.upper()}": value for name, value in chosen_inputs.items()})

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from amelia.agents.prompts import ARCHITECT_PLAN_PROMPT, DEVELOPER_INSTRUCTIONS
 from amelia.testing.anthropic_script import RecordedRequest, Turn, text, tool_use
 from amelia.testing.anthropic_server import ScriptedAnthropicServer
 from amelia.testing.sample_repo import create_sample_repo
+from amelia.testing.scripted_claude import role_of, scripted_claude_environment, step_of
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 
@@ -32,19 +32,6 @@ PLAN = """# Shout Implementation Plan
 **Files:**
 - Modify: `greeter/core.py` (next to `greet`)
 """
-
-
-def _role(request: RecordedRequest) -> str:
-    system = request.system_text()
-    if ARCHITECT_PLAN_PROMPT.splitlines()[0] in system:
-        return "architect"
-    if DEVELOPER_INSTRUCTIONS.splitlines()[0] in system:
-        return "developer"
-    return "reviewer"
-
-
-def _step(request: RecordedRequest) -> int:
-    return sum(1 for m in (request.body or {}).get("messages", []) if m.get("role") == "assistant")
 
 
 class Model:
@@ -82,15 +69,15 @@ class Model:
         }
 
     def __call__(self, request: RecordedRequest) -> Turn:
-        role = _role(request)
+        role = role_of(request)
         if role == "reviewer":
             return (
                 [tool_use("StructuredOutput", self.verdict)]
-                if _step(request) == 0
+                if step_of(request) == 0
                 else [text("ok")]
             )
         script = self.turns[role]
-        return script[min(_step(request), len(script) - 1)]
+        return script[min(step_of(request), len(script) - 1)]
 
 
 @pytest.fixture
@@ -113,9 +100,7 @@ def server(model: Model) -> Iterator[ScriptedAnthropicServer]:
 def env(server: ScriptedAnthropicServer, tmp_path: Path) -> dict[str, str]:
     return {
         **os.environ,
-        "ANTHROPIC_BASE_URL": server.url,
-        "ANTHROPIC_API_KEY": "e2e-key",
-        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude-config"),
+        **scripted_claude_environment(server.url, tmp_path / "claude-config"),
         "AMELIA_HOME": str(tmp_path / "amelia-home"),
         "AMELIA_DRIVER": "cli:claude",
     }
@@ -141,7 +126,7 @@ def test_plan_implement_review_with_claude_code(
     (plan_file,) = (repo / "docs" / "plans").glob("*-issue-3-add-shout.md")
     assert plan_file.read_text() == PLAN
     assert "goal: Add `shout(name)` returning the greeting in upper case." in planned.stdout
-    architect_requests = [r for r in server.main_requests if _role(r) == "architect"]
+    architect_requests = [r for r in server.main_requests if role_of(r) == "architect"]
     assert len(architect_requests) == 3
     tool_results = json.dumps(architect_requests[1].body)
     assert "def greet" in tool_results  # the real Read ran in the repository
@@ -156,7 +141,7 @@ def test_plan_implement_review_with_claude_code(
     verdict = json.loads(reviewed.stdout)
     assert verdict["verdict"] == "changes_requested"
     assert [c["body"] for c in verdict["comments"]] == ["Add a test"]
-    review_request = next(r for r in server.main_requests if _role(r) == "reviewer")
+    review_request = next(r for r in server.main_requests if role_of(r) == "reviewer")
     assert "+def shout(name: str) -> str:" in json.dumps(review_request.body)
     assert "StructuredOutput" in [t["name"] for t in (review_request.body or {})["tools"]]
 

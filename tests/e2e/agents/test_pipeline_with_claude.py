@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from amelia.agents.prompts import ARCHITECT_PLAN_PROMPT, DEVELOPER_INSTRUCTIONS
 from amelia.core.orchestrator import AgentRole, RunContext, run_pipeline
 from amelia.core.state import ExecutionState
 from amelia.core.types import Issue, Profile, StreamEvent, ToolProfileName
@@ -17,6 +16,7 @@ from amelia.drivers.cli.claude import ClaudeCliDriver
 from amelia.testing.anthropic_script import RecordedRequest, Turn, text, tool_use
 from amelia.testing.anthropic_server import ScriptedAnthropicServer
 from amelia.testing.sample_repo import create_sample_repo
+from amelia.testing.scripted_claude import role_of, scripted_claude_environment, step_of
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 
@@ -30,17 +30,6 @@ FIRST_REVIEW = {
     ],
 }
 SECOND_REVIEW = {"verdict": "approved", "severity": "none", "summary": "Tested now", "comments": []}
-
-
-def _role(request: RecordedRequest) -> str:
-    system = request.system_text()
-    if ARCHITECT_PLAN_PROMPT.splitlines()[0] in system:
-        return "architect"
-    return "developer" if DEVELOPER_INSTRUCTIONS.splitlines()[0] in system else "reviewer"
-
-
-def _step(request: RecordedRequest) -> int:
-    return sum(1 for m in (request.body or {}).get("messages", []) if m.get("role") == "assistant")
 
 
 def _write(path: Path, content: str) -> list[Any]:
@@ -60,7 +49,7 @@ async def test_two_rounds_with_a_resumed_developer_session(tmp_path: Path) -> No
     ]
 
     def model(request: RecordedRequest) -> Turn:
-        role, step = _role(request), _step(request)
+        role, step = role_of(request), step_of(request)
         if role == "architect":
             return [text(PLAN)]
         if role == "developer":
@@ -73,11 +62,7 @@ async def test_two_rounds_with_a_resumed_developer_session(tmp_path: Path) -> No
         events.append(event)
 
     with ScriptedAnthropicServer(script=model) as server:
-        env = {
-            "ANTHROPIC_BASE_URL": server.url,
-            "ANTHROPIC_API_KEY": "e2e-key",
-            "CLAUDE_CONFIG_DIR": str(tmp_path / "claude-config"),
-        }
+        env = scripted_claude_environment(server.url, tmp_path / "claude-config")
 
         def make_driver(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
             return ClaudeCliDriver(
@@ -88,7 +73,7 @@ async def test_two_rounds_with_a_resumed_developer_session(tmp_path: Path) -> No
             repo_dir=repo, make_driver=make_driver, profile=Profile(), sinks=[record]
         )
         final = await run_pipeline(ExecutionState(issue=Issue(id="9", title="Shout")), context)
-        developer_requests = [r for r in server.main_requests if _role(r) == "developer"]
+        developer_requests = [r for r in server.main_requests if role_of(r) == "developer"]
 
     assert final.last_review is not None and final.last_review.approved
     assert final.review_iteration == 2
