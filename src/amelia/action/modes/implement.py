@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
-from amelia.action.modes.plan import co_author, existing_plan
+from amelia.action.modes.plan import co_author, commit_subject, existing_plan, issue_from
 from amelia.action.verdicts import post_tool_errors, post_verdict
 from amelia.github.client import PullInfo
 from amelia.github.comments import render_reply
@@ -34,7 +34,6 @@ from amelia.github.git import (
     validate_branch_name,
 )
 from amelia.github.markers import marker
-from amelia.github.sanitize import sanitize_untrusted
 
 STAGE_BRANCH = "check out plan"
 STAGE_DEVELOPER = "developer"
@@ -58,9 +57,7 @@ def no_plan_reply(trigger_phrase: str, branch: str, reason: str) -> str:
 
 
 def commit_title(number: int, title: str) -> str:
-    flat = " ".join(sanitize_untrusted(title).split())
-    subject = f"Implement issue #{number}: {flat}" if flat else f"Implement issue #{number}"
-    return subject if len(subject) <= 72 else subject[:71] + "…"
+    return commit_subject("Implement", number, title)
 
 
 def pull_body(number: int, plan_path: str, plan_url: str, verdict: str | None) -> str:
@@ -109,7 +106,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         run_review,
     )
     from amelia.core.state import ExecutionState
-    from amelia.core.types import Issue, ToolProfileName
+    from amelia.core.types import ToolProfileName
     from amelia.drivers.base import DriverInterface
     from amelia.github.comments import ProgressComment
 
@@ -171,14 +168,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         repo_dir=repo, make_driver=reuse, profile=ctx.profile, sinks=[*ctx.sinks, progress.sink]
     )
     state = ExecutionState(
-        issue=Issue(
-            id=str(number),
-            number=number,
-            title=sanitize_untrusted(info.title),
-            description=sanitize_untrusted(info.body),
-            author=info.author,
-            url=info.html_url or None,
-        ),
+        issue=issue_from(number, info),
         plan_markdown=(repo / plan_path).read_text(encoding="utf-8"),
         plan_path=plan_path,
         base_ref=base,

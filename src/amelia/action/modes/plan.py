@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
 from amelia.github.git import remote_branch_exists, switch_to_branch, validate_branch_name
 from amelia.github.sanitize import as_untrusted_data, sanitize_untrusted
+
+if TYPE_CHECKING:
+    from amelia.core.types import Issue
+    from amelia.github.client import IssueInfo
 
 STAGE_BRANCH = "prepare branch"
 STAGE_ARCHITECT = "architect"
@@ -41,10 +46,29 @@ def co_author(login: str | None) -> str | None:
     return f"{login} <{login}@users.noreply.github.com>" if login else None
 
 
-def commit_title(number: int, title: str) -> str:
+def commit_subject(action: str, number: int, title: str) -> str:
+    """`<action> issue #<n>: <title>` on one sanitized line of at most 72 characters."""
     flat = " ".join(sanitize_untrusted(title).split())
-    subject = f"Plan issue #{number}: {flat}" if flat else f"Plan issue #{number}"
+    subject = f"{action} issue #{number}: {flat}" if flat else f"{action} issue #{number}"
     return subject if len(subject) <= 72 else subject[:71] + "…"
+
+
+def commit_title(number: int, title: str) -> str:
+    return commit_subject("Plan", number, title)
+
+
+def issue_from(number: int, info: IssueInfo) -> Issue:
+    """Issue `number` as the agents see it: title and body sanitized, the rest as fetched."""
+    from amelia.core.types import Issue
+
+    return Issue(
+        id=str(number),
+        number=number,
+        title=sanitize_untrusted(info.title),
+        description=sanitize_untrusted(info.body),
+        author=info.author,
+        url=info.html_url or None,
+    )
 
 
 async def _stage(ctx: ModeContext, name: str, status: str, detail: str = "") -> None:
@@ -55,7 +79,6 @@ async def _stage(ctx: ModeContext, name: str, status: str, detail: str = "") -> 
 async def run(ctx: ModeContext) -> ModeOutcome:
     from amelia.core.orchestrator import RunContext, run_plan
     from amelia.core.state import ExecutionState
-    from amelia.core.types import Issue
 
     number = ctx.command.number
     if number is None:
@@ -78,14 +101,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     detail = f"continuing {branch}" if continued else f"new branch {branch}"
     await _stage(ctx, STAGE_BRANCH, "done", detail)
 
-    issue = Issue(
-        id=str(number),
-        number=number,
-        title=sanitize_untrusted(info.title),
-        description=sanitize_untrusted(info.body),
-        author=info.author,
-        url=info.html_url or None,
-    )
+    issue = issue_from(number, info)
     instructions = ctx.command.instructions.strip()
     profile = ctx.profile
     if previous is not None:
