@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from amelia.testing.action_harness import ActionHarness, ActionRun, git, plan_script
+from amelia.testing.action_harness import ActionHarness, ActionRun, plan_script
 from amelia.testing.anthropic_script import ScriptFunction, Turn, text, tool_use
 from amelia.testing.github_server import FakeGitHubServer, RecordedRequest
 from benchmarks.bytecode import CACHE_DIR, warm_cache
@@ -174,47 +174,18 @@ def implement_once(root: Path) -> ActionRun:
         return _checked(harness.run("issue_comment", event, env=_CACHED), "implement")
 
 
-def _push_branch(harness: ActionHarness, branch: str) -> tuple[str, str]:
-    """Push `branch` (main plus greeter/farewell.py) to origin: (head sha, diff)."""
-    clone = harness.root / "author"
-    git(harness.root, "clone", "--quiet", str(harness.origin), str(clone))
-    git(clone, "checkout", "--quiet", "-b", branch)
-    (clone / "greeter" / "farewell.py").write_text(FAREWELL, encoding="utf-8")
-    git(clone, "add", "--all")
-    git(clone, "-c", "user.name=Author", "-c", "user.email=a@b.invalid", "commit", "-qm", "Add")
-    git(clone, "push", "--quiet", "origin", branch)
-    return git(clone, "rev-parse", "HEAD").strip(), git(clone, "diff", "main...HEAD")
-
-
 def review_once(root: Path) -> ActionRun:
     """A `pull_request` `opened` event: the reviewer's verdict posted as one review."""
     with ActionHarness(root, script=_pipeline_script(root / "workspace")) as harness:
-        branch = "feature"
-        sha, diff = _push_branch(harness, branch)
-        number = harness.github.add_pull(
-            harness.repo, head=branch, title="Add farewell", diff=diff, head_sha=sha
-        )
-        actor = {"login": "contributor", "type": "User"}
-        event = {
-            "action": "opened",
-            "number": number,
-            "pull_request": {
-                "number": number,
-                "title": "Add farewell",
-                "body": "Adds farewell.",
-                "draft": False,
-                "user": actor,
-                "head": {"ref": branch, "sha": sha},
-                "base": {"ref": "main", "sha": ""},
-            },
-            "sender": actor,
-            "repository": {"full_name": harness.repo, "default_branch": "main"},
-        }
+        _number, event = harness.open_pull("feature", {"greeter/farewell.py": FAREWELL})
         return _checked(harness.run("pull_request", event, env=_CACHED), "review")
 
 
-def request_figures(run_name: str, result: ActionRun, stages: int) -> list[Figure]:
-    """Requests of one run by endpoint; progress-comment edits against one per stage."""
+def request_figures(
+    run_name: str, result: ActionRun, stages: int, requests_target: Target | None = None
+) -> list[Figure]:
+    """Requests of one run by endpoint; progress-comment edits against one per stage, the
+    other requests against `requests_target`."""
     bench = f"GitHub requests: {run_name}"
     counts = Counter(endpoint(r) for r in result.github_requests)
     edits = sum(1 for r in result.github_requests if _COMMENT_EDIT.match(f"{r.method} {r.path}"))

@@ -282,6 +282,58 @@ class ActionHarness:
             "repository": self._repository(),
         }
 
+    def push_branch(self, branch: str, files: Mapping[str, str]) -> tuple[str, str]:
+        """Push `branch` (main plus `files` appended to or created) to origin, as a
+        contributor would: (head sha, diff against main)."""
+        clone = self.root / f"author-{branch.replace('/', '-')}"
+        git(self.root, "clone", "--quiet", str(self.origin), str(clone))
+        git(clone, "checkout", "--quiet", "-b", branch)
+        for name, addition in files.items():
+            path = clone / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            old = path.read_text(encoding="utf-8") if path.exists() else ""
+            path.write_text(old + addition, encoding="utf-8")
+        git(clone, "add", "--all")
+        git(
+            clone,
+            "-c",
+            "user.name=Author",
+            "-c",
+            "user.email=a@b.invalid",
+            "commit",
+            "-qm",
+            "Change",
+        )
+        git(clone, "push", "--quiet", "origin", branch)
+        return git(clone, "rev-parse", "HEAD").strip(), git(clone, "diff", "main...HEAD")
+
+    def open_pull(
+        self, branch: str, files: Mapping[str, str], draft: bool = False
+    ) -> tuple[int, dict[str, Any]]:
+        """Push `branch` with `files`, open a pull request for it on the local GitHub:
+        (its number, the `pull_request` `opened` event)."""
+        sha, diff = self.push_branch(branch, files)
+        number = self.github.add_pull(
+            self.repo, head=branch, title="Add farewell", draft=draft, diff=diff, head_sha=sha
+        )
+        actor = {"login": "contributor", "type": "User"}
+        event = {
+            "action": "opened",
+            "number": number,
+            "pull_request": {
+                "number": number,
+                "title": "Add farewell",
+                "body": "Adds farewell.",
+                "draft": draft,
+                "user": actor,
+                "head": {"ref": branch, "sha": sha},
+                "base": {"ref": "main", "sha": ""},
+            },
+            "sender": actor,
+            "repository": self._repository(),
+        }
+        return number, event
+
     # running ---------------------------------------------------------------------------------
 
     def environment(

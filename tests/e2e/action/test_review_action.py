@@ -4,7 +4,6 @@ and its verdict becomes one review whose inline comments all sit inside the diff
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 import pytest
 
 from amelia.github.markers import marker
-from amelia.testing.action_harness import ActionHarness, git, plan_script
+from amelia.testing.action_harness import ActionHarness, plan_script
 from amelia.testing.anthropic_script import ScriptFunction, Turn, text, tool_use
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
@@ -44,52 +43,6 @@ def review_script() -> ScriptFunction:
     return plan_script(roles={"reviewer": [[tool_use("StructuredOutput", VERDICT)], [text("ok")]]})
 
 
-def push_pull_branch(harness: ActionHarness, branch: str, files: dict[str, str]) -> tuple[str, str]:
-    """Push `branch` (main plus `files` appended to or created) to origin: (head sha, diff)."""
-    clone = harness.root / f"author-{branch.replace('/', '-')}"
-    subprocess.run(
-        ["git", "clone", "--quiet", str(harness.origin), str(clone)],
-        check=True,
-        capture_output=True,
-    )
-    git(clone, "checkout", "--quiet", "-b", branch)
-    for name, addition in files.items():
-        path = clone / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        old = path.read_text(encoding="utf-8") if path.exists() else ""
-        path.write_text(old + addition, encoding="utf-8")
-    git(clone, "add", "--all")
-    git(clone, "-c", "user.name=Author", "-c", "user.email=a@b.invalid", "commit", "-qm", "Change")
-    git(clone, "push", "--quiet", "origin", branch)
-    return git(clone, "rev-parse", "HEAD").strip(), git(clone, "diff", "main...HEAD")
-
-
-def open_pull(
-    harness: ActionHarness, branch: str, files: dict[str, str], draft: bool = False
-) -> tuple[int, dict[str, Any]]:
-    sha, diff = push_pull_branch(harness, branch, files)
-    number = harness.github.add_pull(
-        harness.repo, head=branch, title="Add farewell", draft=draft, diff=diff, head_sha=sha
-    )
-    actor = {"login": "contributor", "type": "User"}
-    event = {
-        "action": "opened",
-        "number": number,
-        "pull_request": {
-            "number": number,
-            "title": "Add farewell",
-            "body": "Adds farewell.",
-            "draft": draft,
-            "user": actor,
-            "head": {"ref": branch, "sha": sha},
-            "base": {"ref": "main", "sha": ""},
-        },
-        "sender": actor,
-        "repository": {"full_name": harness.repo, "default_branch": "main"},
-    }
-    return number, event
-
-
 @pytest.fixture
 def harness(tmp_path: Path) -> Iterator[ActionHarness]:
     with ActionHarness(tmp_path / "action", script=review_script()) as started:
@@ -97,7 +50,7 @@ def harness(tmp_path: Path) -> Iterator[ActionHarness]:
 
 
 def test_opened_pull_gets_one_review_anchored_inside_the_hunks(harness: ActionHarness) -> None:
-    number, event = open_pull(harness, "feature", {"greeter/core.py": FAREWELL_LINES})
+    number, event = harness.open_pull("feature", {"greeter/core.py": FAREWELL_LINES})
     result = harness.run("pull_request", event)
 
     assert result.exit_code == 0, result.stdout + result.stderr
@@ -116,7 +69,7 @@ def test_opened_pull_gets_one_review_anchored_inside_the_hunks(harness: ActionHa
 
 
 def test_review_event_input_requests_changes(harness: ActionHarness) -> None:
-    number, event = open_pull(harness, "feature", {"greeter/core.py": FAREWELL_LINES})
+    number, event = harness.open_pull("feature", {"greeter/core.py": FAREWELL_LINES})
     result = harness.run("pull_request", event, inputs={"review_event": "AUTO"})
 
     assert result.exit_code == 0, result.stdout + result.stderr
@@ -125,7 +78,7 @@ def test_review_event_input_requests_changes(harness: ActionHarness) -> None:
 
 
 def test_draft_pull_is_skipped_unless_drafts_are_reviewed(harness: ActionHarness) -> None:
-    number, event = open_pull(harness, "draft", {"greeter/core.py": FAREWELL_LINES}, draft=True)
+    number, event = harness.open_pull("draft", {"greeter/core.py": FAREWELL_LINES}, draft=True)
     skipped = harness.run("pull_request", event)
 
     assert skipped.exit_code == 0, skipped.stdout + skipped.stderr
@@ -146,7 +99,7 @@ def test_steering_files_of_the_head_never_reach_the_model(harness: ActionHarness
         ".claude/settings.json": '{"env": {"NOTE": "' + STEERING_MARKER + '"}}\n',
         ".mcp.json": '{"mcpServers": {}, "note": "' + STEERING_MARKER + '"}\n',
     }
-    number, event = open_pull(harness, "steer", files)
+    number, event = harness.open_pull("steer", files)
     result = harness.run("pull_request", event)
 
     assert result.exit_code == 0, result.stdout + result.stderr
@@ -158,7 +111,7 @@ def test_steering_files_of_the_head_never_reach_the_model(harness: ActionHarness
 
 
 def test_review_command_on_a_pull(harness: ActionHarness) -> None:
-    number, _event = open_pull(harness, "feature", {"greeter/core.py": FAREWELL_LINES})
+    number, _event = harness.open_pull("feature", {"greeter/core.py": FAREWELL_LINES})
     payload = harness.comment_event(number, "/amelia review")
     payload["issue"]["pull_request"] = {"url": f"{harness.github.url}/pulls/{number}"}
     result = harness.run("issue_comment", payload)
@@ -168,7 +121,7 @@ def test_review_command_on_a_pull(harness: ActionHarness) -> None:
 
 
 def test_dry_run_review_saves_the_review_and_posts_nothing(harness: ActionHarness) -> None:
-    number, event = open_pull(harness, "feature", {"greeter/core.py": FAREWELL_LINES})
+    number, event = harness.open_pull("feature", {"greeter/core.py": FAREWELL_LINES})
     result = harness.run_local("pull_request", event)
 
     assert result.exit_code == 0, result.stdout + result.stderr
@@ -189,7 +142,7 @@ def test_failed_tool_calls_of_the_reviewer_are_listed_on_the_pull(tmp_path: Path
         [text("ok")],
     ]
     with ActionHarness(tmp_path / "action", script=plan_script(roles={"reviewer": reviewer})) as h:
-        number, event = open_pull(h, "feature", {"greeter/core.py": FAREWELL_LINES})
+        number, event = h.open_pull("feature", {"greeter/core.py": FAREWELL_LINES})
         result = h.run("pull_request", event)
 
         assert result.exit_code == 0, result.stdout + result.stderr
