@@ -18,13 +18,12 @@ from amelia.testing.action_harness import ActionHarness, ActionRun, plan_script
 from amelia.testing.anthropic_script import ScriptFunction, Turn, text, tool_use
 from amelia.testing.github_server import FakeGitHubServer, RecordedRequest
 from benchmarks.bytecode import CACHE_DIR, warm_cache
-from benchmarks.report import Figure, Target, median
+from benchmarks.report import Figure, Target
 
 FIRST_REQUEST_TARGET = Target(limit=1.5)
 PLAN_REQUESTS_TARGET = Target(limit=8)
 EDITS_PER_STAGE = 1
 PLAN_STAGES = 1
-_REQUESTS = "GitHub requests: plan run"
 _COMMENT_EDIT = re.compile(r"PATCH /repos/[^/]+/[^/]+/issues/comments/\d+")
 _PROGRESS_POST = re.compile(r"POST /repos/[^/]+/[^/]+/issues/\d+/comments")
 _NUMBER = re.compile(r"/\d+")
@@ -67,8 +66,6 @@ class PlanRun:
         timed = zip(spelled, arrived, strict=True)
         posts = [at for line, at in timed if _PROGRESS_POST.match(line)]
         self.progress_post_seconds = posts[0] - started if posts else float("nan")
-        self.edits = sum(1 for line in spelled if _COMMENT_EDIT.match(line))
-        self.endpoints = Counter(endpoint(r) for r in result.github_requests)
 
 
 def plan_once(root: Path) -> PlanRun:
@@ -93,46 +90,12 @@ def action_plan(root: Path, repetitions: int) -> list[Figure]:
     runs = [plan_once(root / f"run-{index}") for index in range(max(1, repetitions))]
     first = [run.first_request_seconds for run in runs]
     progress = [run.progress_post_seconds for run in runs]
-    last = runs[-1]
-    edits = last.edits
-    others = sum(last.endpoints.values()) - edits
-    figures = [
-        Figure(
-            benchmark="start-up",
-            name="`amelia action` (/amelia plan) → first GitHub request",
-            value=median(first),
-            unit="s",
-            target=FIRST_REQUEST_TARGET,
-            samples=tuple(first),
-        ),
-        Figure(
-            benchmark="start-up",
-            name="`amelia action` (/amelia plan) → progress comment posted",
-            value=median(progress),
-            unit="s",
-            target=FIRST_REQUEST_TARGET,
-            samples=tuple(progress),
-        ),
-        Figure(
-            benchmark=_REQUESTS,
-            name="requests other than progress-comment edits",
-            value=others,
-            unit="requests",
-            target=PLAN_REQUESTS_TARGET,
-        ),
-        Figure(
-            benchmark=_REQUESTS,
-            name=f"progress-comment edits ({PLAN_STAGES} stage)",
-            value=edits,
-            unit="edits",
-            target=Target(limit=EDITS_PER_STAGE * PLAN_STAGES),
-        ),
+    started, target = "`amelia action` (/amelia plan) →", FIRST_REQUEST_TARGET
+    return [
+        Figure.median_of("start-up", f"{started} first GitHub request", first, "s", target),
+        Figure.median_of("start-up", f"{started} progress comment posted", progress, "s", target),
+        *request_figures("plan run", runs[-1].result, PLAN_STAGES, PLAN_REQUESTS_TARGET),
     ]
-    figures += [
-        Figure(benchmark=_REQUESTS, name=f"`{name}`", value=count, unit="requests")
-        for name, count in sorted(last.endpoints.items())
-    ]
-    return figures
 
 
 FAREWELL = 'def farewell(name: str) -> str:\n    return f"Goodbye, {name}!"\n'
@@ -195,6 +158,7 @@ def request_figures(
             name="requests other than progress-comment edits",
             value=sum(counts.values()) - edits,
             unit="requests",
+            target=requests_target,
         ),
         Figure(
             benchmark=bench,

@@ -18,7 +18,7 @@ from amelia.testing.sample_repo import create_sample_repo
 from amelia.testing.scripted_claude import scripted_claude_environment
 from benchmarks.bytecode import cached_env, warm_cache
 from benchmarks.probe import ProbeKind
-from benchmarks.report import Figure, Target, median
+from benchmarks.report import Figure, Target
 from benchmarks.sessions import (
     OPENAI_MODEL,
     SCRIPTED_KEY,
@@ -97,14 +97,7 @@ def measure_memory(root: Path, repetitions: int) -> tuple[list[Figure], list[Rec
         "pipeline": "plan → implement → review pipeline (Claude Code)",
     }
     figures = [
-        Figure(
-            benchmark="peak RSS",
-            name=names[key],
-            value=median(values),
-            unit="MB",
-            target=RSS_TARGET,
-            samples=tuple(values),
-        )
+        Figure.median_of("peak RSS", names[key], values, "MB", RSS_TARGET)
         for key, values in samples.items()
     ]
     return figures, requests

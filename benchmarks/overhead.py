@@ -153,28 +153,16 @@ async def _cli_samples(root: Path, repetitions: int, turns: int) -> _SamplePairs
 def _ratio_figures(
     benchmark: str, bare_name: str, bare: list[Sample], driven_name: str, driven: list[Sample]
 ) -> list[Figure]:
-    bare_wall = median([sample.wall for sample in bare])
-    driven_wall = median([sample.wall for sample in driven])
+    bare_wall = Figure.median_of(benchmark, bare_name, [s.wall for s in bare], "s")
+    driven_wall = Figure.median_of(benchmark, driven_name, [s.wall for s in driven], "s")
     extra_cpu = median([s.cpu for s in driven]) - median([s.cpu for s in bare])
     return [
-        Figure(
-            benchmark=benchmark,
-            name=bare_name,
-            value=bare_wall,
-            unit="s",
-            samples=tuple(sample.wall for sample in bare),
-        ),
-        Figure(
-            benchmark=benchmark,
-            name=driven_name,
-            value=driven_wall,
-            unit="s",
-            samples=tuple(sample.wall for sample in driven),
-        ),
+        bare_wall,
+        driven_wall,
         Figure(
             benchmark=benchmark,
             name="overhead ratio (driver / bare)",
-            value=driven_wall / bare_wall,
+            value=driven_wall.value / bare_wall.value,
             unit="x",
             target=OVERHEAD_TARGET,
         ),
@@ -188,7 +176,7 @@ def _ratio_figures(
         Figure(
             benchmark=benchmark,
             name="overhead bound (1 + extra CPU / bare wall time)",
-            value=1 + max(0.0, extra_cpu) / bare_wall,
+            value=1 + max(0.0, extra_cpu) / bare_wall.value,
             unit="x",
             target=OVERHEAD_TARGET,
         ),

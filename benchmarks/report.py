@@ -46,6 +46,27 @@ class Figure(BaseModel):
     def passed(self) -> bool | None:
         return None if self.target is None else self.target.met_by(self.value)
 
+    @classmethod
+    def median_of(
+        cls,
+        benchmark: str,
+        name: str,
+        samples: Sequence[float],
+        unit: str,
+        target: Target | None = None,
+        note: str = "",
+    ) -> Figure:
+        """The median of `samples` as the value, with every sample kept."""
+        return cls(
+            benchmark=benchmark,
+            name=name,
+            value=median(samples),
+            unit=unit,
+            target=target,
+            samples=tuple(samples),
+            note=note,
+        )
+
 
 class Machine(BaseModel):
     """Where the figures were measured."""

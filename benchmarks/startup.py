@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from benchmarks.bytecode import cached_env, uncached_env, warm_cache
-from benchmarks.report import Figure, Target, median
+from benchmarks.report import Figure, Target
 
 HELP_TARGET = Target(limit=0.4)
 _IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)")
@@ -62,20 +62,12 @@ def startup(runs: int) -> tuple[list[Figure], list[str]]:
     cached = help_wall_time(runs, cached_env())
     uncached = help_wall_time(runs, uncached_env())
     figures = [
-        Figure(
-            benchmark="start-up",
-            name="`amelia --help` wall time",
-            value=median(cached),
-            unit="s",
-            target=HELP_TARGET,
-            samples=tuple(cached),
-        ),
-        Figure(
-            benchmark="start-up",
-            name="`amelia --help` without bytecode cache",
-            value=median(uncached),
-            unit="s",
-            samples=tuple(uncached),
+        Figure.median_of("start-up", "`amelia --help` wall time", cached, "s", HELP_TARGET),
+        Figure.median_of(
+            "start-up",
+            "`amelia --help` without bytecode cache",
+            uncached,
+            "s",
             note="PYTHONDONTWRITEBYTECODE=1",
         ),
     ]
