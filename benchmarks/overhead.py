@@ -28,7 +28,7 @@ from pydantic_ai.providers.openai import OpenAIProvider
 
 from amelia.drivers.api.driver import ApiDriver
 from amelia.drivers.api.tools import ToolContext, tools_for_profile
-from amelia.drivers.base import AgenticMessageType
+from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverInterface
 from amelia.drivers.cli._claude_tools import tool_permissions
 from amelia.drivers.cli.claude import ClaudeCliDriver
 from amelia.testing import ScriptedAnthropicServer, ScriptedOpenAIServer
@@ -69,6 +69,19 @@ _SamplePairs = tuple[list[Sample], list[Sample]]
 
 class SessionFailedError(RuntimeError):
     """A scripted session did not run to its end: its time would mean nothing."""
+
+
+async def _timed_session(
+    driver: DriverInterface, workdir: Path
+) -> tuple[list[AgenticMessage], Sample]:
+    """Play the session through `driver` in `workdir`: its result messages and its time."""
+    watch = _Stopwatch()
+    results = [
+        message
+        async for message in driver.execute_agentic(SESSION_PROMPT, str(workdir))
+        if message.type == AgenticMessageType.RESULT
+    ]
+    return results, watch.stop()
 
 
 def _check_log(workdir: Path, turns: int) -> None:
@@ -121,13 +134,7 @@ async def _driver_cli_once(workdir: Path, config_dir: Path, home: Path, turns: i
     with ScriptedAnthropicServer(script=anthropic_session(workdir, turns)) as server:
         environment = scripted_claude_environment(server.url, config_dir)
         driver = ClaudeCliDriver(tool_profile="full", amelia_home=home, env=environment)
-        watch = _Stopwatch()
-        results = [
-            message
-            async for message in driver.execute_agentic(SESSION_PROMPT, str(workdir))
-            if message.type == AgenticMessageType.RESULT
-        ]
-        elapsed = watch.stop()
+        results, elapsed = await _timed_session(driver, workdir)
     if len(results) != 1 or results[0].is_error:
         raise SessionFailedError(f"driver run ended with {results}")
     _check_log(workdir, turns)
@@ -218,13 +225,7 @@ async def _driver_api_once(workdir: Path, home: Path, turns: int) -> Sample:
     with ScriptedOpenAIServer(script=openai_session(turns), model=OPENAI_MODEL) as server:
         with environment(OPENAI_API_KEY=SCRIPTED_KEY, OPENAI_BASE_URL=server.url):
             driver = ApiDriver(f"openai-chat:{OPENAI_MODEL}", amelia_home=home)
-            watch = _Stopwatch()
-            results = [
-                message
-                async for message in driver.execute_agentic(SESSION_PROMPT, str(workdir))
-                if message.type == AgenticMessageType.RESULT
-            ]
-            elapsed = watch.stop()
+            results, elapsed = await _timed_session(driver, workdir)
         left = server.remaining_turns
     if left or len(results) != 1 or results[0].is_error:
         raise SessionFailedError(f"ApiDriver run ended with {results}, {left} turns left")
