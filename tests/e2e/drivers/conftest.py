@@ -13,11 +13,7 @@ from amelia.core.types import ToolProfileName
 from amelia.drivers.base import AgenticMessage
 from amelia.drivers.cli.claude import ClaudeCliDriver
 from amelia.testing import ScriptedAnthropicServer
-
-FAST_CLI_ENV = {
-    # One attempt per API call: a scripted 529 ends the run instead of ten backed-off retries.
-    "CLAUDE_CODE_MAX_RETRIES": "0",
-}
+from amelia.testing.scripted_claude import scripted_claude_environment
 
 DriverMaker = Callable[..., ClaudeCliDriver]
 
@@ -60,12 +56,7 @@ def make_driver(
 
     def for_server(server: ScriptedAnthropicServer) -> DriverMaker:
         def build(tool_profile: ToolProfileName = "full", **kwargs: Any) -> ClaudeCliDriver:
-            env = {
-                "ANTHROPIC_BASE_URL": server.url,
-                "ANTHROPIC_API_KEY": "sk-ant-dummy",
-                "HOME": str(home),
-                **FAST_CLI_ENV,
-            }
+            env = {**scripted_claude_environment(server.url, home / ".claude"), "HOME": str(home)}
             kwargs.setdefault("timeout_seconds", 120)
             return ClaudeCliDriver(
                 tool_profile=tool_profile, amelia_home=amelia_home, env=env, **kwargs
