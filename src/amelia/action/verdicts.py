@@ -33,6 +33,25 @@ def choose_review_event(result: ReviewResult, setting: ReviewEventSetting) -> Re
     return "COMMENT"
 
 
+def withhold_approval(setting: ReviewEventSetting) -> ReviewEventSetting:
+    """The setting for a pull request whose author lacks write access: never approve.
+
+    Its title, description and code are the author's words; a bot approval of them would
+    let an outsider steer the repository's review state.
+    """
+    if setting == "APPROVE":
+        return "COMMENT"
+    if setting == "AUTO":
+        return "REQUEST_CHANGES"
+    return setting
+
+
+APPROVAL_WITHHELD_NOTE = (
+    "_amelia does not approve pull requests whose author has no write access; "
+    "a maintainer's review decides._"
+)
+
+
 async def post_verdict(
     github: GitHubClient,
     pull_number: int,

@@ -253,3 +253,29 @@ def test_bot_opening_a_pull_gets_no_review(reviewing: ActionHarness) -> None:
 
     _assert_ignored(reviewing, result)
     assert reviewing.github.reviews(reviewing.repo, number) == []
+
+
+@pytest.mark.parametrize("setting", ["AUTO", "APPROVE"])
+def test_a_pull_from_an_author_without_write_access_is_never_approved(
+    reviewing: ActionHarness, setting: str
+) -> None:
+    number, event = _open_fork_pull(reviewing)
+    result = reviewing.run("pull_request", event, inputs={"review_event": setting})
+
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.outputs["verdict"] == "approved"
+    (review,) = reviewing.github.reviews(reviewing.repo, number)
+    assert review["state"] == "COMMENTED"
+    assert "no write access" in review["body"]
+    assert len(_permission_checks(result)) == 1
+
+
+def test_a_maintainers_pull_is_approved_when_configured(reviewing: ActionHarness) -> None:
+    reviewing.set_permission("octocat", "write")  # the author the local GitHub gives the pull
+    number, event = reviewing.open_pull("feature", {"greeter/core.py": FAREWELL})
+    result = reviewing.run("pull_request", event, inputs={"review_event": "AUTO"})
+
+    assert result.exit_code == 0, result.stdout + result.stderr
+    (review,) = reviewing.github.reviews(reviewing.repo, number)
+    assert review["state"] == "APPROVED"
+    assert "no write access" not in review["body"]

@@ -17,7 +17,13 @@ from pathlib import Path
 
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
 from amelia.action.steering import restore_steering_files
-from amelia.action.verdicts import post_tool_errors, post_verdict
+from amelia.action.verdicts import (
+    APPROVAL_WITHHELD_NOTE,
+    post_tool_errors,
+    post_verdict,
+    withhold_approval,
+)
+from amelia.github.auth import may_trigger
 from amelia.github.client import PullInfo
 from amelia.github.errors import GitError
 from amelia.github.git import current_sha, diff, run_git, validate_branch_name
@@ -114,6 +120,16 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     diff_text = await asyncio.to_thread(ctx.github.get_pull_diff, number)
     if not diff_text.strip():
         diff_text = await asyncio.to_thread(diff, repo, checked.merge_base, checked.head_sha)
+    setting = ctx.inputs.review_event
+    notes = [steering_note(checked.restored)]
+    if setting in ("APPROVE", "AUTO"):
+        author = await asyncio.to_thread(
+            may_trigger, ctx.github, pull.author, ctx.inputs.allowed_users
+        )
+        if not author.allowed:
+            setting = withhold_approval(setting)
+            if review.approved:
+                notes.append(APPROVAL_WITHHELD_NOTE)
     posted = await post_verdict(
         ctx.github,
         number,
@@ -121,8 +137,8 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         diff_text,
         checked.head_sha,
         ctx.redactor,
-        ctx.inputs.review_event,
-        note=steering_note(checked.restored),
+        setting,
+        note="\n\n".join(note for note in notes if note),
     )
     await post_tool_errors(ctx.github, number, state.tool_results, ctx.redactor)
     links = (("Review", posted.html_url),) if posted.html_url else ()
