@@ -76,7 +76,8 @@ def test_the_runner_owned_workspace_holds_the_plan_commit(
     branch = planned.run.outputs["branch"]
     workspace_head = harness.origin_git("-C", str(harness.workspace), "rev-parse", "HEAD")
     assert workspace_head == harness.origin_git("rev-parse", branch)
-    assert "extraheader" not in (harness.workspace / ".git/config").read_text()
+    # The checkout's persisted credentials are back for later steps once the agents are done.
+    assert "extraheader" in (harness.workspace / ".git/config").read_text()
 
 
 def test_the_model_conversation_went_through_the_bundled_cli(
@@ -86,6 +87,8 @@ def test_the_model_conversation_went_through_the_bundled_cli(
     assert planned.run.returncode == 0, planned.run.stdout + planned.run.stderr
     seen = "\n".join(str(request.body) for request in harness.model.requests)
     assert "cat .git/config" in seen
+    # The probe read .git/config while the checkout's credentials were taken out of it.
+    assert "extraheader" not in seen
     assert harness.token not in seen
     assert harness.token not in planned.run.stderr
 
