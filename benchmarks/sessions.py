@@ -6,13 +6,12 @@ costs ~0 and the time left is the agent loop, the tools and whatever wraps them.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import claude_agent_sdk
 
+from amelia.drivers.environment import temporary_environment
 from amelia.testing import openai_server
 from amelia.testing.anthropic_script import Turn, text, tool_use
 
@@ -64,16 +63,6 @@ def new_workdir(root: Path, name: str) -> Path:
     return workdir
 
 
-@contextmanager
-def environment(**values: str) -> Iterator[None]:
+def environment(**values: str) -> AbstractContextManager[None]:
     """Set process environment variables for the block (the API driver reads os.environ)."""
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, old in saved.items():
-            if old is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = old
+    return temporary_environment(values)

@@ -13,12 +13,12 @@ more, so later steps of the job (and actions/checkout's own post-step cleanup) f
 from __future__ import annotations
 
 import base64
-import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from amelia.action.unpushed import UnpushedWork, save_unpushed
+from amelia.drivers.environment import temporary_environment
 from amelia.github.errors import GitError
 from amelia.github.git import (
     configure_identity,
@@ -35,20 +35,11 @@ def _commit_message(message: str, co_author: str | None) -> str:
     return f"{message.rstrip()}\n\nCo-authored-by: {co_author}" if co_author else message
 
 
-@contextmanager
-def _git_config_env(key: str, value: str) -> Iterator[None]:
+def _git_config_env(key: str, value: str) -> AbstractContextManager[None]:
     """Give git one extra config entry through the environment, for one block only."""
-    names = ("GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0")
-    saved = {name: os.environ.get(name) for name in names}
-    os.environ.update({names[0]: "1", names[1]: key, names[2]: value})
-    try:
-        yield
-    finally:
-        for name, old in saved.items():
-            if old is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = old
+    return temporary_environment(
+        {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": key, "GIT_CONFIG_VALUE_0": value}
+    )
 
 
 def _persisted_credentials(repo: Path) -> list[tuple[str, str]]:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 
 _SECRET_PREFIXES = ("INPUT_", "ACTIONS_", "GITHUB_TOKEN", "GH_")
 _SECRET_NAME = re.compile(
@@ -67,3 +68,18 @@ def secret_values(base: Mapping[str, str] | None = None, min_length: int = 6) ->
         if is_secret_name(name) and len(value.strip()) >= min_length
     }
     return sorted(values, key=len, reverse=True)
+
+
+@contextmanager
+def temporary_environment(values: Mapping[str, str]) -> Iterator[None]:
+    """Set `values` in `os.environ` for the block, then put back what was there before."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, old in saved.items():
+            if old is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = old
