@@ -189,7 +189,7 @@ def action_implement_and_review(root: Path) -> list[Figure]:
 SCHEDULE_EVENT: dict[str, Any] = {"schedule": "17 3 * * *", "repository": {"full_name": "octo/app"}}
 SCAN_PAGE = 100
 SCAN_SETUP_REQUESTS = 5
-"""Requests a scan run may make besides one search per page (repository, permission, …)."""
+"""Requests a scan run may make besides one listing per page (repository, permission, …)."""
 
 
 def scan_mode_once(root: Path, issues: int) -> tuple[ActionRun, float]:

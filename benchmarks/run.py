@@ -119,8 +119,8 @@ def _scan(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
     return Outcome(
         figures=scan_scale(settings.scan_sizes),
         notes=[
-            "GitHub's search API returns at most 1,000 results per query; the local server "
-            "does not cap, so sizes above 1,000 show the client's cost, not what GitHub returns."
+            "The scan lists the repository's issues by label, which GitHub pages without the "
+            "search API's 1,000-result cap."
         ],
     )
 

@@ -1,6 +1,6 @@
 """Scan scale: requests and time to list 100, 1,000 and 10,000 labelled issues.
 
-The client's labelled-issue search runs against the local GitHub server, which counts the
+The client's labelled-issue listing runs against the local GitHub server, which counts the
 requests. The local server builds every matching issue for each page it serves, so the time
 includes its own work, which grows with issues × pages; the request count is the figure
 that carries over to GitHub.
@@ -19,7 +19,7 @@ REPO = "octo/scan"
 LABEL = "amelia"
 PER_PAGE = 100
 UNLABELLED_SHARE = 10
-"""One unlabelled issue per this many labelled ones, so the search has to filter."""
+"""One unlabelled issue per this many labelled ones, so the listing has to filter."""
 
 
 def scan_once(issues: int) -> tuple[int, int, float, float]:
@@ -40,7 +40,7 @@ def scan_once(issues: int) -> tuple[int, int, float, float]:
         )
         before = len(server.requests)
         started, cpu_started = time.perf_counter(), time.thread_time()
-        found = client.search_labelled_issues(LABEL)
+        found = client.list_labelled_issues(LABEL)
         elapsed, cpu = time.perf_counter() - started, time.thread_time() - cpu_started
         client.close()
         return len(found), len(server.requests) - before, elapsed, cpu
@@ -59,7 +59,7 @@ def scan_scale(sizes: tuple[int, ...]) -> list[Figure]:
                 name=f"GitHub requests ({pages} pages of {PER_PAGE})",
                 value=requests,
                 unit="requests",
-                # Growing with pages: one search per page, plus at most two set-up calls.
+                # Growing with pages: one request per page, plus at most two set-up calls.
                 target=Target(limit=pages + 2),
             ),
             Figure(benchmark=bench, name="wall time", value=elapsed, unit="s", note="local server"),

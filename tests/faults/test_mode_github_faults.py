@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.timeout(120)]
 
 PULLS = r"/repos/octo/app/pulls"
 REVIEWS = r"/repos/octo/app/pulls/\d+/reviews"
-SEARCH = r"/search/issues"
+SEARCH = r"/repos/octo/app/issues"
 BRANCH = "amelia/issue-1"
 SCHEDULE = {"schedule": "17 3 * * *", "repository": {"full_name": "octo/app"}}
 
@@ -96,7 +96,7 @@ def test_scan_fails_clearly(bench: EngineBench, failure: str) -> None:
 
     assert run.exit_code == 1, run.stdout
     assert run.outputs["conclusion"] == "failure"
-    assert "search" in run.summary and "failed" in run.summary
+    assert "list issues labelled amelia" in run.summary and "failed" in run.summary
     assert "issues" not in run.outputs
     assert len(run.requests_to("GET", SEARCH)) == (1 if failure == "404" else 3)
 

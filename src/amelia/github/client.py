@@ -435,13 +435,17 @@ class GitHubClient:
                 return comment
         return None
 
-    def search_labelled_issues(self, label: str, state: str = "open") -> list[IssueInfo]:
-        """Issues (not pulls) of this repository carrying `label`, one request per page."""
-        query = f'repo:{self.full_name} is:issue is:{state} label:"{label}"'
-        results = self._call(
-            f"search issues labelled {label}", lambda: self._gh.search_issues(query)
-        )
-        return [_issue_info(i) for i in self._collect(f"search label {label}", results)]
+    def list_labelled_issues(self, label: str, state: str = "open") -> list[IssueInfo]:
+        """Issues (not pulls) of this repository carrying `label`, one request per page.
+
+        The repository's issue list, not the search API: search stops at 1,000 results and
+        has a much smaller rate limit.
+        """
+        # A lazy repository object: listing needs its URL, not a request for its details.
+        repository = self._gh.get_repo(self.full_name, lazy=True)
+        pages = repository.get_issues(state=state, labels=[label])
+        listed = [_issue_info(i) for i in self._collect(f"list issues labelled {label}", pages)]
+        return [issue for issue in listed if not issue.is_pull_request]
 
     def _collect(self, operation: str, paginated: Any) -> list[Any]:
         """Walk a PaginatedList, retrying each page fetch on its own (it resumes, not restarts)."""

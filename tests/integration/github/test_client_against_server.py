@@ -127,22 +127,32 @@ def test_pagination_of_250_labelled_issues_uses_three_requests(server: FakeGitHu
     server.add_issue(REPO, "unlabelled")
     server.add_issue(REPO, "closed", labels=["amelia"], state="closed")
     client = make_client(server)
-    issues = client.search_labelled_issues("amelia")
+    issues = client.list_labelled_issues("amelia")
     assert len(issues) == 250
     assert len({i.number for i in issues}) == 250
-    searches = server.requests_to("GET", "/search/issues")
-    assert len(searches) == 3
-    assert 'label:"amelia"' in searches[0].query["q"][0]
+    pages = server.requests_to("GET", "/repos/octo/app/issues")
+    assert len(pages) == 3
+    assert pages[0].query["labels"] == ["amelia"]
+    assert pages[0].query["state"] == ["open"]
+
+
+def test_labelled_pull_requests_are_not_listed_as_issues(server: FakeGitHubServer) -> None:
+    issue = server.add_issue(REPO, "an issue", labels=["amelia"])
+    pull = server.add_pull(REPO, head="feature")
+    with server._lock:  # the issue list returns labelled pulls too, as GitHub's does
+        server._repo(REPO).issues[pull].labels.append("amelia")
+    listed = make_client(server).list_labelled_issues("amelia")
+    assert [i.number for i in listed] == [issue]
 
 
 def test_page_failure_resumes_instead_of_restarting(server: FakeGitHubServer) -> None:
     for n in range(150):
         server.add_issue(REPO, f"issue {n}", labels=["amelia"])
     client = make_client(server)
-    server.inject("GET", "/search/issues", Fault(), Fault(), Fault())
-    # The first three searches fail; after that page 1 and page 2 each succeed once.
-    assert len(client.search_labelled_issues("amelia")) == 150
-    assert len(server.requests_to("GET", "/search/issues")) == 5
+    server.inject("GET", "/repos/octo/app/issues", Fault(), Fault(), Fault())
+    # The first three page requests fail; after that page 1 and page 2 each succeed once.
+    assert len(client.list_labelled_issues("amelia")) == 150
+    assert len(server.requests_to("GET", "/repos/octo/app/issues")) == 5
 
 
 def test_review_with_inline_comments_is_validated_against_the_diff(

@@ -4,7 +4,7 @@ issues carrying `label_trigger` that have no plan branch yet.
 They are written as a JSON list of numbers to the `issues` output, for a second job's
 `strategy.matrix` to plan one per runner. With `max_issues` > 0 this job also plans up to
 that many itself, one after another, with the plan mode, and leaves those out of the list.
-Listing is one paginated search (requests grow with pages, not issues) and one
+Listing is one paginated issue list by label (requests grow with pages, not issues) and one
 `git ls-remote` for every plan branch.
 Only maintainers can schedule or dispatch a workflow, so no permission check is made.
 """
@@ -47,7 +47,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     from amelia.github.events import Command
 
     label = ctx.inputs.label_trigger
-    found = await asyncio.to_thread(ctx.github.search_labelled_issues, label)
+    found = await asyncio.to_thread(ctx.github.list_labelled_issues, label)
     labelled = [issue.number for issue in found if not issue.is_pull_request]
     with ctx.workspace.authenticated():
         planned = await asyncio.to_thread(
