@@ -442,7 +442,7 @@ class GitHubClient:
         has a much smaller rate limit.
         """
         # A lazy repository object: listing needs its URL, not a request for its details.
-        repository = self._gh.get_repo(self.full_name, lazy=True)
+        repository = self._gh.withLazy(True).get_repo(self.full_name)
         pages = repository.get_issues(state=state, labels=[label])
         listed = [_issue_info(i) for i in self._collect(f"list issues labelled {label}", pages)]
         return [issue for issue in listed if not issue.is_pull_request]
