@@ -38,6 +38,22 @@ def rehearsal_cache() -> Path:
     return cache
 
 
+@pytest.fixture(scope="module")
+def product_image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RehearsalResult]:
+    """The Action's real image, rehearsed with the machine's layer cache (one per module)."""
+    work_dir = tmp_path_factory.mktemp("product-image")
+    yield rehearse(
+        RehearsalSettings(
+            dockerfile=REPO / "Dockerfile",
+            context=REPO,
+            work_dir=work_dir,
+            cache_dir=default_cache_dir(),
+        ),
+        log=lambda _line: None,
+    )
+    remove_tree(work_dir)
+
+
 @pytest.fixture
 def work_dir(tmp_path: Path) -> Iterator[Path]:
     directory = tmp_path / "work"

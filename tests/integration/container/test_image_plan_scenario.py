@@ -7,31 +7,15 @@ import subprocess
 from collections.abc import Iterator
 
 import pytest
-from scripts.image_rehearsal.base_image import default_cache_dir
-from scripts.image_rehearsal.builder import RehearsalResult, RehearsalSettings, rehearse
+from scripts.image_rehearsal.builder import RehearsalResult
 from scripts.image_rehearsal.entrypoint import RUNNER_UID
-from scripts.image_rehearsal.mounts import mount_points_under, remove_tree
+from scripts.image_rehearsal.mounts import mount_points_under
 from scripts.image_rehearsal.plan_scenario import PlanOutcome, run_plan
 
 from amelia.testing.action_harness import ActionHarness
 from tests.integration.container.conftest import REPO, requires_rehearsal
 
 pytestmark = [requires_rehearsal, pytest.mark.e2e, pytest.mark.timeout(1200)]
-
-
-@pytest.fixture(scope="module")
-def product_image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RehearsalResult]:
-    work_dir = tmp_path_factory.mktemp("plan-scenario-image")
-    yield rehearse(
-        RehearsalSettings(
-            dockerfile=REPO / "Dockerfile",
-            context=REPO,
-            work_dir=work_dir,
-            cache_dir=default_cache_dir(),
-        ),
-        log=lambda _line: None,
-    )
-    remove_tree(work_dir)
 
 
 @pytest.fixture(scope="module")

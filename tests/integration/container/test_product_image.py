@@ -4,35 +4,17 @@ from __future__ import annotations
 
 import subprocess
 import threading
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from scripts.image_rehearsal.base_image import default_cache_dir
-from scripts.image_rehearsal.builder import RehearsalResult, RehearsalSettings, rehearse
+from scripts.image_rehearsal.builder import RehearsalResult
 from scripts.image_rehearsal.entrypoint import EntrypointRun, run_entrypoint
-from scripts.image_rehearsal.mounts import remove_tree
 
 from amelia import __version__
-from tests.integration.container.conftest import REPO, requires_rehearsal
+from tests.integration.container.conftest import requires_rehearsal
 
 pytestmark = [requires_rehearsal, pytest.mark.e2e, pytest.mark.timeout(1200)]
-
-
-@pytest.fixture(scope="module")
-def product_image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RehearsalResult]:
-    work_dir = tmp_path_factory.mktemp("product-image")
-    yield rehearse(
-        RehearsalSettings(
-            dockerfile=REPO / "Dockerfile",
-            context=REPO,
-            work_dir=work_dir,
-            cache_dir=default_cache_dir(),
-        ),
-        log=lambda _line: None,
-    )
-    remove_tree(work_dir)
 
 
 @pytest.fixture
