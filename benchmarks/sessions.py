@@ -11,7 +11,7 @@ from pathlib import Path
 
 import claude_agent_sdk
 
-from amelia.drivers.environment import temporary_environment
+from amelia.redaction import temporary_environment
 from amelia.testing import openai_server
 from amelia.testing.anthropic_script import Turn, text, tool_use
 

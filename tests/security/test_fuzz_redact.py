@@ -13,7 +13,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from amelia.github.redact import MASK, Redactor
+from amelia.redaction import MASK, Redactor, secret_values
 from tests.security.strategies import (
     json_escaped,
     odd_secrets,
@@ -81,7 +81,7 @@ def test_secrets_of_the_environment_are_redacted(values: list[str], data: st.Dat
         **dict(zip(SECRET_VARIABLES, values, strict=True)),
     }
     text = data.draw(text_with_secrets(values))
-    redacted = Redactor.from_environment(environ).redact(text)
+    redacted = Redactor(secret_values(environ)).redact(text)
     for value in values:
         assert value not in redacted
 

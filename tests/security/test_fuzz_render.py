@@ -19,7 +19,7 @@ from amelia.github.comments import (
     render_reply,
     render_tool_errors,
 )
-from amelia.github.redact import Redactor
+from amelia.redaction import Redactor
 from tests.security.strategies import SECRET_HEAD, json_escaped, marked_secrets, text_with_secrets
 
 DIFF = """diff --git a/app.py b/app.py

@@ -5,7 +5,7 @@ from __future__ import annotations
 from amelia.action.workflow_io import WorkflowIO
 from amelia.core.sinks import describe
 from amelia.core.types import StreamEvent, StreamEventType
-from amelia.github.redact import Redactor
+from amelia.redaction import Redactor
 
 
 class LogGroupSink:

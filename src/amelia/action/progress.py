@@ -15,7 +15,7 @@ from loguru import logger
 from amelia.core.types import StreamEvent, StreamEventType
 from amelia.github.comments import Outcome, ProgressComment, ProgressReport, Stage, StageStatus
 from amelia.github.errors import GitHubError
-from amelia.github.redact import Redactor
+from amelia.redaction import Redactor
 
 AGENT_STAGES = {"architect": "architect", "developer": "developer", "reviewer": "reviewer"}
 

@@ -24,7 +24,6 @@ from loguru import logger
 from amelia.action.modes import Mode, ModeContext, ModeOutcome, load_mode
 from amelia.action.workflow_io import WorkflowIO
 from amelia.config import ActionInputs, ConfigError, RunnerContext, load_inputs, load_runner
-from amelia.drivers.environment import secret_values
 from amelia.github.client import (
     GitHubClient,
     RetryPolicy,
@@ -42,7 +41,7 @@ from amelia.github.events import (
     parse_event,
     route,
 )
-from amelia.github.redact import Redactor
+from amelia.redaction import Redactor, secret_values
 
 if TYPE_CHECKING:
     from amelia.action.workspace import Workspace

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from amelia.core.state import AgentUsage, ExecutionState
-from amelia.github.redact import Redactor
+from amelia.redaction import Redactor
 
 
 def total_cost(state: ExecutionState | None) -> float | None:

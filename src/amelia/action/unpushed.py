@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from amelia.github.errors import GitError
 from amelia.github.git import run_git, validate_branch_name
-from amelia.github.redact import Redactor
+from amelia.redaction import Redactor
 
 ARTIFACTS_DIR_NAME = "amelia-artifacts"
 PATCH_NAME = "unpushed.patch"

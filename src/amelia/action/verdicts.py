@@ -14,7 +14,7 @@ from amelia.config import ReviewEvent as ReviewEventSetting
 from amelia.core.state import ReviewResult, ToolResult
 from amelia.github.client import GitHubClient, ReviewEvent, ReviewInfo
 from amelia.github.comments import build_review, render_tool_errors
-from amelia.github.redact import Redactor
+from amelia.redaction import Redactor
 
 
 def choose_review_event(result: ReviewResult, setting: ReviewEventSetting) -> ReviewEvent:

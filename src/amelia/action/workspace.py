@@ -18,7 +18,6 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from amelia.action.unpushed import UnpushedWork, save_unpushed
-from amelia.drivers.environment import temporary_environment
 from amelia.github.errors import GitError
 from amelia.github.git import (
     configure_identity,
@@ -27,6 +26,7 @@ from amelia.github.git import (
     push,
     run_git,
 )
+from amelia.redaction import temporary_environment
 
 _EXTRAHEADER_KEYS = r"^http\..*extraheader$"
 

@@ -20,7 +20,7 @@ from amelia.github.client import CommentInfo, InlineComment, ReviewEvent
 from amelia.github.errors import GitHubNotFoundError
 from amelia.github.events import help_reply
 from amelia.github.markers import marker, progress_marker
-from amelia.github.redact import Redactor
+from amelia.redaction import Redactor
 
 StageStatus = Literal["pending", "running", "done", "failed", "skipped"]
 Outcome = Literal["running", "succeeded", "failed"]

@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 from loguru import logger
 
 from amelia.github.errors import GitError
-from amelia.github.redact import Redactor
+from amelia.redaction import Redactor
 
 BOT_NAME = "amelia[bot]"
 BOT_EMAIL = "amelia[bot]@users.noreply.github.com"

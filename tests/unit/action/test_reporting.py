@@ -12,7 +12,7 @@ from amelia.action.summary import render_summary, total_cost
 from amelia.action.workflow_io import WorkflowIO
 from amelia.core.state import AgentUsage, ExecutionState
 from amelia.core.types import StreamEvent, StreamEventType
-from amelia.github.redact import Redactor
+from amelia.redaction import Redactor
 
 
 def test_summary_lists_each_agent_and_redacts() -> None:

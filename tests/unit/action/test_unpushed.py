@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from amelia.action.unpushed import PATCH_NAME, save_unpushed
-from amelia.github.redact import Redactor
+from amelia.redaction import Redactor
 from amelia.testing.action_harness import git
 
 

@@ -17,7 +17,7 @@ from amelia.github.comments import (
     review_event,
 )
 from amelia.github.events import IssueCommentEvent, RoutingSettings, parse_event, route
-from amelia.github.redact import Redactor
+from amelia.redaction import Redactor
 
 TOKEN = "ghp_" + "Z" * 36
 REDACTOR = Redactor(["hunter2-secret"])

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from amelia.action.workflow_io import WorkflowIO
 from amelia.config import ActionInputs, RunnerContext
 from amelia.github.events import Command, Event
-from amelia.github.redact import Redactor
+from amelia.redaction import Redactor
 
 if TYPE_CHECKING:
     from amelia.action.progress import ProgressTracker

@@ -19,7 +19,7 @@ from amelia.drivers.api.shell_policy import (
     CommandRefused,
     check_command,
 )
-from amelia.drivers.environment import scrubbed_environment
+from amelia.redaction import scrubbed_environment
 
 MAX_OUTPUT_CHARS = 30_000
 """Per stream; more would flood the model's context."""

@@ -36,8 +36,8 @@ from amelia.drivers.base import (
 from amelia.drivers.cli._claude_hooks import read_only_bash_hooks
 from amelia.drivers.cli._claude_mapping import MessageMapper, extract_json_text, one_line
 from amelia.drivers.cli._claude_tools import tool_permissions
-from amelia.drivers.environment import MODEL_CONNECTION_VARS, blanking_overrides
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
+from amelia.redaction import MODEL_CONNECTION_VARS, blanking_overrides
 
 QUIET_CLI_ENV: dict[str, str] = {
     "DISABLE_AUTOUPDATER": "1",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
-from amelia.drivers.environment import secret_values
+__all__ = ["MASK", "Redactor"]
 
 MASK = "***"
 
@@ -48,18 +48,12 @@ class Redactor:
 
     def __init__(self, secrets: Iterable[str] = (), min_length: int = 6) -> None:
         kept = {s for s in secrets if len(s) >= min_length}
-        self.secret_count = len(kept)
         # Tool inputs are posted as JSON, where a quote, backslash, control character or
         # non-ASCII letter of a secret is escaped: mask those spellings too.
         spellings = kept | {
             _json_escaped(s, ascii_only) for s in kept for ascii_only in (True, False)
         }
         self._spellings = tuple(sorted(spellings, key=len, reverse=True))
-
-    @classmethod
-    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Redactor:
-        """A redactor for every secret-looking variable (inputs, tokens, API keys)."""
-        return cls(secret_values(environ))
 
     def redact(self, text: str) -> str:
         """`text` with every secret replaced by `***`.

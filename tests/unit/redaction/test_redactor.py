@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from amelia.github.redact import Redactor
+from amelia.redaction import Redactor, secret_values
 
 SECRET = st.text(alphabet=st.characters(codec="utf-8"), min_size=6, max_size=30)
 
@@ -42,7 +42,7 @@ def test_pem_bearer_authorization_and_url_credentials() -> None:
 
 def test_exact_values_from_the_environment_are_masked() -> None:
     env = {"INPUT_CUSTOM_KEY": "hunter2-value", "PATH": "/usr/bin", "MY_API_KEY": "opaque-42x"}
-    redactor = Redactor.from_environment(env)
+    redactor = Redactor(secret_values(env))
     assert redactor.redact("a hunter2-value b opaque-42x /usr/bin") == "a *** b *** /usr/bin"
 
 

@@ -11,6 +11,15 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
+__all__ = [
+    "MODEL_CONNECTION_VARS",
+    "blanking_overrides",
+    "is_secret_name",
+    "scrubbed_environment",
+    "secret_values",
+    "temporary_environment",
+]
+
 _SECRET_PREFIXES = ("INPUT_", "ACTIONS_", "GITHUB_TOKEN", "GH_")
 _SECRET_NAME = re.compile(
     r"(TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|API_?KEY|ACCESS_?KEY|AUTH)",

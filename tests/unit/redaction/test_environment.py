@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from amelia.drivers.environment import (
+from amelia.redaction import (
     MODEL_CONNECTION_VARS,
     blanking_overrides,
     is_secret_name,

@@ -1,0 +1,24 @@
+"""What counts as a secret and how it is kept out of sight: masking text we post or log, and
+the environments handed to child processes. A leaf: it imports nothing else from amelia, so
+the git layer, the drivers and the GitHub layer can all use it."""
+
+from amelia.redaction.environment import (
+    MODEL_CONNECTION_VARS,
+    blanking_overrides,
+    is_secret_name,
+    scrubbed_environment,
+    secret_values,
+    temporary_environment,
+)
+from amelia.redaction.redactor import MASK, Redactor
+
+__all__ = [
+    "MASK",
+    "MODEL_CONNECTION_VARS",
+    "Redactor",
+    "blanking_overrides",
+    "is_secret_name",
+    "scrubbed_environment",
+    "secret_values",
+    "temporary_environment",
+]
