@@ -14,15 +14,12 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from amelia.core.types import DriverType
+from amelia.errors import ConfigError
 
 ReviewEvent = Literal["COMMENT", "APPROVE", "REQUEST_CHANGES", "AUTO"]
 
 _SAFE_PREFIX = re.compile(r"^[A-Za-z0-9._/-]*$")
 _PHRASE = re.compile(r"^\S{1,40}$")
-
-
-class ConfigError(ValueError):
-    """An input or runner variable is missing or malformed; the message says which."""
 
 
 class ActionInputs(BaseSettings):

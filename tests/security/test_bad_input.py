@@ -17,18 +17,12 @@ from typing import Any, cast
 
 import pytest
 
-from amelia.config import ConfigError, load_inputs
+from amelia.config import load_inputs
 from amelia.drivers.api import ApiDriver
-from amelia.drivers.base import DriverError
 from amelia.drivers.factory import DriverFactory
-from amelia.github.errors import EventError
+from amelia.errors import BranchNameError, ConfigError, DriverError, EventError, PlanPathError
 from amelia.github.events import RoutingSettings, parse_event, route
-from amelia.github.git import (
-    BranchNameError,
-    PlanPathError,
-    validate_branch_name,
-    validate_plan_path,
-)
+from amelia.github.git import validate_branch_name, validate_plan_path
 
 USER = {"login": "mallory", "type": "User"}
 ISSUE = {"number": 7, "title": "t", "user": USER}
@@ -296,7 +290,7 @@ DRIVER_MISUSE: dict[str, tuple[Callable[[], object], type[Exception], str]] = {
     ),
     "factory-unknown-key": (
         lambda: DriverFactory.get_driver("api:anthropic"),
-        ValueError,
+        ConfigError,
         "Unknown driver key: 'api:anthropic'",
     ),
     "tool-profile-unknown": (

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from amelia.github.errors import EventError
+from amelia.errors import EventError
 from amelia.github.events import Event, RoutingSettings, parse_event, route
 
 EVENT_NAMES = ("issue_comment", "issues", "pull_request", "workflow_dispatch", "schedule", "push")

@@ -13,8 +13,8 @@ import time
 from loguru import logger
 
 from amelia.core.types import StreamEvent, StreamEventType
+from amelia.errors import GitHubError
 from amelia.github.comments import Outcome, ProgressComment, ProgressReport, Stage, StageStatus
-from amelia.github.errors import GitHubError
 from amelia.redaction import Redactor
 
 AGENT_STAGES = {"architect": "architect", "developer": "developer", "reviewer": "reviewer"}

@@ -1,9 +1,10 @@
 """The Action's engine: from a runner's environment (or explicit arguments) to an exit code.
 
-Exit codes: 0 success, refused, ignored, skipped or dry run; 1 the run failed (an agent,
-git or GitHub failed for good); 2 bad configuration or payload (invalid input, missing
-token, unreadable or malformed event). Every failure is one `::error::` line, never a
-traceback, and everything posted or logged passes through one `Redactor`.
+Exit codes: 0 success, refused, ignored, skipped or dry run; otherwise the code
+`amelia.errors.exit_code_for` gives: 1 the run failed (an agent, git or GitHub failed for
+good), 2 bad configuration or payload (invalid input, missing token, unreadable or
+malformed event). Every failure is one `::error::` line, never a traceback, and everything
+posted or logged passes through one `Redactor`.
 """
 
 from __future__ import annotations
@@ -23,14 +24,24 @@ from loguru import logger
 
 from amelia.action.modes import Mode, ModeContext, ModeOutcome, load_mode
 from amelia.action.workflow_io import WorkflowIO
-from amelia.config import ActionInputs, ConfigError, RunnerContext, load_inputs, load_runner
+from amelia.config import ActionInputs, RunnerContext, load_inputs, load_runner
+from amelia.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_OK,
+    AmeliaError,
+    ConfigError,
+    EventError,
+    GitError,
+    GitHubError,
+    exit_code_for,
+)
 from amelia.github.client import (
     GitHubClient,
     RetryPolicy,
     throttle_from_environment,
     timeout_from_environment,
 )
-from amelia.github.errors import EventError, GitError, GitHubError
 from amelia.github.events import (
     Command,
     Event,
@@ -45,10 +56,6 @@ from amelia.redaction import Redactor, secret_values
 
 if TYPE_CHECKING:
     from amelia.action.workspace import Workspace
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_CONFIG = 2
 
 OVERRIDE_COMMAND = "AMELIA_COMMAND"
 OVERRIDE_ISSUE = "AMELIA_ISSUE_NUMBER"
@@ -65,10 +72,6 @@ _MODEL_KEYS = {
     "openai_api_key": "OPENAI_API_KEY",
     "openrouter_api_key": "OPENROUTER_API_KEY",
 }
-
-
-class BadConfigError(Exception):
-    """Configuration or payload that cannot work: exit 2 with this message."""
 
 
 @dataclass(frozen=True)
@@ -103,14 +106,14 @@ def command_override(
         return None
     kind = kind or "plan"
     if kind not in _OVERRIDE_KINDS:
-        raise BadConfigError(f"{OVERRIDE_COMMAND} must be one of {', '.join(_OVERRIDE_KINDS)}")
+        raise ConfigError(f"{OVERRIDE_COMMAND} must be one of {', '.join(_OVERRIDE_KINDS)}")
     number: int | None = None
     if number_text:
         if not number_text.isdigit() or int(number_text) < 1:
-            raise BadConfigError(f"{OVERRIDE_ISSUE} must be a positive issue number")
+            raise ConfigError(f"{OVERRIDE_ISSUE} must be a positive issue number")
         number = int(number_text)
     elif kind in ("plan", "implement", "review"):
-        raise BadConfigError(f"{OVERRIDE_COMMAND}={kind} needs {OVERRIDE_ISSUE}")
+        raise ConfigError(f"{OVERRIDE_COMMAND}={kind} needs {OVERRIDE_ISSUE}")
     who = event.sender.login if event.sender else runner.actor
     reply = help_reply(trigger_phrase) if kind == "help" else ""
     return Command(kind=kind, number=number, requested_by=who, reply=reply)
@@ -120,17 +123,14 @@ def _read_event(request: ActionRequest, runner: RunnerContext) -> tuple[str, Eve
     name = request.event_name or runner.event_name
     path = request.event_path or (Path(runner.event_path) if runner.event_path else None)
     if not name:
-        raise BadConfigError("no event name: GITHUB_EVENT_NAME is not set")
+        raise ConfigError("no event name: GITHUB_EVENT_NAME is not set")
     if path is None:
-        raise BadConfigError("no event payload: GITHUB_EVENT_PATH is not set")
+        raise ConfigError("no event payload: GITHUB_EVENT_PATH is not set")
     try:
         payload = path.read_bytes()
     except OSError as error:
-        raise BadConfigError(f"cannot read the event payload {path}: {error.strerror}") from None
-    try:
-        return name, parse_event(name, payload)
-    except EventError as error:
-        raise BadConfigError(str(error)) from None
+        raise EventError(f"cannot read the event payload {path}: {error.strerror}") from None
+    return name, parse_event(name, payload)
 
 
 def _hand_keys_to_drivers(inputs: ActionInputs) -> None:
@@ -230,25 +230,22 @@ class _Engine:
             self.io.write_summary(f"## amelia: failure\n\n**Reason:** {reason}\n")
             self.io.set_outputs({"conclusion": "failure"})
             return EXIT_FAILED
-        except BadConfigError as error:
-            self.io.error(self.redactor.redact(str(error)))
+        except AmeliaError as error:
+            # Bad input (exit 2), or GitHub or git failed outside a mode (the permission
+            # check, a refusal's reply): still one clear line, never a traceback.
+            code = exit_code_for(error)
+            message = self.redactor.redact(error.message)
             self.io.set_outputs({"conclusion": "failure"})
-            return EXIT_BAD_CONFIG
-        except (GitHubError, GitError) as error:
-            # GitHub or git failed outside a mode (the permission check, a refusal's reply):
-            # still one clear line and a summary, never a traceback.
-            message = self.redactor.redact(getattr(error, "message", None) or str(error))
+            if code == EXIT_BAD_INPUT:
+                self.io.error(message)
+                return code
             self.io.error(f"amelia failed: {message}")
             self.io.write_summary(f"## amelia: failure\n\n**Reason:** {message}\n")
-            self.io.set_outputs({"conclusion": "failure"})
-            return EXIT_FAILED
+            return code
 
     async def _run(self) -> int:
-        try:
-            runner = load_runner()
-            inputs = load_inputs()
-        except ConfigError as error:
-            raise BadConfigError(str(error)) from None
+        runner = load_runner()
+        inputs = load_inputs()
         self.io = WorkflowIO(runner.output, runner.step_summary)
         for secret in inputs.secret_values():
             self.io.mask(secret)
@@ -284,18 +281,15 @@ class _Engine:
         token = inputs.github_token.get_secret_value() if inputs.github_token else None
         token = token or os.environ.get("GITHUB_TOKEN")
         if not token:
-            raise BadConfigError(
+            raise ConfigError(
                 "no GitHub token: set the github_token input (INPUT_GITHUB_TOKEN) or GITHUB_TOKEN"
             )
-        try:
-            # Documented knobs, so tests and impatient users can shorten waits and retries.
-            tuning: dict[str, Any] = {
-                "policy": RetryPolicy.from_environment(),
-                "timeout": timeout_from_environment(),
-                "throttle": throttle_from_environment(),
-            }
-        except ValueError as error:
-            raise BadConfigError(str(error)) from None
+        # Documented knobs, so tests and impatient users can shorten waits and retries.
+        tuning: dict[str, Any] = {
+            "policy": RetryPolicy.from_environment(),
+            "timeout": timeout_from_environment(),
+            "throttle": throttle_from_environment(),
+        }
         if dry_run:
             return DryRunGitHubClient(
                 token=token,
@@ -324,7 +318,7 @@ class _Engine:
 
         repo = runner.repository or (event.repository.full_name if event.repository else None)
         if not repo or "/" not in repo:
-            raise BadConfigError("no repository: GITHUB_REPOSITORY must be owner/name")
+            raise ConfigError("no repository: GITHUB_REPOSITORY must be owner/name")
         dry_run = inputs.dry_run if self.request.dry_run is None else self.request.dry_run
         github = self._client(inputs, runner, repo, dry_run)
         who = command.requested_by
@@ -404,7 +398,7 @@ class _Engine:
         try:
             workspace.restore_credentials()
         except GitError as error:
-            message = self.redactor.redact(str(error))
+            message = self.redactor.redact(error.message)
             self.io.warning(f"amelia: could not restore the checkout's credentials: {message}")
 
     async def _guarded(self, mode: Mode, context: ModeContext) -> ModeOutcome:
@@ -421,9 +415,8 @@ class _Engine:
             if reason is None:
                 raise
             return ModeOutcome(conclusion="failure", failure_reason=reason)
-        except (GitError, GitHubError, ValueError) as error:
-            message = getattr(error, "message", None) or str(error)
-            return ModeOutcome(conclusion="failure", failure_reason=message)
+        except AmeliaError as error:
+            return ModeOutcome(conclusion="failure", failure_reason=error.message)
         except Exception as error:
             # A bug, not a user error: keep the traceback in the log, still end the run
             # cleanly so the progress comment does not stay at "Working…".

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from amelia.github.errors import GitError
+from amelia.errors import GitError
 from amelia.github.git import run_git, validate_branch_name
 from amelia.redaction import Redactor
 

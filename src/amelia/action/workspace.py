@@ -18,7 +18,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from amelia.action.unpushed import UnpushedWork, save_unpushed
-from amelia.github.errors import GitError
+from amelia.errors import GitError
 from amelia.github.git import (
     configure_identity,
     current_sha,

@@ -9,10 +9,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from amelia.agents.errors import AgentRunError
 from amelia.core.state import AgentUsage, ExecutionState, ToolCall, ToolResult
 from amelia.core.types import StreamEvent
 from amelia.drivers.base import AgenticMessage, AgenticMessageType
+from amelia.errors import AgentRunFailedError
 
 
 def merge_usage(usages: tuple[AgentUsage, ...], extra: AgentUsage) -> tuple[AgentUsage, ...]:
@@ -77,11 +77,13 @@ class AgentRun:
         return self.state
 
     def check_finished(self) -> None:
-        """Raise `AgentRunError` unless the driver ended with a successful result."""
+        """Raise `AgentRunFailedError` unless the driver ended with a successful result."""
         if self.result is None:
-            raise AgentRunError(self.agent, "the driver ended without a final answer")
+            raise AgentRunFailedError(self.agent, "the driver ended without a final answer")
         if self.result.is_error:
-            raise AgentRunError(self.agent, self.result.content or "the driver reported an error")
+            raise AgentRunFailedError(
+                self.agent, self.result.content or "the driver reported an error"
+            )
 
     def _record_call(self, message: AgenticMessage) -> None:
         tool_input = dict(message.tool_input or {})

@@ -13,7 +13,6 @@ from pathlib import Path
 from loguru import logger
 
 from amelia.agents.agent_run import AgentRun
-from amelia.agents.errors import PlanError
 from amelia.agents.prompts import (
     ARCHITECT_PLAN_PROMPT,
     PLAN_RETRY_PROMPT,
@@ -21,7 +20,6 @@ from amelia.agents.prompts import (
     issue_as_data,
 )
 from amelia.core.planfile import (
-    PlanPathError,
     clean_plan_markdown,
     extract_goal,
     looks_like_plan,
@@ -32,6 +30,7 @@ from amelia.core.planfile import (
 from amelia.core.state import ExecutionState
 from amelia.core.types import Issue, Profile, StreamEvent, StreamEventType
 from amelia.drivers.base import DriverInterface
+from amelia.errors import PlanError, PlanPathError
 
 AGENT = "architect"
 

@@ -12,11 +12,11 @@ from pathlib import Path
 from loguru import logger
 
 from amelia.agents.agent_run import AgentRun
-from amelia.agents.errors import AgentError, AgentRunError
 from amelia.agents.prompts import DEVELOPER_INSTRUCTIONS, as_data, issue_section
 from amelia.core.state import ExecutionState, ReviewResult
 from amelia.core.types import StreamEvent
-from amelia.drivers.base import AgenticMessageType, DriverError, DriverInterface
+from amelia.drivers.base import AgenticMessageType, DriverInterface
+from amelia.errors import AgentError, AgentRunFailedError, DriverError
 
 AGENT = "developer"
 
@@ -78,7 +78,7 @@ class Developer:
     ) -> AsyncGenerator[tuple[ExecutionState, StreamEvent], None]:
         """Run one development round in `repo_dir`.
 
-        Error-flagged tool results stay in the state. Raises `AgentRunError` when the
+        Error-flagged tool results stay in the state. Raises `AgentRunFailedError` when the
         driver ends with an error result or without any result.
         """
         prompt = build_developer_prompt(state)
@@ -107,7 +107,7 @@ class Developer:
                     yield new_state, event
             except DriverError as error:
                 if resume is None or worked:
-                    raise AgentRunError(AGENT, str(error)) from error
+                    raise AgentRunFailedError(AGENT, str(error)) from error
                 reason = str(error)
             else:
                 final = run.result

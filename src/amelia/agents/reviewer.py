@@ -54,7 +54,7 @@ class Reviewer:
     ) -> AsyncGenerator[tuple[ExecutionState, StreamEvent], None]:
         """Review the changes since `base_ref`; the last state holds `last_review`.
 
-        Raises `AgentRunError` when the driver ends with an error result.
+        Raises `AgentRunFailedError` when the driver ends with an error result.
         """
         changes = await collect_changes(repo_dir, base_ref)
         iteration = state.review_iteration + 1

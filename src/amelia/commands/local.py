@@ -18,14 +18,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from amelia.errors import EXIT_FAILED, AmeliaError, BadInputError, exit_code_for
+
 if TYPE_CHECKING:
     from amelia.core.orchestrator import AgentRole, RunContext
     from amelia.core.state import ExecutionState
     from amelia.core.types import ToolProfileName
     from amelia.drivers.base import DriverInterface
-
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
 
 RepoOption = Annotated[
     Path, typer.Option("--repo", help="The git repository (worktree) to work in.")
@@ -50,10 +49,6 @@ TranscriptOption = Annotated[
 VerboseOption = Annotated[bool, typer.Option("--verbose", "-v", help="Log details to stderr.")]
 
 
-class BadInputError(Exception):
-    """The user's input cannot work; reported as one line with exit code 2."""
-
-
 def _fail(message: str, code: int) -> typer.Exit:
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)
@@ -62,14 +57,10 @@ def _fail(message: str, code: int) -> typer.Exit:
 @contextmanager
 def _reported_errors() -> Iterator[None]:
     """Turn expected failures into one line and an exit code instead of a traceback."""
-    from amelia.core.orchestrator import StageFailedError
-
     try:
         yield
-    except BadInputError as error:
-        raise _fail(str(error), EXIT_BAD_INPUT) from None
-    except StageFailedError as error:
-        raise _fail(str(error), EXIT_FAILED) from None
+    except AmeliaError as error:
+        raise _fail(error.message, exit_code_for(error)) from None
 
 
 def _configure_logging(verbose: bool) -> None:
@@ -100,10 +91,7 @@ def _read_text(path: Path, what: str) -> str:
 def _driver_key(driver: str | None) -> str:
     from amelia.drivers.factory import DriverFactory
 
-    try:
-        return DriverFactory.resolve_key(driver)
-    except ValueError as error:
-        raise BadInputError(str(error)) from None
+    return DriverFactory.resolve_key(driver)
 
 
 def _context(

@@ -12,11 +12,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from amelia.errors import GitError
+
 DEFAULT_MAX_DIFF_CHARS = 200_000
-
-
-class GitError(RuntimeError):
-    """A git command failed; the message holds git's own error text."""
 
 
 async def git(repo_dir: Path, *args: str, allowed_codes: tuple[int, ...] = (0,)) -> str:

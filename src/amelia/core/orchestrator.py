@@ -20,14 +20,14 @@ from loguru import logger
 
 from amelia.agents.architect import Architect
 from amelia.agents.developer import Developer
-from amelia.agents.errors import AgentError
 from amelia.agents.reviewer import Reviewer
-from amelia.core.changes import GitError, git
+from amelia.core.changes import git
 from amelia.core.planfile import extract_goal
 from amelia.core.sinks import Sink, dispatch
 from amelia.core.state import ExecutionState
 from amelia.core.types import Profile, StreamEvent, StreamEventType, ToolProfileName
-from amelia.drivers.base import DriverError, DriverInterface
+from amelia.drivers.base import DriverInterface
+from amelia.errors import AgentError, GitError, RunError
 
 AgentRole = Literal["architect", "developer", "reviewer"]
 MakeDriver = Callable[[AgentRole, ToolProfileName], DriverInterface]
@@ -40,10 +40,10 @@ ROLE_TOOL_PROFILES: dict[AgentRole, ToolProfileName] = {
 }
 
 # Failures a stage turns into `StageFailedError`; anything else is a bug and propagates.
-_STAGE_FAILURES = (AgentError, DriverError, GitError, TimeoutError, OSError, ValueError)
+_STAGE_FAILURES = (RunError, TimeoutError, OSError)
 
 
-class StageFailedError(Exception):
+class StageFailedError(RunError):
     """A stage could not finish. `state` is the last state seen, with its tool results."""
 
     def __init__(self, stage: AgentRole, reason: str, state: ExecutionState) -> None:

@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from amelia.core.types import Issue
+from amelia.errors import PlanPathError
 
 PLAN_PATH_FIELDS = frozenset({"date", "number", "slug", "id"})
 SLUG_MAX_LENGTH = 50
@@ -20,10 +21,6 @@ SLUG_MAX_LENGTH = 50
 _GOAL_LINE = re.compile(r"^\s*(?:[-*]\s*)?\*\*Goal:?\*\*:?\s*(?P<goal>.+?)\s*$", re.MULTILINE)
 _TASK_HEADING = re.compile(r"^#{1,4}\s+(?:Task|Step|Phase)\b", re.MULTILINE | re.IGNORECASE)
 _FENCE_OPEN = re.compile(r"^```(?:markdown|md)\s*$", re.IGNORECASE)
-
-
-class PlanPathError(ValueError):
-    """The plan path pattern is malformed or points outside the repository."""
 
 
 def slugify(text: str, max_length: int = SLUG_MAX_LENGTH) -> str:

@@ -14,10 +14,6 @@ from pydantic import BaseModel, ConfigDict
 from amelia.core.types import StreamEvent, StreamEventType
 
 
-class DriverError(Exception):
-    """A driver could not start or could not complete a request (before any RESULT)."""
-
-
 class AgenticMessageType(StrEnum):
     """Types of messages yielded during agentic execution."""
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from amelia.drivers.base import DriverInterface
+from amelia.errors import ConfigError
 
 DriverFactoryFn = Callable[..., DriverInterface]
 
@@ -67,7 +68,7 @@ class DriverFactory:
         """The key to use: the argument, else `AMELIA_DRIVER`, else `cli:claude`."""
         chosen = key or os.environ.get(DRIVER_ENV_VAR) or DEFAULT_DRIVER_KEY
         if chosen not in cls._registry:
-            raise ValueError(
+            raise ConfigError(
                 f"Unknown driver key: {chosen!r}. "
                 f"Registered keys: {', '.join(cls.registered_keys())}"
             )

@@ -8,11 +8,9 @@ something else. Both drivers refuse with `CommandRefused`, whose message says wh
 
 from __future__ import annotations
 
+from amelia.errors import CommandRefused
+
 MAX_COMMAND_CHARS = 10_000
-
-
-class CommandRefused(Exception):
-    """The command breaks the shell policy; the message says which rule."""
 
 
 READ_ONLY_GIT_SUBCOMMANDS = frozenset(

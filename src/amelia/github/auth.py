@@ -8,7 +8,7 @@ from typing import Protocol
 from loguru import logger
 from pydantic import BaseModel, ConfigDict
 
-from amelia.github.errors import GitHubError
+from amelia.errors import GitHubError
 
 TRUSTED_ROLES = frozenset({"admin", "maintain", "write"})
 

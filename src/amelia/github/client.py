@@ -26,7 +26,8 @@ from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tenacity import RetryCallState, Retrying, retry_if_exception
 
-from amelia.github.errors import (
+from amelia.errors import (
+    ConfigError,
     GitHubAuthError,
     GitHubError,
     GitHubNotFoundError,
@@ -70,7 +71,7 @@ class RetryPolicy(BaseModel):
                 f"{RETRY_ENV_PREFIX}{str(problem['loc'][0]).upper()}: {problem['msg']}"
                 for problem in error.errors()
             )
-            raise ValueError(f"invalid GitHub retry setting: {problems}") from None
+            raise ConfigError(f"invalid GitHub retry setting: {problems}") from None
 
 
 def throttle_from_environment(environ: Mapping[str, str] | None = None) -> bool:
@@ -87,7 +88,7 @@ def timeout_from_environment(environ: Mapping[str, str] | None = None) -> int:
     if not text:
         return DEFAULT_TIMEOUT
     if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"{TIMEOUT_ENV} must be a whole number of seconds, at least 1")
+        raise ConfigError(f"{TIMEOUT_ENV} must be a whole number of seconds, at least 1")
     return int(text)
 
 

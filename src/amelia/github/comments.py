@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict
 from unidiff.patch import PatchSet
 
 from amelia.core.state import ReviewComment, ReviewResult, ToolResult
+from amelia.errors import GitHubNotFoundError
 from amelia.github.client import CommentInfo, InlineComment, ReviewEvent
-from amelia.github.errors import GitHubNotFoundError
 from amelia.github.events import help_reply
 from amelia.github.markers import marker, progress_marker
 from amelia.redaction import Redactor

@@ -12,7 +12,7 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from amelia.github.errors import EventError
+from amelia.errors import EventError
 from amelia.github.markers import COMMANDS, is_bot_text
 
 

@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 
 from loguru import logger
 
-from amelia.github.errors import GitError
+from amelia.errors import BranchNameError, GitError, PlanPathError
 from amelia.redaction import Redactor
 
 BOT_NAME = "amelia[bot]"
@@ -24,14 +24,6 @@ BOT_EMAIL = "amelia[bot]@users.noreply.github.com"
 _BRANCH_CHARS = re.compile(r"[A-Za-z0-9._/-]+")
 _REJECTED = ("non-fast-forward", "fetch first", "[rejected]", "failed to push some refs")
 _URL_REDACTOR = Redactor()
-
-
-class BranchNameError(ValueError):
-    """A branch name git would refuse, or one that could be read as an option or code."""
-
-
-class PlanPathError(ValueError):
-    """A path that would leave the repository or write into `.git`."""
 
 
 def _git_env() -> dict[str, str]:

@@ -22,13 +22,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from amelia.drivers.base import (
-    AgenticMessage,
-    AgenticMessageType,
-    DriverError,
-    DriverUsage,
-    GenerateResult,
-)
+from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverUsage, GenerateResult
+from amelia.errors import DriverError
 
 ScriptStep = AgenticMessage | BaseException
 ScriptTurn = Sequence[ScriptStep] | BaseException | Callable[["RecordedCall"], Sequence[ScriptStep]]

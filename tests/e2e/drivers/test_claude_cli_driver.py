@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverError
+from amelia.drivers.base import AgenticMessage, AgenticMessageType
 from amelia.drivers.cli.claude import ClaudeCliDriver
+from amelia.errors import DriverError
 from amelia.testing import ScriptedAnthropicServer
 from amelia.testing.anthropic_server import (
     Turn,

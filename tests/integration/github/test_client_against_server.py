@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from github import GithubException
 
-from amelia.github.client import GitHubClient, InlineComment, RetryPolicy, server_requested_delay
-from amelia.github.errors import (
+from amelia.errors import (
     GitHubAuthError,
     GitHubNotFoundError,
     GitHubRetryExhaustedError,
     GitHubValidationError,
 )
+from amelia.github.client import GitHubClient, InlineComment, RetryPolicy, server_requested_delay
 from amelia.testing.github_server import FakeGitHubServer, Fault
 
 REPO = "octo/app"

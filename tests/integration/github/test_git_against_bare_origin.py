@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from amelia.github.errors import GitError
+from amelia.errors import GitError
 from amelia.github.git import (
     commit_all,
     commit_file,

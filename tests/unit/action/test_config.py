@@ -2,7 +2,8 @@
 
 import pytest
 
-from amelia.config import ConfigError, load_inputs, load_runner
+from amelia.config import load_inputs, load_runner
+from amelia.errors import ConfigError
 
 
 @pytest.fixture(autouse=True)

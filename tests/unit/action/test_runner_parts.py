@@ -8,8 +8,9 @@ import pytest
 
 from amelia.action.modes import MODE_MODULES, Mode, load_mode
 from amelia.action.modes.plan import co_author, commit_title, existing_plan
-from amelia.action.runner import BadConfigError, command_override
+from amelia.action.runner import command_override
 from amelia.config import RunnerContext
+from amelia.errors import ConfigError
 from amelia.github.events import ScheduleEvent, parse_event
 from amelia.testing.action_harness import parse_outputs
 
@@ -48,7 +49,7 @@ def test_help_override_uses_the_trigger_phrase() -> None:
     ],
 )
 def test_bad_overrides_are_configuration_errors(env: dict[str, str], message: str) -> None:
-    with pytest.raises(BadConfigError, match=message):
+    with pytest.raises(ConfigError, match=message):
         command_override(env, SCHEDULE, RunnerContext())
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from amelia.action.workspace import Workspace, basic_auth_header
-from amelia.github.errors import GitError
+from amelia.errors import GitError
 
 
 def _git(repo: Path, *args: str) -> str:

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from amelia.agents.architect import Architect, build_plan_prompt
-from amelia.agents.errors import PlanError
 from amelia.core.state import ExecutionState
 from amelia.core.types import Issue, Profile, StreamEvent, StreamEventType
 from amelia.drivers.base import DriverUsage
+from amelia.errors import PlanError
 from amelia.testing.scripted_driver import ScriptedDriver, result, thinking, tool_call, tool_result
 
 PLAN = """# Add a farewell Implementation Plan

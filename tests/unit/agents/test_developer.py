@@ -7,10 +7,9 @@ from pathlib import Path
 import pytest
 
 from amelia.agents.developer import Developer
-from amelia.agents.errors import AgentRunError
 from amelia.core.state import ExecutionState, ReviewComment, ReviewResult
 from amelia.core.types import StreamEvent
-from amelia.drivers.base import DriverError
+from amelia.errors import AgentRunFailedError, DriverError
 from amelia.testing.scripted_driver import (
     RecordedCall,
     ScriptedDriver,
@@ -89,7 +88,7 @@ async def test_unresumable_session_falls_back_to_a_new_one(tmp_path: Path) -> No
 
 async def test_error_result_fails_and_names_the_reason(tmp_path: Path) -> None:
     driver = ScriptedDriver([[result("error_max_turns", is_error=True)]])
-    with pytest.raises(AgentRunError, match="error_max_turns"):
+    with pytest.raises(AgentRunFailedError, match="error_max_turns"):
         await _run(driver, ExecutionState(plan_markdown=PLAN), tmp_path)
 
 
@@ -98,7 +97,7 @@ async def test_driver_failure_mid_stream_is_not_retried(tmp_path: Path) -> None:
         [[tool_call("Read", {}, "r1"), DriverError("connection reset")], [result("never")]]
     )
     state = ExecutionState(plan_markdown=PLAN, developer_session_id="dev-1")
-    with pytest.raises(AgentRunError, match="connection reset"):
+    with pytest.raises(AgentRunFailedError, match="connection reset"):
         await _run(driver, state, tmp_path)
     assert len(driver.calls) == 1
 
@@ -128,6 +127,6 @@ async def test_error_after_work_in_a_resumed_session_is_not_retried(tmp_path: Pa
             [result("never")],
         ]
     )
-    with pytest.raises(AgentRunError, match="boom"):
+    with pytest.raises(AgentRunFailedError, match="boom"):
         await _run(driver, state, tmp_path)
     assert len(driver.calls) == 1

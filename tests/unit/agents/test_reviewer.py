@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from amelia.agents.errors import AgentRunError
 from amelia.agents.reviewer import Reviewer
 from amelia.agents.verdict import ReviewVerdict
 from amelia.core.state import ExecutionState
+from amelia.errors import AgentRunFailedError
 from amelia.testing.sample_repo import create_sample_repo
 from amelia.testing.scripted_driver import ScriptedDriver, result
 
@@ -87,5 +87,5 @@ async def test_garbage_answer_means_changes_requested(repo: Path) -> None:
 
 async def test_error_result_fails(repo: Path) -> None:
     (repo / "new.py").write_text("x = 1\n")
-    with pytest.raises(AgentRunError, match="overloaded"):
+    with pytest.raises(AgentRunFailedError, match="overloaded"):
         await _review(ScriptedDriver([[result("API overloaded", is_error=True)]]), repo)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from amelia.core.changes import GitError, collect_changes, is_git_repository, verify_ref
+from amelia.core.changes import collect_changes, is_git_repository, verify_ref
+from amelia.errors import GitError
 from amelia.testing.sample_repo import create_sample_repo
 
 

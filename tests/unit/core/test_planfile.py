@@ -10,7 +10,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from amelia.core.planfile import (
-    PlanPathError,
     clean_plan_markdown,
     extract_goal,
     looks_like_plan,
@@ -20,6 +19,7 @@ from amelia.core.planfile import (
     write_plan,
 )
 from amelia.core.types import Issue
+from amelia.errors import PlanPathError
 
 DAY = date(2026, 3, 4)
 

@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, GenerateResult
 from amelia.drivers.factory import DriverFactory
+from amelia.errors import ConfigError
 
 
 class EchoDriver:
@@ -62,12 +63,12 @@ def test_environment_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_unknown_key_lists_registered_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(ValueError, match=r"^Unknown driver key:") as caught:
+    with pytest.raises(ConfigError, match=r"^Unknown driver key:") as caught:
         DriverFactory.get_driver("carrier-pigeon")
     for key in ("cli:claude", "api:openai", "api:openrouter"):
         assert key in str(caught.value)
     monkeypatch.setenv("AMELIA_DRIVER", "nope")
-    with pytest.raises(ValueError, match=r"^Unknown driver key: 'nope'"):
+    with pytest.raises(ConfigError, match=r"^Unknown driver key: 'nope'"):
         DriverFactory.get_driver()
 
 

@@ -6,11 +6,11 @@ import pytest
 
 from amelia.drivers.read_only_policy import (
     MAX_COMMAND_CHARS,
-    CommandRefused,
     read_only_argv,
     read_only_git_argv,
     split_plain_command,
 )
+from amelia.errors import CommandRefused
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from amelia.errors import GitHubRetryExhaustedError
 from amelia.github.auth import may_trigger
-from amelia.github.errors import GitHubRetryExhaustedError
 
 
 class Roles:

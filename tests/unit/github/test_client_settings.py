@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from amelia.errors import ConfigError
 from amelia.github.client import (
     DEFAULT_TIMEOUT,
     RetryPolicy,
@@ -27,7 +28,7 @@ def test_retry_policy_reads_each_field_from_the_environment() -> None:
 
 @pytest.mark.parametrize("value", ["zero", "0", "-1", "1.5"])
 def test_an_invalid_attempt_count_names_the_variable(value: str) -> None:
-    with pytest.raises(ValueError, match="AMELIA_GITHUB_RETRY_MAX_ATTEMPTS"):
+    with pytest.raises(ConfigError, match="AMELIA_GITHUB_RETRY_MAX_ATTEMPTS"):
         RetryPolicy.from_environment({"AMELIA_GITHUB_RETRY_MAX_ATTEMPTS": value})
 
 
@@ -35,7 +36,7 @@ def test_timeout_is_whole_seconds_of_at_least_one() -> None:
     assert timeout_from_environment({}) == DEFAULT_TIMEOUT
     assert timeout_from_environment({"AMELIA_GITHUB_TIMEOUT": "2"}) == 2
     for bad in ("0", "1.5", "soon"):
-        with pytest.raises(ValueError, match="AMELIA_GITHUB_TIMEOUT"):
+        with pytest.raises(ConfigError, match="AMELIA_GITHUB_TIMEOUT"):
             timeout_from_environment({"AMELIA_GITHUB_TIMEOUT": bad})
 
 

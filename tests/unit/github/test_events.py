@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from amelia.github.errors import EventError
+from amelia.errors import EventError
 from amelia.github.events import (
     Command,
     IssueCommentEvent,

@@ -4,12 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from amelia.github.git import (
-    BranchNameError,
-    PlanPathError,
-    validate_branch_name,
-    validate_plan_path,
-)
+from amelia.errors import BranchNameError, PlanPathError
+from amelia.github.git import validate_branch_name, validate_plan_path
 
 
 @pytest.mark.parametrize(

@@ -23,9 +23,9 @@ from amelia.action.verdicts import (
     post_verdict,
     withhold_approval,
 )
+from amelia.errors import GitError
 from amelia.github.auth import may_trigger
 from amelia.github.client import PullInfo
-from amelia.github.errors import GitError
 from amelia.github.git import current_sha, diff, run_git, validate_branch_name
 from amelia.github.sanitize import sanitize_untrusted
 

@@ -28,14 +28,9 @@ from amelia.drivers.api.mapping import OUTPUT_TOOL_NAME, MessageMapper, error_re
 from amelia.drivers.api.providers import ModelName, open_model, parse_model_name
 from amelia.drivers.api.sessions import SessionStore, new_session_id
 from amelia.drivers.api.tools import ToolContext, tools_for_profile
-from amelia.drivers.base import (
-    AgenticMessage,
-    AgenticMessageType,
-    DriverError,
-    DriverUsage,
-    GenerateResult,
-)
+from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverUsage, GenerateResult
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
+from amelia.errors import DriverError
 
 MAX_PROMPT_CHARS = 100_000
 MAX_INSTRUCTIONS_CHARS = 10_000

@@ -11,12 +11,10 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from amelia.errors import PathRefused
+
 MAX_WRITE_BYTES = 1_000_000
 MAX_READ_CHARS = 200_000
-
-
-class PathRefused(Exception):
-    """The path leaves the allowed directories or touches `.git/`."""
 
 
 def _roots(allowed_dirs: Sequence[str | os.PathLike[str]]) -> list[Path]:

@@ -18,7 +18,7 @@ from pydantic_ai.models.openrouter import OpenRouterModel
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.providers.openrouter import OpenRouterProvider
 
-from amelia.drivers.base import DriverError
+from amelia.errors import DriverError
 
 OPENROUTER_DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import ValidationError
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 
-from amelia.drivers.base import DriverError
+from amelia.errors import DriverError
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 

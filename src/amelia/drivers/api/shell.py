@@ -14,11 +14,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from amelia.drivers.api.shell_policy import (
-    MAX_TIMEOUT_SECONDS,
-    CommandRefused,
-    check_command,
-)
+from amelia.drivers.api.shell_policy import MAX_TIMEOUT_SECONDS, check_command
+from amelia.errors import CommandRefused
 from amelia.redaction import scrubbed_environment
 
 MAX_OUTPUT_CHARS = 30_000

@@ -14,9 +14,9 @@ from pathlib import PurePosixPath
 from amelia.drivers.read_only_policy import (
     MAX_COMMAND_CHARS,
     READ_ONLY_GIT_SUBCOMMANDS,
-    CommandRefused,
     read_only_git_argv,
 )
+from amelia.errors import CommandRefused
 
 __all__ = [
     "BLOCKED_COMMANDS",
@@ -24,7 +24,6 @@ __all__ = [
     "MAX_TIMEOUT_SECONDS",
     "PROTECTED_ROOTS",
     "READ_ONLY_GIT_SUBCOMMANDS",
-    "CommandRefused",
     "check_command",
     "read_only_git_argv",
 ]

@@ -18,10 +18,10 @@ from pydantic_ai import RunContext, Tool
 from pydantic_ai.exceptions import ToolFailed
 
 from amelia.core.types import ToolProfileName
-from amelia.drivers.api.files import PathRefused, SafeFileReader, SafeFileWriter
+from amelia.drivers.api.files import SafeFileReader, SafeFileWriter
 from amelia.drivers.api.shell import SafeShellExecutor
-from amelia.drivers.api.shell_policy import CommandRefused
 from amelia.drivers.read_only_policy import read_only_git_argv
+from amelia.errors import CommandRefused, PathRefused
 
 MAX_LISTED_FILES = 1_000
 MAX_SEARCH_MATCHES = 200

@@ -16,7 +16,8 @@ from claude_agent_sdk.types import (
     SyncHookJSONOutput,
 )
 
-from amelia.drivers.read_only_policy import CommandRefused, read_only_argv
+from amelia.drivers.read_only_policy import read_only_argv
+from amelia.errors import CommandRefused
 
 HOOK_TIMEOUT_SECONDS = 30
 

@@ -23,8 +23,9 @@ from pydantic_ai.usage import RequestUsage
 
 from amelia.drivers.api import ApiDriver
 from amelia.drivers.api.driver import MAX_INSTRUCTIONS_CHARS, MAX_PROMPT_CHARS
-from amelia.drivers.base import AgenticMessageType, DriverError, DriverInterface
+from amelia.drivers.base import AgenticMessageType, DriverInterface
 from amelia.drivers.factory import DriverFactory
+from amelia.errors import DriverError
 from tests.unit.drivers.api.helpers import ScriptedModel, call, collect
 
 T = AgenticMessageType

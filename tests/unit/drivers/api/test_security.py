@@ -7,21 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from amelia.drivers.api.files import (
-    PathRefused,
-    SafeFileReader,
-    SafeFileWriter,
-    resolve_confined,
-)
+from amelia.drivers.api.files import SafeFileReader, SafeFileWriter, resolve_confined
 from amelia.drivers.api.shell import MAX_OUTPUT_CHARS, SafeShellExecutor
 from amelia.drivers.api.shell_policy import (
     BLOCKED_COMMANDS,
     MAX_COMMAND_CHARS,
     MAX_TIMEOUT_SECONDS,
-    CommandRefused,
     check_command,
     read_only_git_argv,
 )
+from amelia.errors import CommandRefused, PathRefused
 
 # -- blocked commands and dangerous patterns ---------------------------------------------
 

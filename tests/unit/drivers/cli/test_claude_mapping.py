@@ -18,13 +18,14 @@ from claude_agent_sdk import (
 )
 from pydantic import BaseModel
 
-from amelia.drivers.base import AgenticMessageType, DriverError
+from amelia.drivers.base import AgenticMessageType
 from amelia.drivers.cli._claude_mapping import (
     MessageMapper,
     extract_json_text,
     tool_result_text,
 )
 from amelia.drivers.cli.claude import validate_answer
+from amelia.errors import DriverError
 
 
 def result_message(**overrides: object) -> ResultMessage:
