@@ -95,7 +95,12 @@ def _strip_attributes(match: re.Match[str]) -> str:
 def _one_pass(text: str) -> str:
     text = "".join(char for char in text if _visible(char))
     text = _HTML_COMMENT.sub("", text)
-    text = _remove_hidden_elements(text)
+    visible = _remove_hidden_elements(text)
+    if visible != text:
+        # The text around a removed element can join into a new hidden one
+        # (`<d<i hidden></i>iv hidden>`): look for it again before stripping attributes,
+        # which would drop its `hidden`.
+        return visible
     text = _ANY_TAG.sub(_strip_attributes, text)
     text = _IMAGE_ALT.sub("![](", text)
     text = _LINK_TITLE.sub(r"\1)", text)

@@ -112,3 +112,9 @@ def test_pathological_inputs_are_linear() -> None:
 def test_links_keep_their_targets_only() -> None:
     text = '<a href="https://ok.invalid" onclick="evil()" title="x">go</a><img src=a.png alt="b">'
     assert sanitize_untrusted(text) == '<a href="https://ok.invalid">go</a><img src=a.png>'
+
+
+def test_hidden_element_formed_by_removing_another_stays_hidden() -> None:
+    assert sanitize_untrusted("a<d<i hidden></i>iv hidden>evil</div>b") == "ab"
+    styled = '<d<i hidden>x</i>iv style="display:none">evil</div>ok'
+    assert sanitize_untrusted(styled) == "ok"
