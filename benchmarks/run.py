@@ -125,6 +125,12 @@ def _scan(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
     )
 
 
+def _sanitize(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
+    from benchmarks.sanitize import sanitize_cost
+
+    return Outcome(figures=sanitize_cost(settings.help_runs))
+
+
 def _action(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
     from amelia.action.modes import MODE_MODULES
     from benchmarks.action import action_implement_and_review, action_plan, action_scan
@@ -148,6 +154,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "memory": _memory,
     "prompts": _prompts,
     "scan": _scan,
+    "sanitize": _sanitize,
 }
 
 

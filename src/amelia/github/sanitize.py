@@ -15,7 +15,6 @@ _INVISIBLE_EXTRA = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 # Every pattern here runs on attacker-chosen text, so none may backtrack quadratically:
 # character classes stop at the next delimiter (`<`, `[`, `(`, newline) or are bounded.
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _ANY_TAG = re.compile(r"<(?P<close>/?)(?P<tag>[a-zA-Z][\w-]*+)(?P<attrs>[^<>]*+)>")
 _VOID_TAGS = frozenset({"img", "br", "hr", "input", "meta", "link", "source", "wbr", "area"})
 _HIDDEN_FLAG = re.compile(r"(?:^|\s)hidden(?:\s|=|/|$)", re.IGNORECASE)
@@ -37,6 +36,13 @@ _REFERENCE_TITLE = re.compile(
     re.MULTILINE,
 )
 _BLANK_RUNS = re.compile(r"\n{3,}")
+_COMMENT_OPEN, _COMMENT_CLOSE = "<!--", "-->"
+
+MAX_UNTRUSTED_CHARS = 65_536
+"""GitHub's own limit for the body of an issue, pull request or comment; longer text is cut."""
+TRUNCATED_NOTE = f"[amelia read only the first {MAX_UNTRUSTED_CHARS:,} characters of this text]"
+MAX_PASSES = 8
+"""Real text settles in two or three passes; only deliberately nested constructs need more."""
 
 
 def _visible(char: str) -> bool:
@@ -54,6 +60,64 @@ def _is_hidden(attrs: str) -> bool:
 
 def _self_closing(match: re.Match[str]) -> bool:
     return match["attrs"].rstrip().endswith("/")
+
+
+def _remove_comments(text: str) -> str:
+    """Drop every HTML comment, including the ones that removing another one forms.
+
+    One scan: what is kept so far and the text after a removed comment may join into a new
+    `<!--` (`<!<!---->-- x -->`), which opens a comment there and then, so nested comments go
+    in a single pass instead of one layer per pass. An unclosed comment runs to the end, as
+    GitHub renders it. The kept text is a list of `[start, end)` spans of `text`, so taking
+    back the characters of a joined `<!--` costs nothing.
+    """
+    kept: list[list[int]] = []
+    position = 0
+    while True:
+        joined = _opener_in_tail(kept, text, position)
+        if joined:
+            _drop_tail(kept, joined)
+            inside = position + len(_COMMENT_OPEN) - joined
+        else:
+            start = text.find(_COMMENT_OPEN, position)
+            if start < 0:
+                break
+            if start > position:
+                kept.append([position, start])
+            inside = start + len(_COMMENT_OPEN)
+        end = text.find(_COMMENT_CLOSE, inside)
+        if end < 0:
+            position = len(text)
+            break
+        position = end + len(_COMMENT_CLOSE)
+    if position < len(text):
+        kept.append([position, len(text)])
+    return "".join(text[start:end] for start, end in kept)
+
+
+def _opener_in_tail(kept: list[list[int]], text: str, position: int) -> int:
+    """How many characters of a `<!--` the kept text ends with when `text` at `position`
+    holds the rest of it (0: none)."""
+    tail = ""
+    for start, end in reversed(kept):
+        tail = text[max(start, end - 3) : end] + tail
+        if len(tail) >= len(_COMMENT_OPEN) - 1:
+            break
+    for size in range(len(_COMMENT_OPEN) - 1, 0, -1):
+        if tail.endswith(_COMMENT_OPEN[:size]) and text.startswith(_COMMENT_OPEN[size:], position):
+            return size
+    return 0
+
+
+def _drop_tail(kept: list[list[int]], count: int) -> None:
+    """Take the last `count` characters back from the kept spans (none of them is empty)."""
+    while count:
+        span = kept[-1]
+        taken = min(count, span[1] - span[0])
+        span[1] -= taken
+        count -= taken
+        if span[0] == span[1]:
+            kept.pop()
 
 
 def _remove_hidden_elements(text: str) -> str:
@@ -93,8 +157,7 @@ def _strip_attributes(match: re.Match[str]) -> str:
 
 
 def _one_pass(text: str) -> str:
-    text = "".join(char for char in text if _visible(char))
-    text = _HTML_COMMENT.sub("", text)
+    text = _remove_comments(text)
     visible = _remove_hidden_elements(text)
     if visible != text:
         # The text around a removed element can join into a new hidden one
@@ -106,7 +169,14 @@ def _one_pass(text: str) -> str:
     text = _LINK_TITLE.sub(r"\1)", text)
     text = _REFERENCE_TITLE.sub(r"\1", text)
     text = "\n".join(line.rstrip(" \t") for line in text.split("\n"))
-    return _BLANK_RUNS.sub("\n\n", text)
+    return _BLANK_RUNS.sub("\n\n", text).strip()
+
+
+def _plain_prefix(text: str) -> str:
+    """The text before its first `<`, `[` or `]`: what is left when removals keep exposing
+    new hidden constructs. Nothing there can hide text, so one pass makes it final."""
+    cut = min((index for index in map(text.find, "<[]") if index >= 0), default=len(text))
+    return _one_pass(text[:cut])
 
 
 def sanitize_untrusted(text: str) -> str:
@@ -116,13 +186,28 @@ def sanitize_untrusted(text: str) -> str:
     repeat until nothing changes. Stripping is part of each pass: an indented line is a code
     block, but once its indentation is stripped it can become a reference definition whose
     title GitHub hides.
+
+    Linear in the length of `text`: comments, however deeply nested, go in one scan; the
+    input is cut at `MAX_UNTRUSTED_CHARS` (noted at the end); and text whose removals still
+    expose new hidden constructs after `MAX_PASSES` passes (only deliberate nesting does)
+    keeps just its part before the first `<`, `[` or `]`.
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    while True:
-        cleaned = _one_pass(text).strip()
+    truncated = len(text) > MAX_UNTRUSTED_CHARS
+    if truncated:
+        text = text[: MAX_UNTRUSTED_CHARS - len(TRUNCATED_NOTE) - 2]
+    # No later step adds a character, so invisible ones are dropped once, up front.
+    text = "".join(char for char in text if _visible(char))
+    for _ in range(MAX_PASSES):
+        cleaned = _one_pass(text)
         if cleaned == text:
-            return cleaned
+            break
         text = cleaned
+    else:
+        text = _plain_prefix(text)
+    if truncated:
+        return f"{text}\n\n{TRUNCATED_NOTE}" if text else TRUNCATED_NOTE
+    return text
 
 
 _FENCE_NAME = "untrusted-data"

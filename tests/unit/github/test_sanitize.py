@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from amelia.github import sanitize
 from amelia.github.sanitize import as_untrusted_data, sanitize_untrusted
 
 PIECES = st.sampled_from(
@@ -114,7 +115,75 @@ def test_links_keep_their_targets_only() -> None:
     assert sanitize_untrusted(text) == '<a href="https://ok.invalid">go</a><img src=a.png>'
 
 
+def nested_comments(size: int) -> str:
+    """`<!<!<!---->-- x -->-- x -->…` padded to `size`: removing each comment forms the next
+    one, which used to cost one pass over the whole text per layer."""
+    layers = (size - len("<!---->")) // len("<!-- x -->")
+    body = "<!" * layers + "<!---->" + "-- x -->" * layers
+    return body + "v" * (size - len(body))
+
+
+def plain_text(size: int) -> str:
+    words = "Fix the greeter so that it says goodbye too.\n\n" * (size // 46 + 1)
+    return words[:size]
+
+
+class PassWork:
+    """Counts the characters each sanitizing pass is handed, stopping at `budget`."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, budget: int) -> None:
+        self.characters = 0
+        self.budget = budget
+        self._one_pass = sanitize._one_pass
+        monkeypatch.setattr(sanitize, "_one_pass", self)
+
+    def __call__(self, text: str) -> str:
+        self.characters += len(text)
+        if self.characters > self.budget:
+            raise AssertionError(f"sanitizing did over {self.budget:,} characters of work")
+        return self._one_pass(text)
+
+    def measure(self, text: str) -> tuple[str, int]:
+        self.characters = 0
+        return sanitize_untrusted(text), self.characters
+
+
+def test_nested_comments_cost_what_plain_text_of_the_same_size_costs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    size = sanitize.MAX_UNTRUSTED_CHARS
+    work = PassWork(monkeypatch, budget=20 * size)
+    plain, plain_work = work.measure(plain_text(size))
+    nested, nested_work = work.measure(nested_comments(size))
+    assert plain.startswith("Fix the greeter") and len(plain) <= size
+    assert set(nested) == {"v"}
+    assert nested_work <= 2 * plain_work
+
+
+def test_hidden_elements_that_keep_forming_new_ones_cost_a_bounded_number_of_passes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    size = sanitize.MAX_UNTRUSTED_CHARS
+    chain = "<div hidden>evil</div>"
+    while len(chain) < size - 20:
+        chain = chain[:2] + "<i hidden></i>" + chain[2:]  # <d<i hidden></i>iv hidden>…
+    work = PassWork(monkeypatch, budget=20 * size)
+    _, plain_work = work.measure(plain_text(len(chain)))
+    cleaned, chain_work = work.measure(chain)
+    assert cleaned == ""
+    assert chain_work <= (sanitize.MAX_PASSES + 1) * plain_work
+
+
 def test_hidden_element_formed_by_removing_another_stays_hidden() -> None:
     assert sanitize_untrusted("a<d<i hidden></i>iv hidden>evil</div>b") == "ab"
     styled = '<d<i hidden>x</i>iv style="display:none">evil</div>ok'
     assert sanitize_untrusted(styled) == "ok"
+
+
+def test_text_over_githubs_limit_is_cut_with_a_note() -> None:
+    text = plain_text(sanitize.MAX_UNTRUSTED_CHARS + 5_000)
+    cleaned = sanitize_untrusted(text)
+    assert cleaned.endswith(sanitize.TRUNCATED_NOTE)
+    assert len(cleaned) <= sanitize.MAX_UNTRUSTED_CHARS
+    assert sanitize_untrusted(cleaned) == cleaned
+    assert sanitize_untrusted("<!--" + text) == sanitize.TRUNCATED_NOTE
