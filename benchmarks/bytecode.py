@@ -19,7 +19,7 @@ CACHE_DIR = Path(__file__).resolve().parent / "results" / "pycache"
 WARM_MODULES = (
     "amelia.cli",
     "amelia.commands.local",
-    "amelia.core.orchestrator",
+    "amelia.pipeline",
     "amelia.demo",
     "amelia.drivers.api.driver",
     "amelia.drivers.cli.claude",

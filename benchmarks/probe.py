@@ -44,13 +44,13 @@ async def _session(kind: ProbeKind, workdir: Path) -> None:
 
 
 async def _pipeline(workdir: Path) -> None:
-    from amelia.core.orchestrator import AgentRole, RunContext, current_head, run_pipeline
-    from amelia.core.sinks import JsonlTranscriptSink
     from amelia.core.state import ExecutionState
     from amelia.core.types import Profile, ToolProfileName
     from amelia.demo import DEMO_ISSUE
     from amelia.drivers.base import DriverInterface
     from amelia.drivers.cli.claude import ClaudeCliDriver
+    from amelia.pipeline import AgentRole, RunContext, current_head, run_pipeline
+    from amelia.pipeline.sinks import JsonlTranscriptSink
 
     repo = workdir / "greeter"
 

@@ -20,11 +20,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from amelia.core.changes import collect_changes
-from amelia.core.orchestrator import AgentRole, RunContext, current_head, run_pipeline
-from amelia.core.sinks import JsonlTranscriptSink, Sink, TerminalProgressSink
 from amelia.core.state import ExecutionState
 from amelia.core.types import Issue, Profile, ToolProfileName
 from amelia.drivers.base import DriverInterface
+from amelia.pipeline import AgentRole, RunContext, current_head, run_pipeline
+from amelia.pipeline.sinks import JsonlTranscriptSink, Sink, TerminalProgressSink
 from amelia.testing.anthropic_script import RecordedRequest, Turn, text, tool_use
 from amelia.testing.anthropic_server import ScriptedAnthropicServer
 from amelia.testing.sample_repo import create_sample_repo

@@ -16,10 +16,10 @@ import pytest
 from loguru import logger
 
 from amelia.action.runner import run_action
-from amelia.core.orchestrator import AgentRole, MakeDriver
 from amelia.core.types import Profile, ToolProfileName
 from amelia.drivers.base import AgenticMessage, DriverInterface
 from amelia.github.markers import progress_marker
+from amelia.pipeline import AgentRole, MakeDriver
 from amelia.testing.action_harness import DEFAULT_PLAN, ActionHarness, parse_outputs
 from amelia.testing.github_server import FakeGitHubServer, RecordedRequest
 from amelia.testing.scripted_driver import RecordedCall, ScriptedDriver, result
@@ -82,7 +82,7 @@ class EngineBench:
         self.during_architect: Callable[[], object] | None = None
         """Runs while the architect works: the moment to change the world under the run."""
         self._runs = 0
-        monkeypatch.setattr("amelia.core.orchestrator.default_make_driver", self._make_driver)
+        monkeypatch.setattr("amelia.pipeline.default_make_driver", self._make_driver)
 
     @property
     def github(self) -> FakeGitHubServer:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from amelia.action.workflow_io import WorkflowIO
-from amelia.core.sinks import describe
 from amelia.core.types import StreamEvent, StreamEventType
+from amelia.pipeline.sinks import describe
 from amelia.redaction import Redactor
 
 

@@ -311,10 +311,11 @@ class _Engine:
         from amelia.action.log_groups import LogGroupSink
         from amelia.action.progress import ProgressTracker
         from amelia.action.workspace import Workspace
-        from amelia.core.orchestrator import default_make_driver
         from amelia.core.types import Profile
         from amelia.github.auth import may_trigger
         from amelia.github.comments import ProgressComment, render_reply
+        from amelia.pipeline import default_make_driver
+        from amelia.pipeline.planfile import plan_path_pattern
 
         repo = runner.repository or (event.repository.full_name if event.repository else None)
         if not repo or "/" not in repo:
@@ -350,7 +351,7 @@ class _Engine:
             max_turns=inputs.max_turns,
             max_review_iterations=inputs.max_review_iterations,
             timeout_seconds=inputs.timeout_minutes * 60,
-            plan_path_pattern=f"{inputs.plan_dir}/{{date}}-issue-{{number}}-{{slug}}.md",
+            plan_path_pattern=plan_path_pattern(inputs.plan_dir),
         )
         progress = None
         if mode.stages and command.number is not None:
@@ -402,7 +403,7 @@ class _Engine:
             self.io.warning(f"amelia: could not restore the checkout's credentials: {message}")
 
     async def _guarded(self, mode: Mode, context: ModeContext) -> ModeOutcome:
-        from amelia.core.orchestrator import StageFailedError
+        from amelia.pipeline import StageFailedError
 
         try:
             if mode.needs_workspace:

@@ -13,19 +13,19 @@ from pathlib import Path
 from loguru import logger
 
 from amelia.agents.agent_run import AgentRun
-from amelia.agents.prompts import (
-    ARCHITECT_PLAN_PROMPT,
-    PLAN_RETRY_PROMPT,
-    as_data,
-    issue_as_data,
-)
-from amelia.core.planfile import (
+from amelia.agents.planfile import (
     clean_plan_markdown,
     extract_goal,
     looks_like_plan,
     render_plan_path,
     resolve_plan_path,
     write_plan,
+)
+from amelia.agents.prompts import (
+    ARCHITECT_PLAN_PROMPT,
+    PLAN_RETRY_PROMPT,
+    as_data,
+    issue_as_data,
 )
 from amelia.core.state import ExecutionState
 from amelia.core.types import Issue, Profile, StreamEvent, StreamEventType

@@ -21,10 +21,10 @@ import typer
 from amelia.errors import EXIT_FAILED, AmeliaError, BadInputError, exit_code_for
 
 if TYPE_CHECKING:
-    from amelia.core.orchestrator import AgentRole, RunContext
     from amelia.core.state import ExecutionState
     from amelia.core.types import ToolProfileName
     from amelia.drivers.base import DriverInterface
+    from amelia.pipeline import AgentRole, RunContext
 
 RepoOption = Annotated[
     Path, typer.Option("--repo", help="The git repository (worktree) to work in.")
@@ -101,9 +101,9 @@ def _context(
     max_turns: int | None,
     sinks: list[Callable[[Any], Awaitable[None]]],
 ) -> RunContext:
-    from amelia.core.orchestrator import RunContext
     from amelia.core.types import Profile
     from amelia.drivers.factory import DriverFactory
+    from amelia.pipeline import RunContext
 
     key = _driver_key(driver)
 
@@ -133,7 +133,7 @@ def _run_stage(
     stage: Callable[[RunContext], Awaitable[ExecutionState]],
 ) -> ExecutionState:
     """Run one pipeline stage in `root` with the terminal, log and optional transcript sinks."""
-    from amelia.core.sinks import JsonlTranscriptSink, Sink, TerminalProgressSink, log_sink
+    from amelia.pipeline.sinks import JsonlTranscriptSink, Sink, TerminalProgressSink, log_sink
 
     async def main() -> ExecutionState:
         async with TerminalProgressSink(sys.stderr) as progress:
@@ -174,9 +174,9 @@ def plan(
         if not title.strip():
             raise BadInputError("--title must not be empty")
 
-        from amelia.core.orchestrator import run_plan
         from amelia.core.state import ExecutionState
         from amelia.core.types import Issue
+        from amelia.pipeline import run_plan
 
         issue = Issue(
             id=str(issue_number) if issue_number else "local",
@@ -209,8 +209,8 @@ def implement(
         if not markdown.strip():
             raise BadInputError(f"plan file is empty: {plan_file}")
 
-        from amelia.core.orchestrator import run_implement
         from amelia.core.state import ExecutionState
+        from amelia.pipeline import run_implement
 
         resolved = plan_file.resolve()
         relative = str(resolved.relative_to(root)) if resolved.is_relative_to(root) else None
@@ -254,8 +254,8 @@ def review(
             raise BadInputError(f"unknown git ref for --base: {base}")
         markdown = _read_text(plan_file, "plan file") if plan_file else None
 
-        from amelia.core.orchestrator import run_review
         from amelia.core.state import ExecutionState
+        from amelia.pipeline import run_review
 
         async def stage(context: RunContext) -> ExecutionState:
             return await run_review(ExecutionState(plan_markdown=markdown), context, base_ref=base)

@@ -1,1 +1,1 @@
-"""Core types, state and the pipeline that ties agents together."""
+"""The floor every layer stands on: shared types and the run's immutable state."""

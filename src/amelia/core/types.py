@@ -15,6 +15,9 @@ DriverType = Literal["cli:claude", "api:openai", "api:openrouter", "cli", "api"]
 ToolProfileName = Literal["read_only", "full"]
 """Which tools a driver exposes to an agent: read-only exploration or full editing."""
 
+AgentRole = Literal["architect", "developer", "reviewer"]
+"""The agents of the pipeline."""
+
 
 class StreamEventType(StrEnum):
     """What happened, as seen from outside an agent."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from amelia.agents.prompts import ARCHITECT_PLAN_PROMPT, DEVELOPER_INSTRUCTIONS
-from amelia.core.orchestrator import AgentRole
+from amelia.core.types import AgentRole
 from amelia.testing.anthropic_script import RecordedRequest
 
 SCRIPTED_API_KEY = "sk-ant-key-for-the-local-scripted-server"

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from amelia.core.orchestrator import AgentRole, RunContext, run_pipeline
 from amelia.core.state import ExecutionState
 from amelia.core.types import Issue, Profile, StreamEvent, ToolProfileName
 from amelia.drivers.base import DriverInterface
 from amelia.drivers.cli.claude import ClaudeCliDriver
+from amelia.pipeline import AgentRole, RunContext, run_pipeline
 from amelia.testing.anthropic_script import RecordedRequest, Turn, text, tool_use
 from amelia.testing.anthropic_server import ScriptedAnthropicServer
 from amelia.testing.sample_repo import create_sample_repo

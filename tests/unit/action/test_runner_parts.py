@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 
 from amelia.action.modes import MODE_MODULES, Mode, load_mode
-from amelia.action.modes.plan import co_author, commit_title, existing_plan
+from amelia.action.modes.plan import co_author, commit_title
 from amelia.action.runner import command_override
 from amelia.config import RunnerContext
 from amelia.errors import ConfigError
 from amelia.github.events import ScheduleEvent, parse_event
+from amelia.pipeline.planfile import existing_plan
 from amelia.testing.action_harness import parse_outputs
 
 SCHEDULE = ScheduleEvent(schedule="17 3 * * *")

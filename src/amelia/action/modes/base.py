@@ -22,11 +22,11 @@ from amelia.redaction import Redactor
 if TYPE_CHECKING:
     from amelia.action.progress import ProgressTracker
     from amelia.action.workspace import Workspace
-    from amelia.core.orchestrator import MakeDriver
-    from amelia.core.sinks import Sink
     from amelia.core.state import ExecutionState
     from amelia.core.types import Profile
     from amelia.github.client import GitHubClient
+    from amelia.pipeline import MakeDriver
+    from amelia.pipeline.sinks import Sink
 
 Conclusion = Literal["success", "failure", "refused", "skipped", "dry_run"]
 

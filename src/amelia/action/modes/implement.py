@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
-from amelia.action.modes.plan import co_author, commit_subject, existing_plan, issue_from
+from amelia.action.modes.plan import co_author, commit_subject, issue_from
 from amelia.action.verdicts import post_tool_errors, post_verdict
 from amelia.github.client import PullInfo
 from amelia.github.comments import render_reply
@@ -34,6 +34,7 @@ from amelia.github.git import (
     validate_branch_name,
 )
 from amelia.github.markers import marker
+from amelia.pipeline.planfile import existing_plan
 
 STAGE_BRANCH = "check out plan"
 STAGE_DEVELOPER = "developer"
@@ -98,17 +99,17 @@ async def _reply(ctx: ModeContext, number: int, text: str) -> None:
 
 async def run(ctx: ModeContext) -> ModeOutcome:
     from amelia.action.progress import ProgressTracker
-    from amelia.core.orchestrator import (
+    from amelia.core.state import ExecutionState
+    from amelia.core.types import ToolProfileName
+    from amelia.drivers.base import DriverInterface
+    from amelia.github.comments import ProgressComment
+    from amelia.pipeline import (
         AgentRole,
         RunContext,
         StageFailedError,
         run_implement,
         run_review,
     )
-    from amelia.core.state import ExecutionState
-    from amelia.core.types import ToolProfileName
-    from amelia.drivers.base import DriverInterface
-    from amelia.github.comments import ProgressComment
 
     asked_on = ctx.command.number
     if asked_on is None:

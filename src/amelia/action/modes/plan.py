@@ -9,12 +9,12 @@ the person who asked as co-author and pushed before any comment links to it.
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
 from amelia.github.git import remote_branch_exists, switch_to_branch, validate_branch_name
 from amelia.github.sanitize import as_untrusted_data, sanitize_untrusted
+from amelia.pipeline.planfile import existing_plan
 
 if TYPE_CHECKING:
     from amelia.core.types import Issue
@@ -24,22 +24,6 @@ STAGE_BRANCH = "prepare branch"
 STAGE_ARCHITECT = "architect"
 STAGE_PUBLISH = "commit and push"
 STAGES = (STAGE_BRANCH, STAGE_ARCHITECT, STAGE_PUBLISH)
-
-
-def existing_plan(repo: Path, plan_dir: str, number: int) -> str | None:
-    """The plan file an earlier run committed for issue `number`, relative to `repo`."""
-    folder = repo / plan_dir
-    if not folder.is_dir():
-        return None
-    found = sorted(
-        {*folder.glob(f"*issue-{number}-*.md"), *folder.glob(f"*issue-{number}.md")},
-        key=lambda path: path.name,
-    )
-    for path in reversed(found):
-        relative = path.relative_to(repo).as_posix()
-        if "{" not in relative and "}" not in relative and not path.is_symlink():
-            return relative
-    return None
 
 
 def co_author(login: str | None) -> str | None:
@@ -77,8 +61,8 @@ async def _stage(ctx: ModeContext, name: str, status: str, detail: str = "") -> 
 
 
 async def run(ctx: ModeContext) -> ModeOutcome:
-    from amelia.core.orchestrator import RunContext, run_plan
     from amelia.core.state import ExecutionState
+    from amelia.pipeline import RunContext, run_plan
 
     number = ctx.command.number
     if number is None:

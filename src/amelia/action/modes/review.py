@@ -78,9 +78,9 @@ def steering_note(restored: tuple[str, ...]) -> str:
 
 
 async def run(ctx: ModeContext) -> ModeOutcome:
-    from amelia.core.orchestrator import RunContext, run_review
     from amelia.core.state import ExecutionState
     from amelia.core.types import Issue
+    from amelia.pipeline import RunContext, run_review
 
     number = ctx.command.number
     if number is None:
@@ -106,7 +106,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
             url=pull.html_url or None,
         ),
     )
-    from amelia.core.orchestrator import StageFailedError
+    from amelia.pipeline import StageFailedError
 
     try:
         state = await run_review(start, context, base_ref=checked.merge_base)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from amelia.core.planfile import (
+from amelia.agents.planfile import (
     clean_plan_markdown,
     extract_goal,
     looks_like_plan,

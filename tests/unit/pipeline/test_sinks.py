@@ -8,7 +8,8 @@ from pathlib import Path
 
 from loguru import logger
 
-from amelia.core.sinks import (
+from amelia.core.types import StreamEvent, StreamEventType
+from amelia.pipeline.sinks import (
     JsonlTranscriptSink,
     TerminalProgressSink,
     describe,
@@ -16,7 +17,6 @@ from amelia.core.sinks import (
     guarded,
     log_sink,
 )
-from amelia.core.types import StreamEvent, StreamEventType
 
 
 def _event(

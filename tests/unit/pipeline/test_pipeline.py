@@ -11,18 +11,19 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from amelia.core.orchestrator import (
+from amelia.core.state import ExecutionState
+from amelia.core.types import Issue, Profile, StreamEvent, StreamEventType, ToolProfileName
+from amelia.drivers.base import AgenticMessage, DriverInterface, DriverUsage, GenerateResult
+from amelia.pipeline import (
     AgentRole,
     RunContext,
     StageFailedError,
+    develop_and_review,
     run_implement,
     run_pipeline,
     run_plan,
     run_review,
 )
-from amelia.core.state import ExecutionState
-from amelia.core.types import Issue, Profile, StreamEvent, StreamEventType, ToolProfileName
-from amelia.drivers.base import AgenticMessage, DriverInterface, DriverUsage, GenerateResult
 from amelia.testing.sample_repo import create_sample_repo
 from amelia.testing.scripted_driver import (
     RecordedCall,
@@ -118,6 +119,40 @@ async def test_pipeline_plans_develops_and_gets_approved(repo: Path) -> None:
     assert kinds.count(StreamEventType.STAGE_STARTED) == 5
     assert kinds[-1] == StreamEventType.WORKFLOW_COMPLETED
     assert "approved after 2 review(s)" in (events[-1].content or "")
+
+
+async def test_the_loop_develops_and_reviews_with_a_hook_after_every_round(repo: Path) -> None:
+    drivers = Drivers(reviews=["changes_requested", "approved"])
+    events: list[StreamEvent] = []
+    base = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    seen: list[tuple[AgentRole, int]] = []
+
+    async def commit_each_round(role: AgentRole, state: ExecutionState) -> ExecutionState | None:
+        seen.append((role, state.review_iteration))
+        if role != "developer":
+            return None
+        subprocess.run(["git", "add", "--all"], cwd=repo, check=True)
+        subprocess.run(["git", "commit", "-qm", "round"], cwd=repo, check=True)
+        return state.evolve(developer_output=f"committed round {len(seen)}")
+
+    start = ExecutionState(issue=ISSUE, plan_markdown=PLAN, base_ref=base)
+    final = await develop_and_review(
+        start, _context(repo, drivers, events), base_ref=base, after_stage=commit_each_round
+    )
+
+    assert seen == [("developer", 0), ("reviewer", 1), ("developer", 1), ("reviewer", 2)]
+    assert final.last_review is not None and final.last_review.approved
+    assert final.developer_output == "committed round 3"  # the hook's state is carried on
+    assert drivers.made == [("developer", "full"), ("reviewer", "read_only")]
+    assert drivers.by_role["architect"].calls == []
+    log = subprocess.run(
+        ["git", "log", "--format=%s", f"{base}..HEAD"], cwd=repo, capture_output=True, text=True
+    ).stdout.split()
+    assert log == ["round", "round"]
+    assert "greeter/farewell.py" in drivers.by_role["reviewer"].calls[1].prompt
+    assert StreamEventType.WORKFLOW_COMPLETED not in [e.type for e in events]
 
 
 @pytest.mark.parametrize("limit", [1, 3])
@@ -247,8 +282,8 @@ async def test_unknown_base_ref_fails_the_review_stage(repo: Path) -> None:
 def test_default_make_driver_configures_drivers_from_the_profile(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from amelia.core.orchestrator import default_make_driver
     from amelia.drivers.factory import DriverFactory
+    from amelia.pipeline import default_make_driver
 
     received: list[dict[str, object]] = []
 

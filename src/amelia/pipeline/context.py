@@ -1,0 +1,69 @@
+"""Where and how a run happens: the worktree, the drivers, the profile and the sinks."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from amelia.core.state import ExecutionState
+from amelia.core.types import AgentRole, Profile, StreamEvent, StreamEventType, ToolProfileName
+from amelia.drivers.base import DriverInterface
+from amelia.pipeline.sinks import Sink, dispatch
+
+__all__ = [
+    "ROLE_TOOL_PROFILES",
+    "AgentRole",
+    "MakeDriver",
+    "RunContext",
+    "StageHook",
+]
+
+MakeDriver = Callable[[AgentRole, ToolProfileName], DriverInterface]
+"""Creates the driver an agent runs on, given its role and the tools it may use."""
+
+StageHook = Callable[[AgentRole, ExecutionState], Awaitable[ExecutionState | None]]
+"""Runs after a stage (e.g. to commit and push); may return an updated state."""
+
+ROLE_TOOL_PROFILES: dict[AgentRole, ToolProfileName] = {
+    "architect": "read_only",
+    "developer": "full",
+    "reviewer": "read_only",
+}
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Where and how a run happens. `repo_dir` is the worktree the agents work in."""
+
+    repo_dir: Path
+    make_driver: MakeDriver
+    profile: Profile = field(default_factory=Profile)
+    sinks: Sequence[Sink] = ()
+    workflow_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+    def driver_for(self, role: AgentRole) -> DriverInterface:
+        return self.make_driver(role, ROLE_TOOL_PROFILES[role])
+
+    def reusing_drivers(self) -> RunContext:
+        """The same context, creating one driver per role and reusing it across rounds."""
+        made: dict[AgentRole, DriverInterface] = {}
+        make = self.make_driver
+
+        def reuse(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
+            if role not in made:
+                made[role] = make(role, tool_profile)
+            return made[role]
+
+        return replace(self, make_driver=reuse)
+
+    async def emit(self, event: StreamEvent) -> None:
+        await dispatch(self.sinks, event)
+
+    def event(
+        self, kind: StreamEventType, agent: str, content: str, *, error: bool = False
+    ) -> StreamEvent:
+        return StreamEvent(
+            type=kind, content=content, agent=agent, workflow_id=self.workflow_id, is_error=error
+        )

@@ -1,0 +1,35 @@
+"""The one way the pipeline gets its drivers: from the registry, configured by the profile."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from amelia.core.types import AgentRole, Profile, ToolProfileName
+from amelia.drivers.base import DriverInterface
+from amelia.pipeline.context import MakeDriver
+
+__all__ = ["default_make_driver"]
+
+
+def _driver_options(profile: Profile, role: AgentRole) -> dict[str, Any]:
+    """What the driver of `role` is created with. Unset options are left out so each driver
+    keeps its own defaults. Every role shares the profile's model and turn limit today."""
+    options = {"model": profile.model, "max_turns": profile.max_turns}
+    return {name: value for name, value in options.items() if value is not None}
+
+
+def default_make_driver(profile: Profile, *, driver_key: str | None = None) -> MakeDriver:
+    """Drivers from the registry, configured from `profile` (driver key, model, max turns).
+
+    `driver_key` replaces `profile.driver` with any registered key, also one registered at
+    run time (a `Profile` holds only the built-in keys).
+    """
+    from amelia.drivers.factory import DriverFactory
+
+    key = driver_key or profile.driver
+
+    def make(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
+        options = _driver_options(profile, role)
+        return DriverFactory.get_driver(key, tool_profile=tool_profile, **options)
+
+    return make
