@@ -100,16 +100,9 @@ async def _reply(ctx: ModeContext, number: int, text: str) -> None:
 async def run(ctx: ModeContext) -> ModeOutcome:
     from amelia.action.progress import ProgressTracker
     from amelia.core.state import ExecutionState
-    from amelia.core.types import ToolProfileName
-    from amelia.drivers.base import DriverInterface
+    from amelia.core.types import AgentRole
     from amelia.github.comments import ProgressComment
-    from amelia.pipeline import (
-        AgentRole,
-        RunContext,
-        StageFailedError,
-        run_implement,
-        run_review,
-    )
+    from amelia.pipeline import RunContext, StageFailedError, develop_and_review
 
     asked_on = ctx.command.number
     if asked_on is None:
@@ -157,16 +150,11 @@ async def run(ctx: ModeContext) -> ModeOutcome:
 
     info = await asyncio.to_thread(ctx.github.get_issue, number)
     existing = await asyncio.to_thread(ctx.github.find_open_pull, branch)
-    drivers: dict[AgentRole, DriverInterface] = {}
-
-    def reuse(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
-        # One driver per role across rounds, as the orchestrator's pipeline does.
-        if role not in drivers:
-            drivers[role] = ctx.make_driver(role, tool_profile)
-        return drivers[role]
-
     context = RunContext(
-        repo_dir=repo, make_driver=reuse, profile=ctx.profile, sinks=[*ctx.sinks, progress.sink]
+        repo_dir=repo,
+        make_driver=ctx.make_driver,
+        profile=ctx.profile,
+        sinks=[*ctx.sinks, progress.sink],
     )
     state = ExecutionState(
         issue=issue_from(number, info),
@@ -175,14 +163,15 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         base_ref=base,
     )
     message = commit_title(number, info.title)
-    try:
-        for _ in range(ctx.profile.max_review_iterations):
-            state = await run_implement(state, context)
+
+    async def publish_round(role: AgentRole, current: ExecutionState) -> None:
+        # Every developer round is committed and pushed, so every link posted later resolves.
+        if role == "developer":
             await asyncio.to_thread(commit_all, repo, message, co_author(ctx.command.requested_by))
             await asyncio.to_thread(ctx.workspace.push, branch)
-            state = await run_review(state, context, base_ref=base)
-            if state.last_review is not None and state.last_review.approved:
-                break
+
+    try:
+        state = await develop_and_review(state, context, base_ref=base, after_stage=publish_round)
     except StageFailedError as error:
         where = existing.number if existing is not None else asked_on
         await post_tool_errors(ctx.github, where, error.state.tool_results, ctx.redactor)
