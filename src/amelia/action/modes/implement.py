@@ -18,8 +18,9 @@ import asyncio
 import re
 from pathlib import Path
 
+from amelia.action.agent_issue import agent_issue
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
-from amelia.action.modes.plan import co_author, commit_subject, issue_from
+from amelia.action.modes.plan import co_author, commit_subject
 from amelia.action.verdicts import post_tool_errors, post_verdict
 from amelia.github.client import PullInfo
 from amelia.github.comments import render_reply
@@ -157,7 +158,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         sinks=[*ctx.sinks, progress.sink],
     )
     state = ExecutionState(
-        issue=issue_from(number, info),
+        issue=agent_issue(info),
         plan_markdown=(repo / plan_path).read_text(encoding="utf-8"),
         plan_path=plan_path,
         base_ref=base,

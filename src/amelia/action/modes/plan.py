@@ -9,16 +9,12 @@ the person who asked as co-author and pushed before any comment links to it.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
+from amelia.action.agent_issue import agent_issue
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
 from amelia.github.git import remote_branch_exists, switch_to_branch, validate_branch_name
 from amelia.github.sanitize import as_untrusted_data, sanitize_untrusted
 from amelia.pipeline.planfile import existing_plan
-
-if TYPE_CHECKING:
-    from amelia.core.types import Issue
-    from amelia.github.client import IssueInfo
 
 STAGE_BRANCH = "prepare branch"
 STAGE_ARCHITECT = "architect"
@@ -39,20 +35,6 @@ def commit_subject(action: str, number: int, title: str) -> str:
 
 def commit_title(number: int, title: str) -> str:
     return commit_subject("Plan", number, title)
-
-
-def issue_from(number: int, info: IssueInfo) -> Issue:
-    """Issue `number` as the agents see it: title and body sanitized, the rest as fetched."""
-    from amelia.core.types import Issue
-
-    return Issue(
-        id=str(number),
-        number=number,
-        title=sanitize_untrusted(info.title),
-        description=sanitize_untrusted(info.body),
-        author=info.author,
-        url=info.html_url or None,
-    )
 
 
 async def _stage(ctx: ModeContext, name: str, status: str, detail: str = "") -> None:
@@ -85,7 +67,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     detail = f"continuing {branch}" if continued else f"new branch {branch}"
     await _stage(ctx, STAGE_BRANCH, "done", detail)
 
-    issue = issue_from(number, info)
+    issue = agent_issue(info)
     instructions = ctx.command.instructions.strip()
     profile = ctx.profile
     if previous is not None:

@@ -15,6 +15,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
+from amelia.action.agent_issue import agent_issue
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
 from amelia.action.steering import restore_steering_files
 from amelia.action.verdicts import (
@@ -27,7 +28,6 @@ from amelia.errors import GitError
 from amelia.github.auth import may_trigger
 from amelia.github.client import PullInfo
 from amelia.github.git import current_sha, diff, run_git, validate_branch_name
-from amelia.github.sanitize import sanitize_untrusted
 
 HEAD_REF = "refs/amelia/review-head"
 
@@ -79,8 +79,7 @@ def steering_note(restored: tuple[str, ...]) -> str:
 
 async def run(ctx: ModeContext) -> ModeOutcome:
     from amelia.core.state import ExecutionState
-    from amelia.core.types import Issue
-    from amelia.pipeline import RunContext, run_review
+    from amelia.pipeline import RunContext, StageFailedError, run_review
 
     number = ctx.command.number
     if number is None:
@@ -96,18 +95,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     context = RunContext(
         repo_dir=repo, make_driver=ctx.make_driver, profile=ctx.profile, sinks=ctx.sinks
     )
-    start = ExecutionState(
-        issue=Issue(
-            id=f"pr-{number}",
-            number=number,
-            title=sanitize_untrusted(pull.title),
-            description=sanitize_untrusted(pull.body),
-            author=pull.author,
-            url=pull.html_url or None,
-        ),
-    )
-    from amelia.pipeline import StageFailedError
-
+    start = ExecutionState(issue=agent_issue(pull))
     try:
         state = await run_review(start, context, base_ref=checked.merge_base)
     except StageFailedError as error:
