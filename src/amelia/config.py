@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from amelia.core.types import DriverType
+from amelia.core.types import DEFAULT_DRIVER, DriverType
 from amelia.errors import ConfigError
 
 ReviewEvent = Literal["COMMENT", "APPROVE", "REQUEST_CHANGES", "AUTO"]
@@ -34,7 +34,7 @@ class ActionInputs(BaseSettings):
     )
 
     github_token: SecretStr | None = None
-    driver: DriverType = "cli:claude"
+    driver: DriverType = DEFAULT_DRIVER
     model: str | None = None
     anthropic_api_key: SecretStr | None = None
     claude_code_oauth_token: SecretStr | None = None

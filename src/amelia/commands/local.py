@@ -22,9 +22,7 @@ from amelia.errors import EXIT_FAILED, AmeliaError, BadInputError, exit_code_for
 
 if TYPE_CHECKING:
     from amelia.core.state import ExecutionState
-    from amelia.core.types import ToolProfileName
-    from amelia.drivers.base import DriverInterface
-    from amelia.pipeline import AgentRole, RunContext
+    from amelia.pipeline import RunContext
 
 RepoOption = Annotated[
     Path, typer.Option("--repo", help="The git repository (worktree) to work in.")
@@ -101,25 +99,20 @@ def _context(
     max_turns: int | None,
     sinks: list[Callable[[Any], Awaitable[None]]],
 ) -> RunContext:
-    from amelia.core.types import Profile
-    from amelia.drivers.factory import DriverFactory
-    from amelia.pipeline import RunContext
+    from typing import get_args
+
+    from amelia.core.types import DriverType, Profile
+    from amelia.pipeline import RunContext, default_make_driver
 
     key = _driver_key(driver)
-
-    def make_driver(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
-        # Unset options are left out so each driver keeps its own defaults.
-        options = {"model": model, "max_turns": max_turns}
-        chosen = {name: value for name, value in options.items() if value is not None}
-        return DriverFactory.get_driver(key, tool_profile=tool_profile, **chosen)
-
     profile_fields: dict[str, Any] = {"model": model, "max_turns": max_turns}
-    if key in ("cli:claude", "cli", "api:openai", "api:openrouter", "api"):
+    if key in get_args(DriverType):
         profile_fields["driver"] = key
+    profile = Profile.model_validate(profile_fields)
     return RunContext(
         repo_dir=repo,
-        make_driver=make_driver,
-        profile=Profile.model_validate(profile_fields),
+        make_driver=default_make_driver(profile, driver_key=key),
+        profile=profile,
         sinks=sinks,
     )
 

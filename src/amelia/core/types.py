@@ -12,6 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field
 DriverType = Literal["cli:claude", "api:openai", "api:openrouter", "cli", "api"]
 """The driver keys the registry knows out of the box."""
 
+DEFAULT_DRIVER: DriverType = "cli:claude"
+"""The driver used when nobody chooses one."""
+
 ToolProfileName = Literal["read_only", "full"]
 """Which tools a driver exposes to an agent: read-only exploration or full editing."""
 
@@ -75,7 +78,7 @@ class Profile(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     name: str = "default"
-    driver: DriverType = "cli:claude"
+    driver: DriverType = DEFAULT_DRIVER
     model: str | None = None
     max_review_iterations: int = Field(default=3, ge=1, le=20)
     max_turns: int | None = Field(default=None, ge=1)

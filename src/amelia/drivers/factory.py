@@ -10,12 +10,11 @@ import os
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from amelia.core.types import DEFAULT_DRIVER, DriverType
 from amelia.drivers.base import DriverInterface
 from amelia.errors import ConfigError
 
 DriverFactoryFn = Callable[..., DriverInterface]
-
-DEFAULT_DRIVER_KEY = "cli:claude"
 DRIVER_ENV_VAR = "AMELIA_DRIVER"
 
 
@@ -41,15 +40,21 @@ def _api_driver(provider: str | None) -> DriverFactoryFn:
     return factory
 
 
+BUILTIN_DRIVERS: dict[DriverType, DriverFactoryFn] = {
+    "cli:claude": _lazy("amelia.drivers.cli.claude", "ClaudeCliDriver"),
+    "cli": _lazy("amelia.drivers.cli.claude", "ClaudeCliDriver"),
+    "api:openai": _api_driver("openai"),
+    "api:openrouter": _api_driver("openrouter"),
+    "api": _api_driver(None),
+}
+"""One factory for every key of `DriverType`."""
+
+
 class DriverFactory:
     """Registry of driver factories by key (`cli:claude`, `api:openai`, …)."""
 
     _registry: ClassVar[dict[str, DriverFactoryFn]] = {
-        "cli:claude": _lazy("amelia.drivers.cli.claude", "ClaudeCliDriver"),
-        "cli": _lazy("amelia.drivers.cli.claude", "ClaudeCliDriver"),
-        "api:openai": _api_driver("openai"),
-        "api:openrouter": _api_driver("openrouter"),
-        "api": _api_driver(None),
+        key: factory for key, factory in BUILTIN_DRIVERS.items()
     }
 
     @classmethod
@@ -66,7 +71,7 @@ class DriverFactory:
     @classmethod
     def resolve_key(cls, key: str | None = None) -> str:
         """The key to use: the argument, else `AMELIA_DRIVER`, else `cli:claude`."""
-        chosen = key or os.environ.get(DRIVER_ENV_VAR) or DEFAULT_DRIVER_KEY
+        chosen = key or os.environ.get(DRIVER_ENV_VAR) or DEFAULT_DRIVER
         if chosen not in cls._registry:
             raise ConfigError(
                 f"Unknown driver key: {chosen!r}. "

@@ -84,3 +84,12 @@ async def test_custom_registration(registry: dict[str, Any]) -> None:
 def test_empty_key_cannot_be_registered() -> None:
     with pytest.raises(ValueError, match="non-empty"):
         DriverFactory.register_driver(" ", EchoDriver)
+
+
+def test_the_builtin_keys_are_exactly_the_driver_type() -> None:
+    from typing import get_args
+
+    from amelia.core.types import DriverType
+    from amelia.drivers.factory import BUILTIN_DRIVERS
+
+    assert set(BUILTIN_DRIVERS) == set(get_args(DriverType))
