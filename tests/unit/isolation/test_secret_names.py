@@ -1,0 +1,82 @@
+"""Which variables hold credentials: the secret inputs and secret-named variables only."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from amelia.isolation.secret_names import SECRET_INPUTS, is_secret_variable, secret_variables
+
+ACTION_YML = Path(__file__).resolve().parents[3] / "action.yml"
+
+
+def _action_input_variables() -> list[str]:
+    """`INPUT_<NAME>` for every input declared in action.yml, as a runner passes them."""
+    text = ACTION_YML.read_text()
+    inputs = text.split("\ninputs:\n", 1)[1].split("\noutputs:\n", 1)[0]
+    return [f"INPUT_{name.upper()}" for name in re.findall(r"^  ([a-z_]+):$", inputs, re.M)]
+
+
+def test_only_the_secret_inputs_of_action_yml_are_secrets() -> None:
+    variables = _action_input_variables()
+    assert len(variables) > len(SECRET_INPUTS)
+    assert {name for name in variables if is_secret_variable(name)} == SECRET_INPUTS
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+        "OPENAI_API_KEY",
+        "OPENROUTER_API_KEY",
+        "ACTIONS_RUNTIME_TOKEN",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "NODE_AUTH_TOKEN",
+        "NPM_TOKEN",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "MY_GITHUB_PAT",
+        "DEPLOY_KEY",
+        "SSH_PRIVATE_KEY",
+        "DB_PASSWORD",
+        "client_secret",
+    ],
+)
+def test_secret_named_variables_are_secrets(name: str) -> None:
+    assert is_secret_variable(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "PATH",
+        "HOME",
+        "GITHUB_API_URL",
+        "GITHUB_REPOSITORY",
+        "GITHUB_EVENT_PATH",
+        "RUNNER_TEMP",
+        "ACTIONS_RUNTIME_URL",
+        "ACTIONS_CACHE_URL",
+        "GIT_AUTHOR_NAME",
+        "MAX_THINKING_TOKENS",
+        "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
+        "INPUT_TRIGGER_PHRASE",
+        "INPUT_MAX_TURNS",
+        "KEYBOARD_LAYOUT",
+        "AMELIA_HANDOFF_FD",
+    ],
+)
+def test_ordinary_variables_are_not(name: str) -> None:
+    assert not is_secret_variable(name)
+
+
+def test_secret_variables_keeps_set_values_only() -> None:
+    environment = {"GITHUB_TOKEN": "ghs_x", "OPENAI_API_KEY": "", "PATH": "/bin"}
+    assert secret_variables(environment) == {"GITHUB_TOKEN": "ghs_x"}
