@@ -1,0 +1,413 @@
+"""A local credential proxy: the model clients hold a per-run token for it, never a key.
+
+    async with CredentialProxy([Upstream(provider="anthropic", credential=key)]) as proxy:
+        driver = ClaudeCliDriver(env=proxy.claude_environment(), ...)
+
+The proxy listens on 127.0.0.1 on a random port inside amelia's event loop. A request
+must carry the proxy's token (`x-api-key` or `Authorization: Bearer`), or it is answered
+401; a path that is not one of the APIs' generation endpoints is answered 404 (see
+`upstreams`). An accepted request goes to the real API with the real credential in place
+of the token; the answer comes back as it arrives (SSE streams are not buffered) with its
+status and headers (`retry-after`, rate-limit headers, request ids) unchanged. When the
+upstream cannot be reached the client gets 502 (504 on a timeout) in the API's error
+shape, so its own retry policy applies; a stream cut upstream is cut for the client too.
+
+The real credential lives only in this process's memory, so the Claude Code CLI and the
+agents' tools, which can read each other's environment, never see it. The token lets a
+process that finds it use the model API through the proxy while the run lasts, no more:
+it is worthless once the proxy stops, and never reaches anything but these endpoints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Final
+
+import h11
+import httpx2
+from loguru import logger
+
+from amelia.isolation.upstreams import (
+    CredentialKind,
+    Provider,
+    Upstream,
+    forwarded_request_headers,
+    forwarded_response_headers,
+    presented_credentials,
+)
+
+__all__ = ["DEFAULT_UPSTREAM_TIMEOUT", "MAX_REQUEST_BYTES", "CredentialProxy"]
+
+MAX_REQUEST_BYTES: Final = 64 * 1024 * 1024
+"""Larger request bodies are answered 413 (the APIs themselves stop at 32 MB)."""
+
+DEFAULT_UPSTREAM_TIMEOUT: Final = httpx2.Timeout(connect=30.0, read=900.0, write=120.0, pool=60.0)
+"""Generous reads: a model may think for minutes before its first byte."""
+
+_READ_CHUNK: Final = 65536
+_PROVIDERS: Final[tuple[Provider, ...]] = ("anthropic", "openai", "openrouter")
+_OPENAI_STYLE_VARIABLES: Final[tuple[tuple[Provider, str, str], ...]] = (
+    ("openai", "OPENAI_API_KEY", "OPENAI_BASE_URL"),
+    ("openrouter", "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL"),
+)
+_CLAUDE_KEY_VARIABLES: Final[dict[CredentialKind, str]] = {
+    "api_key": "ANTHROPIC_API_KEY",
+    "oauth_token": "CLAUDE_CODE_OAUTH_TOKEN",
+    "auth_token": "ANTHROPIC_AUTH_TOKEN",
+}
+_TOKEN_PREFIX: Final = "amelia-proxy-"  # noqa: S105 (a label, not a secret)
+
+
+@dataclass(frozen=True)
+class _Refusal:
+    """An answer the proxy gives itself: status, the API's error type, a message."""
+
+    status: int
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True)
+class _Route:
+    upstream: Upstream
+    suffix: str
+    query: str
+
+
+class CredentialProxy:
+    """Serves the given upstreams on 127.0.0.1 behind a per-run token; an async context."""
+
+    def __init__(
+        self,
+        upstreams: Sequence[Upstream],
+        *,
+        timeout: httpx2.Timeout = DEFAULT_UPSTREAM_TIMEOUT,
+        transport: httpx2.AsyncBaseTransport | None = None,
+    ) -> None:
+        providers = [upstream.provider for upstream in upstreams]
+        if len(set(providers)) != len(providers):
+            raise ValueError("each provider may have one upstream only")
+        self._upstreams: dict[Provider, Upstream] = {u.provider: u for u in upstreams}
+        self._token = _TOKEN_PREFIX + secrets.token_urlsafe(32)
+        self._timeout = timeout
+        self._transport = transport
+        self._client: httpx2.AsyncClient | None = None
+        self._server: asyncio.Server | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+        self._port = 0
+
+    # -- what clients are given -----------------------------------------------------------
+
+    @property
+    def token(self) -> str:
+        """The per-run token clients present; redact it like any credential."""
+        return self._token
+
+    @property
+    def url(self) -> str:
+        """`http://127.0.0.1:<port>`, once started."""
+        if self._server is None:
+            raise RuntimeError("the credential proxy is not running")
+        return f"http://127.0.0.1:{self._port}"
+
+    def base_url(self, provider: Provider) -> str:
+        """The base URL a client of `provider` uses instead of the real one."""
+        if provider not in self._upstreams:
+            raise KeyError(f"the credential proxy holds no credential for {provider}")
+        return self.url + self._upstreams[provider].prefix
+
+    def claude_environment(self) -> dict[str, str]:
+        """Variables for the Claude Code CLI: the proxy as its API, the token as its key.
+
+        The token takes the place of the real credential's variable (ANTHROPIC_API_KEY,
+        CLAUDE_CODE_OAUTH_TOKEN or ANTHROPIC_AUTH_TOKEN), so the CLI speaks to the proxy as
+        it would to the API with that credential (OAuth: bearer plus the OAuth beta) and
+        only the credential is swapped; the other two are blanked.
+        """
+        upstream = self._upstreams.get("anthropic")
+        if upstream is None:
+            raise KeyError("the credential proxy holds no Anthropic credential")
+        environment = {"ANTHROPIC_BASE_URL": self.base_url("anthropic")}
+        for kind, variable in _CLAUDE_KEY_VARIABLES.items():
+            environment[variable] = self._token if kind == upstream.kind else ""
+        return environment
+
+    def openai_environment(self) -> dict[str, str]:
+        """OPENAI_/OPENROUTER_ API key and base URL for the upstreams held, as the API
+        driver's provider lookup reads them (pass it as that lookup's environment)."""
+        environment: dict[str, str] = {}
+        for provider, key, base in _OPENAI_STYLE_VARIABLES:
+            if provider in self._upstreams:
+                environment[key] = self._token
+                environment[base] = self.base_url(provider)
+        return environment
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    async def start(self) -> CredentialProxy:
+        if self._server is not None:
+            return self
+        self._client = httpx2.AsyncClient(
+            timeout=self._timeout, transport=self._transport, follow_redirects=False
+        )
+        self._server = await asyncio.start_server(self._serve, host="127.0.0.1", port=0)
+        self._port = int(self._server.sockets[0].getsockname()[1])
+        return self
+
+    async def stop(self) -> None:
+        """Stop listening, cut open connections and close the upstream pool."""
+        server, self._server = self._server, None
+        if server is not None:
+            server.close()
+        for task in list(self._connections):
+            task.cancel()
+        if self._connections:
+            await asyncio.gather(*self._connections, return_exceptions=True)
+        if server is not None:
+            await server.wait_closed()
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
+    async def __aenter__(self) -> CredentialProxy:
+        return await self.start()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    # -- serving ----------------------------------------------------------------------------
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._connections.add(task)
+        connection = h11.Connection(h11.SERVER)
+        try:
+            while True:
+                event = await _next_event(connection, reader)
+                if not isinstance(event, h11.Request):
+                    break
+                if not await self._exchange(connection, reader, writer, event):
+                    break
+                if connection.our_state is not h11.DONE or connection.their_state is not h11.DONE:
+                    break
+                connection.start_next_cycle()
+        except h11.RemoteProtocolError as error:
+            await _send_plain(connection, writer, error.error_status_hint, "malformed request")
+        except (ConnectionError, asyncio.IncompleteReadError, h11.LocalProtocolError):
+            pass
+        except asyncio.CancelledError:
+            # Only `stop` cancels a connection; ending quietly keeps asyncio's stream callback
+            # from logging the cancellation as an error.
+            pass
+        finally:
+            if task is not None:
+                self._connections.discard(task)
+            writer.close()
+
+    async def _exchange(
+        self,
+        connection: h11.Connection,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        request: h11.Request,
+    ) -> bool:
+        """Answer one request; False when the connection must be closed afterwards."""
+        method = request.method.decode("ascii", "replace")
+        target = request.target.decode("ascii", "replace")
+        route = self._route(method, target, request.headers)
+        if isinstance(route, _Route):
+            if connection.they_are_waiting_for_100_continue:
+                writer.write(
+                    connection.send(h11.InformationalResponse(status_code=100, headers=[])) or b""
+                )
+            body = await _read_body(connection, reader)
+            if isinstance(body, bytes):
+                return await self._forward(connection, writer, route, request, body)
+            route = body
+        logger.warning(
+            "The credential proxy refused {} {}: {}",
+            method,
+            target.split("?", 1)[0],
+            route.message,
+        )
+        await _send_error(connection, writer, _provider_of(target), route)
+        return False
+
+    def _route(
+        self, method: str, target: str, headers: Sequence[tuple[bytes, bytes]]
+    ) -> _Route | _Refusal:
+        offered = presented_credentials(headers)
+        expected = self._token.encode("ascii")
+        if not any(hmac.compare_digest(token, expected) for token in offered):
+            return _Refusal(401, "authentication_error", "the proxy token is missing or wrong")
+        path, _, query = target.partition("?")
+        provider = _provider_of(target)
+        upstream = None if provider is None else self._upstreams.get(provider)
+        suffix = "" if upstream is None else path[len(upstream.prefix) :]
+        if upstream is None or not upstream.serves(method, suffix) or not _plain_query(query):
+            return _Refusal(404, "not_found_error", f"{method} {path} is not served")
+        return _Route(upstream, suffix, query)
+
+    async def _forward(
+        self,
+        connection: h11.Connection,
+        writer: asyncio.StreamWriter,
+        route: _Route,
+        request: h11.Request,
+        body: bytes,
+    ) -> bool:
+        assert self._client is not None
+        upstream = route.upstream
+        outgoing = httpx2.Request(
+            request.method.decode("ascii"),
+            upstream.target(route.suffix, route.query),
+            headers=forwarded_request_headers(upstream, request.headers),
+            content=body,
+        )
+        try:
+            response = await self._client.send(outgoing, stream=True)
+        except httpx2.TimeoutException:
+            refusal = _Refusal(504, "timeout_error", "the model API did not answer in time")
+            await _send_error(connection, writer, upstream.provider, refusal)
+            return False
+        except httpx2.HTTPError as error:
+            message = f"the model API could not be reached ({type(error).__name__})"
+            await _send_error(
+                connection, writer, upstream.provider, _Refusal(502, "api_error", message)
+            )
+            return False
+        try:
+            writer.write(
+                connection.send(
+                    h11.Response(
+                        status_code=response.status_code,
+                        headers=forwarded_response_headers(response.headers.raw),
+                        reason=response.reason_phrase.encode("ascii", "replace"),
+                    )
+                )
+                or b""
+            )
+            async for chunk in response.aiter_raw():
+                if chunk:
+                    writer.write(connection.send(h11.Data(data=chunk)) or b"")
+                    await writer.drain()
+            writer.write(connection.send(h11.EndOfMessage()) or b"")
+            await writer.drain()
+        except (httpx2.HTTPError, h11.LocalProtocolError):
+            # Cut upstream (or it broke its own framing): cut the client's answer too, so it
+            # sees an incomplete body rather than a clean end.
+            writer.transport.abort()
+            return False
+        finally:
+            await response.aclose()
+        return True
+
+
+async def _next_event(connection: h11.Connection, reader: asyncio.StreamReader) -> object:
+    while True:
+        event = connection.next_event()
+        if event is not h11.NEED_DATA:
+            return event
+        data = await reader.read(_READ_CHUNK)
+        connection.receive_data(data)
+
+
+async def _read_body(connection: h11.Connection, reader: asyncio.StreamReader) -> bytes | _Refusal:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        event = await _next_event(connection, reader)
+        if isinstance(event, h11.Data):
+            size += len(event.data)
+            if size > MAX_REQUEST_BYTES:
+                return _Refusal(413, "request_too_large", "the request body is too large")
+            chunks.append(bytes(event.data))
+        elif isinstance(event, h11.EndOfMessage):
+            return b"".join(chunks)
+        else:
+            raise ConnectionResetError("the client closed the connection mid-request")
+
+
+def _provider_of(target: str) -> Provider | None:
+    path = target.split("?", 1)[0]
+    for provider in _PROVIDERS:
+        if path.startswith(f"/{provider}/"):
+            return provider
+    return None
+
+
+def _plain_query(query: str) -> bool:
+    return all(0x21 <= ord(char) <= 0x7E and char != "#" for char in query)
+
+
+def _error_body(provider: Provider | None, refusal: _Refusal) -> bytes:
+    if provider == "anthropic":
+        payload: dict[str, object] = {
+            "type": "error",
+            "error": {
+                "type": refusal.kind,
+                "message": f"amelia credential proxy: {refusal.message}",
+            },
+        }
+    else:
+        code = "invalid_api_key" if refusal.status == 401 else None
+        payload = {
+            "error": {
+                "message": f"amelia credential proxy: {refusal.message}",
+                "type": refusal.kind,
+                "param": None,
+                "code": code,
+            }
+        }
+    return json.dumps(payload).encode()
+
+
+async def _send_error(
+    connection: h11.Connection,
+    writer: asyncio.StreamWriter,
+    provider: Provider | None,
+    refusal: _Refusal,
+) -> None:
+    body = _error_body(provider, refusal)
+    await _send(connection, writer, refusal.status, body, b"application/json")
+
+
+async def _send_plain(
+    connection: h11.Connection, writer: asyncio.StreamWriter, status: int, message: str
+) -> None:
+    if connection.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
+        return
+    await _send(connection, writer, status, message.encode(), b"text/plain")
+
+
+async def _send(
+    connection: h11.Connection,
+    writer: asyncio.StreamWriter,
+    status: int,
+    body: bytes,
+    content_type: bytes,
+) -> None:
+    headers = [
+        (b"content-type", content_type),
+        (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
+    ]
+    try:
+        writer.write(connection.send(h11.Response(status_code=status, headers=headers)) or b"")
+        writer.write(connection.send(h11.Data(data=body)) or b"")
+        writer.write(connection.send(h11.EndOfMessage()) or b"")
+        await writer.drain()
+    except (ConnectionError, h11.LocalProtocolError):
+        return

@@ -1,0 +1,425 @@
+"""The official anthropic and openai clients and pydantic-ai's providers through the
+credential proxy to the scripted model servers: the real key reaches the server, the
+clients hold only the proxy token, streams and error statuses pass unchanged."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+
+import anthropic
+import httpx2
+import openai
+import pytest
+from pydantic_ai import Agent
+from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
+from pydantic_ai.models.openrouter import OpenRouterModel
+from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.providers.openrouter import OpenRouterProvider
+
+from amelia.isolation.proxy import CredentialProxy
+from amelia.isolation.upstreams import Upstream
+from amelia.testing import ScriptedAnthropicServer, ScriptedOpenAIServer
+from amelia.testing import anthropic_server as scripted_anthropic
+from amelia.testing import openai_server as scripted_openai
+
+ANTHROPIC_KEY = "sk-ant-api03-real-key-held-by-amelia-only-0001"
+OAUTH_TOKEN = "sk-ant-oat01-real-oauth-token-held-by-amelia-0002"
+OPENAI_KEY = "sk-proj-real-openai-key-held-by-amelia-0003"
+OPENROUTER_KEY = "sk-or-v1-real-openrouter-key-held-by-amelia-0004"
+
+
+@pytest.fixture
+def openai_upstream() -> Iterator[ScriptedOpenAIServer]:
+    with ScriptedOpenAIServer() as server:
+        yield server
+
+
+@asynccontextmanager
+async def proxied(
+    anthropic_upstream: ScriptedAnthropicServer | None = None,
+    openai_upstream: ScriptedOpenAIServer | None = None,
+) -> AsyncIterator[CredentialProxy]:
+    """A running proxy holding the real keys for the given scripted servers."""
+    upstreams: list[Upstream] = []
+    if anthropic_upstream is not None:
+        upstreams.append(
+            Upstream(
+                provider="anthropic", credential=ANTHROPIC_KEY, base_url=anthropic_upstream.url
+            )
+        )
+    if openai_upstream is not None:
+        upstreams += [
+            Upstream(provider="openai", credential=OPENAI_KEY, base_url=openai_upstream.url),
+            Upstream(
+                provider="openrouter", credential=OPENROUTER_KEY, base_url=openai_upstream.url
+            ),
+        ]
+    async with CredentialProxy(upstreams) as running:
+        yield running
+
+
+@pytest.fixture
+async def proxy(openai_upstream: ScriptedOpenAIServer) -> AsyncIterator[CredentialProxy]:
+    with ScriptedAnthropicServer() as idle_anthropic:
+        async with proxied(idle_anthropic, openai_upstream) as running:
+            yield running
+
+
+def _anthropic_client(proxy: CredentialProxy) -> anthropic.AsyncAnthropic:
+    return anthropic.AsyncAnthropic(
+        base_url=proxy.base_url("anthropic"), api_key=proxy.token, max_retries=0
+    )
+
+
+def _openai_client(proxy: CredentialProxy, provider: str = "openai") -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(
+        base_url=proxy.base_url(provider),  # type: ignore[arg-type]
+        api_key=proxy.token,
+        max_retries=0,
+    )
+
+
+def _no_proxy_token_upstream(headers: list[dict[str, str]], proxy: CredentialProxy) -> None:
+    for seen in headers:
+        assert all(proxy.token not in value for value in seen.values())
+
+
+# -- Anthropic ---------------------------------------------------------------------------
+
+MESSAGE = {
+    "model": "claude-test",
+    "max_tokens": 8192,
+    "messages": [{"role": "user", "content": "x"}],
+}
+
+
+async def test_anthropic_client_gets_an_answer_and_the_server_gets_the_real_key() -> None:
+    with ScriptedAnthropicServer([[scripted_anthropic.text("hi")]]) as upstream:
+        async with proxied(upstream) as proxy:
+            client = _anthropic_client(proxy)
+            message = await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
+            await client.close()
+
+    assert [block.text for block in message.content if block.type == "text"] == ["hi"]
+    (request,) = upstream.requests
+    assert request.path == "/v1/messages"
+    assert request.headers["x-api-key"] == ANTHROPIC_KEY
+    assert "authorization" not in request.headers
+    assert request.headers["anthropic-version"]
+    _no_proxy_token_upstream([request.headers], proxy)
+
+
+async def test_anthropic_stream_arrives_event_by_event() -> None:
+    script: list[scripted_anthropic.Turn] = [
+        [
+            scripted_anthropic.thinking("Let me look"),
+            scripted_anthropic.text("Two words"),
+            scripted_anthropic.tool_use("Bash", {"command": "ls"}, id="toolu_1"),
+        ]
+    ]
+    kinds: list[str] = []
+    with ScriptedAnthropicServer(script) as upstream:
+        async with proxied(upstream) as proxy:
+            client = _anthropic_client(proxy)
+            async with client.messages.stream(
+                **MESSAGE,  # type: ignore[arg-type]
+                tools=[{"name": "Bash", "description": "run", "input_schema": {"type": "object"}}],
+            ) as stream:
+                async for event in stream:
+                    kinds.append(event.type)
+                final = await stream.get_final_message()
+            await client.close()
+
+    assert kinds[0] == "message_start" and kinds[-1] == "message_stop"
+    assert kinds.count("content_block_start") == 3
+    assert [block.type for block in final.content] == ["thinking", "text", "tool_use"]
+    assert final.stop_reason == "tool_use"
+    body = upstream.requests[0].body
+    assert body is not None and body["stream"] is True
+
+
+async def test_anthropic_error_status_and_retry_after_pass_unchanged() -> None:
+    script = [scripted_anthropic.api_error(429, "slow down", retry_after_seconds=7)]
+    with ScriptedAnthropicServer(script) as upstream:
+        async with proxied(upstream) as proxy:
+            client = _anthropic_client(proxy)
+            with pytest.raises(anthropic.RateLimitError) as raised:
+                await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
+            await client.close()
+
+    assert raised.value.status_code == 429
+    assert raised.value.response.headers["retry-after"] == "7"
+    assert raised.value.response.headers["request-id"].startswith("req_")
+    assert raised.value.body == {
+        "type": "error",
+        "error": {"type": "rate_limit_error", "message": "slow down"},
+    }
+
+
+async def _read_cut_stream(client: anthropic.AsyncAnthropic) -> type[BaseException]:
+    try:
+        async with client.messages.stream(**MESSAGE) as stream:  # type: ignore[arg-type]
+            async for _event in stream:
+                pass
+    except Exception as error:
+        return type(error)
+    finally:
+        await client.close()
+    raise AssertionError("the cut stream ended cleanly")
+
+
+async def test_a_stream_cut_upstream_is_cut_for_the_client_the_same_way() -> None:
+    script = [
+        scripted_anthropic.dropped(scripted_anthropic.text("a"), scripted_anthropic.text("b")),
+        scripted_anthropic.dropped(scripted_anthropic.text("a"), scripted_anthropic.text("b")),
+    ]
+    with ScriptedAnthropicServer(script) as upstream:
+        direct = anthropic.AsyncAnthropic(base_url=upstream.url, api_key="k", max_retries=0)
+        without_proxy = await _read_cut_stream(direct)
+        async with proxied(upstream) as proxy:
+            through_proxy = await _read_cut_stream(_anthropic_client(proxy))
+
+    assert through_proxy is without_proxy
+    assert issubclass(through_proxy, httpx2.RemoteProtocolError | anthropic.APIError)
+
+
+async def test_oauth_token_goes_upstream_as_bearer_with_the_oauth_beta() -> None:
+    with ScriptedAnthropicServer([[scripted_anthropic.text("hi")]]) as upstream:
+        oauth = Upstream(
+            provider="anthropic", credential=OAUTH_TOKEN, kind="oauth_token", base_url=upstream.url
+        )
+        async with CredentialProxy([oauth]) as proxy:
+            client = anthropic.AsyncAnthropic(
+                base_url=proxy.base_url("anthropic"),
+                auth_token=proxy.token,
+                api_key=None,
+                max_retries=0,
+                default_headers={"anthropic-beta": "claude-code-20250219"},
+            )
+            await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
+            await client.close()
+
+    (request,) = upstream.requests
+    assert request.headers["authorization"] == f"Bearer {OAUTH_TOKEN}"
+    assert "x-api-key" not in request.headers
+    assert request.headers["anthropic-beta"] == "claude-code-20250219,oauth-2025-04-20"
+
+
+# -- OpenAI and OpenRouter ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["complete", "streamed"])
+async def test_openai_client_chat_and_responses_through_the_proxy(
+    proxy: CredentialProxy, openai_upstream: ScriptedOpenAIServer, stream: bool
+) -> None:
+    openai_upstream.add_turns([scripted_openai.text("chat answer")])
+    openai_upstream.add_turns([scripted_openai.text("responses answer")])
+    client = _openai_client(proxy)
+    if stream:
+        pieces: list[str] = []
+        chunks = await client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "x"}], stream=True
+        )
+        async for chunk in chunks:
+            pieces.extend(choice.delta.content or "" for choice in chunk.choices)
+        chat_text = "".join(pieces)
+        events = await client.responses.create(model="m", input="x", stream=True)
+        done = [event async for event in events if event.type == "response.completed"]
+        responses_text = done[0].response.output_text
+    else:
+        completion = await client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "x"}]
+        )
+        chat_text = completion.choices[0].message.content or ""
+        responses_text = (await client.responses.create(model="m", input="x")).output_text
+    await client.close()
+
+    assert (chat_text, responses_text) == ("chat answer", "responses answer")
+    assert [r.path for r in openai_upstream.requests] == ["/v1/chat/completions", "/v1/responses"]
+    assert {r.headers["authorization"] for r in openai_upstream.requests} == {
+        f"Bearer {OPENAI_KEY}"
+    }
+    _no_proxy_token_upstream([r.headers for r in openai_upstream.requests], proxy)
+
+
+async def test_openai_stream_is_passed_on_before_the_upstream_finishes(
+    proxy: CredentialProxy, openai_upstream: ScriptedOpenAIServer
+) -> None:
+    # The upstream sends its first words, then stalls until the server stops: only a proxy
+    # that forwards each chunk as it comes lets the client see them meanwhile.
+    openai_upstream.add_turns(
+        [scripted_openai.text("early words"), scripted_openai.stall(600), scripted_openai.text("z")]
+    )
+    client = openai.AsyncOpenAI(
+        base_url=proxy.base_url("openai"), api_key=proxy.token, max_retries=0, timeout=120
+    )
+    chunks = await client.chat.completions.create(
+        model="m", messages=[{"role": "user", "content": "x"}], stream=True
+    )
+    seen = ""
+    async for chunk in chunks:
+        seen += "".join(choice.delta.content or "" for choice in chunk.choices)
+        if seen == "early words":
+            break
+    await chunks.close()
+    await client.close()
+    assert seen == "early words"
+
+
+async def test_openai_error_statuses_pass_unchanged(
+    proxy: CredentialProxy, openai_upstream: ScriptedOpenAIServer
+) -> None:
+    openai_upstream.add_turns([scripted_openai.fault(503, "busy")])
+    openai_upstream.add_turns([scripted_openai.fault(400, "bad request")])
+    client = _openai_client(proxy)
+    with pytest.raises(openai.InternalServerError) as busy:
+        await client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+    with pytest.raises(openai.BadRequestError) as bad:
+        await client.responses.create(model="m", input="x")
+    await client.close()
+    assert (busy.value.status_code, bad.value.status_code) == (503, 400)
+    assert bad.value.message.endswith("bad request")
+
+
+@pytest.mark.parametrize("provider", ["openai", "openai-chat", "openrouter"])
+@pytest.mark.parametrize("stream", [False, True], ids=["run", "run_stream"])
+async def test_pydantic_ai_providers_through_the_proxy(
+    proxy: CredentialProxy, openai_upstream: ScriptedOpenAIServer, provider: str, stream: bool
+) -> None:
+    openai_upstream.add_turns([scripted_openai.text("pydantic answer")])
+    environment = proxy.openai_environment()
+    prefix = "openrouter" if provider == "openrouter" else "openai"
+    client = openai.AsyncOpenAI(
+        api_key=environment[f"{prefix.upper()}_API_KEY"],
+        base_url=environment[f"{prefix.upper()}_BASE_URL"],
+        max_retries=0,
+    )
+    if provider == "openrouter":
+        model: OpenAIChatModel | OpenAIResponsesModel = OpenRouterModel(
+            "vendor/model", provider=OpenRouterProvider(openai_client=client)
+        )
+    elif provider == "openai-chat":
+        model = OpenAIChatModel("gpt-test", provider=OpenAIProvider(openai_client=client))
+    else:
+        model = OpenAIResponsesModel("gpt-test", provider=OpenAIProvider(openai_client=client))
+    agent = Agent(model)
+    if stream:
+        async with agent.run_stream("hello") as result:
+            output = await result.get_output()
+    else:
+        output = (await agent.run("hello")).output
+    await client.close()
+
+    assert output == "pydantic answer"
+    (request,) = openai_upstream.requests
+    expected = OPENROUTER_KEY if provider == "openrouter" else OPENAI_KEY
+    assert request.headers["authorization"] == f"Bearer {expected}"
+    assert request.path == ("/v1/responses" if provider == "openai" else "/v1/chat/completions")
+
+
+# -- refusals ----------------------------------------------------------------------------
+
+
+async def test_requests_without_the_proxy_token_are_refused_with_401(
+    openai_upstream: ScriptedOpenAIServer,
+) -> None:
+    with ScriptedAnthropicServer() as upstream:
+        async with proxied(upstream, openai_upstream) as proxy:
+            client = anthropic.AsyncAnthropic(
+                base_url=proxy.base_url("anthropic"), api_key="sk-ant-guessed", max_retries=0
+            )
+            with pytest.raises(anthropic.AuthenticationError) as raised:
+                await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
+            await client.close()
+            wrong_openai = openai.AsyncOpenAI(
+                base_url=proxy.base_url("openai"), api_key="sk-wrong", max_retries=0
+            )
+            with pytest.raises(openai.AuthenticationError):
+                await wrong_openai.responses.create(model="m", input="x")
+            await wrong_openai.close()
+            async with httpx2.AsyncClient() as raw:
+                bare = await raw.post(proxy.base_url("anthropic") + "/v1/messages", content=b"{}")
+
+    assert raised.value.status_code == 401
+    assert bare.status_code == 401
+    assert upstream.requests == []
+    assert openai_upstream.requests == []
+
+
+OUTSIDE_THE_APIS = [
+    ("GET", "/anthropic/v1/models"),
+    ("POST", "/anthropic/v1/files"),
+    ("GET", "/anthropic/v1/messages"),
+    ("POST", "/anthropic/v1/messages/../../v1/organizations/me"),
+    ("POST", "/anthropic/v1/messages/%2e%2e/batches"),
+    ("POST", "/anthropic//v1/messages"),
+    ("POST", "/anthropic/v1/messages/"),
+    ("HEAD", "/anthropic/api/hello"),
+    ("POST", "/openai/files"),
+    ("POST", "/openai/../anthropic/v1/messages"),
+    ("POST", "/openrouter/v1/chat/completions"),
+    ("POST", "/v1/messages"),
+    ("POST", "/elsewhere/v1/messages"),
+    ("POST", "http://example.com/anthropic/v1/messages"),
+    ("POST", "/anthropic/v1/messages?beta=true#x"),
+]
+
+
+async def _status(port: int, method: str, target: str, token: str) -> bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(
+        f"{method} {target} HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: {token}\r\n"
+        "content-length: 2\r\n\r\n{}".encode()
+    )
+    await writer.drain()
+    status_line = await reader.readline()
+    writer.close()
+    return status_line.split()[1]
+
+
+async def test_paths_outside_the_apis_are_refused(openai_upstream: ScriptedOpenAIServer) -> None:
+    with ScriptedAnthropicServer() as upstream:
+        async with proxied(upstream, openai_upstream) as proxy:
+            port = int(proxy.url.rsplit(":", 1)[1])
+            statuses = {
+                f"{method} {target}": await _status(port, method, target, proxy.token)
+                for method, target in OUTSIDE_THE_APIS
+            }
+            served = await _status(port, "POST", "/anthropic/v1/messages?beta=true", proxy.token)
+
+    assert statuses == {case: b"404" for case in statuses}
+    assert served == b"200"
+    assert [request.path for request in upstream.requests] == ["/v1/messages?beta=true"]
+    assert openai_upstream.requests == []
+
+
+async def test_an_unreachable_upstream_is_a_502_in_the_apis_shape() -> None:
+    with ScriptedAnthropicServer() as gone:
+        pass
+    async with proxied(gone) as proxy:
+        client = _anthropic_client(proxy)
+        with pytest.raises(anthropic.InternalServerError) as raised:
+            await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
+        await client.close()
+    assert raised.value.status_code == 502
+    assert ANTHROPIC_KEY not in str(raised.value.body)
+
+
+async def test_keep_alive_connections_serve_several_requests_and_stop_cleanly() -> None:
+    with ScriptedAnthropicServer() as upstream:
+        proxy = await CredentialProxy(
+            [Upstream(provider="anthropic", credential=ANTHROPIC_KEY, base_url=upstream.url)]
+        ).start()
+        client = _anthropic_client(proxy)
+        for _ in range(3):
+            await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
+        url = proxy.url
+        await proxy.stop()
+        await client.close()
+
+    assert len(upstream.requests) == 3
+    async with httpx2.AsyncClient() as raw:
+        with pytest.raises(httpx2.ConnectError):
+            await raw.post(url + "/anthropic/v1/messages", content=b"{}")
