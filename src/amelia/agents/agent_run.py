@@ -47,6 +47,8 @@ class AgentRun:
         self._base = state
         self._tool_calls: list[ToolCall] = list(state.tool_calls)
         self._tool_results: list[ToolResult] = list(state.tool_results)
+        self._calls, self._results = state.tool_calls, state.tool_results
+        """`_tool_calls` and `_tool_results` as the tuples the last state holds."""
         self._inputs_by_call: dict[str, dict[str, Any]] = {}
         self._usage = AgentUsage(agent=agent)
         self._started = time.monotonic()
@@ -62,19 +64,32 @@ class AgentRun:
             self._record_result(message)
         elif message.type == AgenticMessageType.RESULT:
             self._record_final(message)
-        self.state = self._base.evolve(
-            tool_calls=tuple(self._tool_calls),
-            tool_results=tuple(self._tool_results),
-            usage=merge_usage(self._base.usage, self._usage),
-            **self._changes,
-        )
+        self.state = self._snapshot()
         return self.state, message.to_stream_event(agent=self.agent, workflow_id=self.workflow_id)
 
     def update(self, **changes: Any) -> ExecutionState:
         """Set agent-specific fields on the current state and on every later one."""
-        self._changes.update(changes)
-        self.state = self.state.evolve(**changes)
+        validated = ExecutionState.model_validate(changes)
+        self._changes.update({name: getattr(validated, name) for name in changes})
+        self.state = self._snapshot()
         return self.state
+
+    def _snapshot(self) -> ExecutionState:
+        """The state after the messages so far. A copy that shares every unchanged field:
+        `evolve` (a dump and a validation of the whole state) per streamed message cost
+        time in proportion to every tool call already in the state."""
+        if len(self._calls) != len(self._tool_calls):
+            self._calls = tuple(self._tool_calls)
+        if len(self._results) != len(self._tool_results):
+            self._results = tuple(self._tool_results)
+        return self._base.model_copy(
+            update={
+                "tool_calls": self._calls,
+                "tool_results": self._results,
+                "usage": merge_usage(self._base.usage, self._usage),
+                **self._changes,
+            }
+        )
 
     def check_finished(self) -> None:
         """Raise `AgentRunFailedError` unless the driver ended with a successful result."""
