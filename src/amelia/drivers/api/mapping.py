@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pydantic_ai.exceptions import (
@@ -33,17 +33,27 @@ _MAX_REASON_CHARS = 400
 
 
 class MessageMapper:
-    """Maps each part of a growing message history once, in order."""
+    """Maps each part of a growing message history once, in order.
+
+    The history only grows at its end, so each call looks at the messages from the last one
+    it saw onwards (the last may have gained parts), not at the whole history again: the
+    cost per call stays flat however long the run.
+    """
 
     def __init__(self) -> None:
         self._seen: set[int] = set()
+        self._start = 0
+        """Index of the first message the next call looks at."""
 
-    def mark_seen(self, messages: Iterable[ModelMessage]) -> None:
+    def mark_seen(self, messages: Sequence[ModelMessage]) -> None:
         for message in messages:
             self._seen.update(id(part) for part in message.parts)
+        self._start = max(len(messages) - 1, 0)
 
-    def new_messages(self, messages: Iterable[ModelMessage]) -> Iterator[AgenticMessage]:
-        for message in messages:
+    def new_messages(self, messages: Sequence[ModelMessage]) -> Iterator[AgenticMessage]:
+        if len(messages) < self._start:
+            self._start = 0  # not the history seen so far: look at all of it
+        for message in messages[self._start :]:
             for part in message.parts:
                 if id(part) in self._seen:
                     continue
@@ -55,6 +65,7 @@ class MessageMapper:
                 )
                 if mapped is not None:
                     yield mapped
+        self._start = max(len(messages) - 1, 0)
 
 
 def _map_response_part(part: Any) -> AgenticMessage | None:
