@@ -29,10 +29,13 @@ def new_transcript_path(home: Path, tag: str = "") -> Path:
     return home / "runs" / f"{stamp}{middle}-{uuid.uuid4().hex[:8]}.jsonl"
 
 
-def _plain(message: Any) -> Any:
-    if dataclasses.is_dataclass(message) and not isinstance(message, type):
-        return dataclasses.asdict(message)
-    return message
+def _plain(value: Any) -> Any:
+    """JSON for what `json` cannot encode itself: an SDK dataclass as its fields (nested ones
+    come back here one level at a time, with no deep copy as `dataclasses.asdict` makes),
+    anything else as its string."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}
+    return str(value)
 
 
 class TranscriptWriter:
@@ -60,10 +63,6 @@ class TranscriptWriter:
     def write(self, kind: str, payload: Any) -> None:
         if self._file is None:
             raise RuntimeError("TranscriptWriter used outside its context")
-        record = {
-            "at": datetime.now(UTC).isoformat(),
-            "kind": kind,
-            "message": _plain(payload),
-        }
-        self._file.write(json.dumps(record, default=str) + "\n")
+        record = {"at": datetime.now(UTC).isoformat(), "kind": kind, "message": payload}
+        self._file.write(json.dumps(record, default=_plain) + "\n")
         self._file.flush()
