@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from amelia.errors import GitError
 from amelia.github.git import run_git, validate_branch_name
 from amelia.redaction import Redactor
+from amelia.text import code_fence
 
 ARTIFACTS_DIR_NAME = "amelia-artifacts"
 PATCH_NAME = "unpushed.patch"
@@ -41,7 +42,7 @@ class UnpushedWork(BaseModel):
         """A job summary section with the patch, so the work survives without the artifact."""
         shown = self.patch[:SUMMARY_PATCH_LIMIT]
         cut = "" if len(shown) == len(self.patch) else "\n… (cut; the whole patch is saved)\n"
-        fence = "````" if "```" in shown else "```"
+        fence = code_fence(shown)
         lines = [
             f"### Unpushed work on `{self.branch}`",
             "",

@@ -13,9 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from amelia.core.state import ReviewComment, ReviewResult, Severity
-
-SEVERITY_ORDER: tuple[Severity, ...] = ("none", "minor", "major", "critical")
+from amelia.core.state import SEVERITY_ORDER, ReviewComment, ReviewResult, Severity
 
 _FENCED_JSON = re.compile(r"```(?:json|JSON)?\s*\n(?P<body>\{.*?\})\s*\n```", re.DOTALL)
 _SUCCESS_LINE = re.compile(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -11,6 +11,8 @@ from amelia.core.types import Issue
 
 Verdict = Literal["approved", "changes_requested"]
 Severity = Literal["none", "minor", "major", "critical"]
+SEVERITY_ORDER: tuple[Severity, ...] = get_args(Severity)
+"""Severities from the least serious to the most."""
 
 
 class ToolCall(BaseModel):

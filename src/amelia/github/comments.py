@@ -15,12 +15,13 @@ from typing import Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict
 from unidiff.patch import PatchSet
 
-from amelia.core.state import ReviewComment, ReviewResult, ToolResult
+from amelia.core.state import SEVERITY_ORDER, ReviewComment, ReviewResult, ToolResult
 from amelia.errors import GitHubNotFoundError
 from amelia.github.client import CommentInfo, InlineComment, ReviewEvent
 from amelia.github.events import help_reply
 from amelia.github.markers import marker, progress_marker
 from amelia.redaction import Redactor
+from amelia.text import code_fence, one_line
 
 StageStatus = Literal["pending", "running", "done", "failed", "skipped"]
 Outcome = Literal["running", "succeeded", "failed"]
@@ -32,7 +33,6 @@ _STAGE_ICON: dict[str, str] = {
     "failed": "❌",
     "skipped": "➖",
 }
-_SEVERITY_ORDER = ("critical", "major", "minor", "none")
 MAX_COMMENT_CHARS = 60_000
 """GitHub refuses comment bodies over 65,536 characters; keep a margin for the header."""
 
@@ -63,11 +63,6 @@ class ProgressReport(BaseModel):
     failure_reason: str | None = None
 
 
-def _one_line(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 def _duration(seconds: float) -> str:
     minutes, secs = divmod(round(seconds), 60)
     return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
@@ -80,7 +75,7 @@ def render_progress(report: ProgressReport, redactor: Redactor) -> str:
     if report.run_url:
         lines += [f"[Workflow run and logs]({report.run_url})", ""]
     for stage in report.stages:
-        detail = f": {_one_line(redactor.redact(stage.detail), 200)}" if stage.detail else ""
+        detail = f": {one_line(redactor.redact(stage.detail), 200)}" if stage.detail else ""
         lines.append(f"- {_STAGE_ICON[stage.status]} {stage.name}{detail}")
     if report.stages:
         lines.append("")
@@ -93,7 +88,7 @@ def render_progress(report: ProgressReport, redactor: Redactor) -> str:
     if report.outcome == "succeeded":
         lines.append(f"**Done**{suffix}.")
     elif report.outcome == "failed":
-        reason = _one_line(redactor.redact(report.failure_reason or "unknown error"), 300)
+        reason = one_line(redactor.redact(report.failure_reason or "unknown error"), 300)
         logs = f" See [the log]({report.run_url})." if report.run_url else ""
         lines.append(f"**Failed**{suffix}: {reason}.{logs}")
     else:
@@ -110,19 +105,6 @@ def render_help(trigger_phrase: str) -> str:
 def render_reply(text: str, redactor: Redactor) -> str:
     """A plain reply (unknown command, refusal) with the bot's marker."""
     return f"{marker('reply')}\n{redactor.redact(text)}\n"
-
-
-def _fence(text: str) -> str:
-    """A backtick fence longer than any backtick run inside `text`, so it cannot end early."""
-    return "`" * max(3, _longest_backtick_run(text) + 1)
-
-
-def _longest_backtick_run(text: str) -> int:
-    best = run = 0
-    for char in text:
-        run = run + 1 if char == "`" else 0
-        best = max(best, run)
-    return best
 
 
 def _truncate(text: str, limit: int) -> str:
@@ -160,7 +142,7 @@ def _tool_error_entry(result: ToolResult, redactor: Redactor, max_output: int) -
     # Redact before truncating: a cut would leave the first half of a secret unmasked.
     tool_input = _truncate(redactor.redact(tool_input), max_output)
     output = _truncate(redactor.redact(result.output), max_output)
-    fence_in, fence_out = _fence(tool_input), _fence(output)
+    fence_in, fence_out = code_fence(tool_input), code_fence(output)
     return [
         "<details>",
         f"<summary>{_html_escape(redactor.redact(summary))}</summary>",
@@ -204,7 +186,7 @@ def _comment_body(comment: ReviewComment, redactor: Redactor) -> str:
     text = f"**{comment.severity}**: {redactor.redact(comment.body.strip())}"
     if comment.suggestion is not None:
         suggestion = redactor.redact(comment.suggestion.rstrip("\n"))
-        fence = _fence(suggestion)
+        fence = code_fence(suggestion)
         text += f"\n\n{fence}suggestion\n{suggestion}\n{fence}"
     return text
 
@@ -238,11 +220,13 @@ def build_review(
         else:
             outside.append(comment)
     verdict = "✅ Approved" if result.approved else "❌ Changes requested"
-    counts = {level: 0 for level in _SEVERITY_ORDER}
+    counts = {level: 0 for level in SEVERITY_ORDER}
     for comment in result.comments:
         counts[comment.severity] += 1
     breakdown = ", ".join(
-        f"{counts[level]} {level}" for level in _SEVERITY_ORDER[:3] if counts[level]
+        f"{counts[level]} {level}"
+        for level in reversed(SEVERITY_ORDER)
+        if level != "none" and counts[level]
     )
     lines = [
         marker("review"),

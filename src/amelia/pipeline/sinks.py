@@ -17,6 +17,7 @@ from typing import IO, Any
 from loguru import logger
 
 from amelia.core.types import StreamEvent, StreamEventType
+from amelia.text import one_line
 
 Sink = Callable[[StreamEvent], Awaitable[None]]
 
@@ -44,24 +45,19 @@ async def dispatch(sinks: Iterable[Sink], event: StreamEvent) -> None:
         await guarded(sink)(event)
 
 
-def preview(text: str | None, limit: int = PREVIEW_CHARS) -> str:
-    """One line of at most `limit` characters, for logs and terminals."""
-    flat = " ".join((text or "").split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 def describe(event: StreamEvent) -> str:
     """A short human-readable line for an event."""
     kind = event.type
     if kind == StreamEventType.CLAUDE_TOOL_CALL:
-        arguments = preview(str(event.tool_input or {}), 120)
+        arguments = one_line(str(event.tool_input or {}), 120)
         return f"{event.agent}: → {event.tool_name} {arguments}"
     if kind == StreamEventType.CLAUDE_TOOL_RESULT:
         marker = "✗" if event.is_error else "←"
-        return f"{event.agent}: {marker} {event.tool_name or 'tool'} {preview(event.content, 120)}"
+        return f"{event.agent}: {marker} {event.tool_name or 'tool'} {one_line(event.content, 120)}"
     if kind == StreamEventType.CLAUDE_THINKING:
-        return f"{event.agent}: … {preview(event.content, 120)}"
-    return f"{event.agent}: {kind.value.replace('_', ' ')} {preview(event.content)}".rstrip()
+        return f"{event.agent}: … {one_line(event.content, 120)}"
+    content = one_line(event.content, PREVIEW_CHARS)
+    return f"{event.agent}: {kind.value.replace('_', ' ')} {content}".rstrip()
 
 
 async def log_sink(event: StreamEvent) -> None:
@@ -130,13 +126,13 @@ class TerminalProgressSink:
     async def __call__(self, event: StreamEvent) -> None:
         line = describe(event)
         if event.type == StreamEventType.STAGE_STARTED:
-            self._stage = f"{event.agent}: {preview(event.content, 80)}"
+            self._stage = f"{event.agent}: {one_line(event.content, 80)}"
         if self._display is not None and self._console is not None:
             from rich.markup import escape
 
             style = "red" if event.is_error else ("bold" if self._is_milestone(event) else "dim")
             self._console.print(f"[{style}]{escape(line)}[/{style}]")
-            self._display.update(f"{escape(self._stage)} — {escape(preview(line, 80))}")
+            self._display.update(f"{escape(self._stage)} — {escape(one_line(line, 80))}")
             return
         self.stream.write(line + "\n")
         self.stream.flush()

@@ -57,3 +57,15 @@ def test_only_commits_missing_from_every_remote_are_saved(tmp_path: Path) -> Non
     summary = saved.summary_markdown(Redactor(["secret-token-value"]))
     assert "### Unpushed work on `main`" in summary and "+" in summary
     assert "secret-token-value" not in summary
+
+
+def test_a_patch_with_backtick_runs_stays_inside_its_code_block(tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo")
+    _commit(repo, "README.md", "````md\n```py\nx\n```\n````\n")
+
+    saved = save_unpushed(repo, "main", tmp_path / "kept")
+
+    assert saved is not None
+    summary = saved.summary_markdown(Redactor())
+    assert "\n`````diff\n" in summary
+    assert summary.count("\n`````\n") == 1

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -25,6 +24,7 @@ from pydantic_ai.messages import (
 )
 
 from amelia.drivers.base import AgenticMessage, AgenticMessageType
+from amelia.text import one_line
 
 OUTPUT_TOOL_NAME = "final_result"
 """The tool through which a model returns a structured (schema) result; not a user tool."""
@@ -108,11 +108,6 @@ def _map_request_part(part: Any) -> AgenticMessage | None:
     return None
 
 
-def one_line(text: str, limit: int = _MAX_REASON_CHARS) -> str:
-    flat = re.sub(r"\s+", " ", text).strip()
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 def _http_detail(error: ModelHTTPError) -> str:
     body = error.body
     if isinstance(body, dict):
@@ -126,16 +121,20 @@ def _http_detail(error: ModelHTTPError) -> str:
 
 def error_reason(error: BaseException) -> str:
     """One line naming what went wrong (with the HTTP status when there is one)."""
+    return one_line(_describe(error), _MAX_REASON_CHARS)
+
+
+def _describe(error: BaseException) -> str:
     if isinstance(error, ModelHTTPError):
         detail = _http_detail(error)
         reason = f"Model API error: HTTP {error.status_code} from {error.model_name}"
-        return one_line(f"{reason}: {detail}" if detail else reason)
+        return f"{reason}: {detail}" if detail else reason
     if isinstance(error, ModelTimeoutError | RunTimedOut | TimeoutError):
-        return one_line(f"Model API timed out: {error}" if str(error) else "Model API timed out")
+        return f"Model API timed out: {error}" if str(error) else "Model API timed out"
     if isinstance(error, UsageLimitExceeded):
-        return one_line(f"Turn limit reached: {error}")
+        return f"Turn limit reached: {error}"
     if isinstance(error, ModelAPIError):
-        return one_line(f"Model API error ({type(error).__name__}): {error}")
+        return f"Model API error ({type(error).__name__}): {error}"
     if isinstance(error, AgentRunError):
-        return one_line(f"Model run failed ({type(error).__name__}): {error}")
-    return one_line(f"{type(error).__name__}: {error}")
+        return f"Model run failed ({type(error).__name__}): {error}"
+    return f"{type(error).__name__}: {error}"

@@ -19,6 +19,7 @@ from claude_agent_sdk import (
 )
 
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverUsage
+from amelia.text import one_line
 
 _FENCED_JSON = re.compile(r"```(?:json)?\s*\n(.*?)\n\s*```", re.DOTALL)
 
@@ -75,10 +76,6 @@ def result_error_reason(result: ResultMessage, last_assistant_text: str | None) 
     elif result.subtype != "success":
         prefix += f" ({result.subtype})"
     return one_line(f"{prefix}: {details}" if details else prefix)
-
-
-def one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 class MessageMapper:

@@ -29,11 +29,12 @@ from pydantic import BaseModel, ValidationError
 from amelia.core.types import ToolProfileName
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, GenerateResult
 from amelia.drivers.cli._claude_hooks import read_only_bash_hooks
-from amelia.drivers.cli._claude_mapping import MessageMapper, extract_json_text, one_line
+from amelia.drivers.cli._claude_mapping import MessageMapper, extract_json_text
 from amelia.drivers.cli._claude_tools import tool_permissions
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
 from amelia.errors import DriverError
 from amelia.redaction import MODEL_CONNECTION_VARS, blanking_overrides
+from amelia.text import one_line
 
 QUIET_CLI_ENV: dict[str, str] = {
     "DISABLE_AUTOUPDATER": "1",
