@@ -109,7 +109,7 @@ class Architect:
                 raise PlanError(f"the driver reported an error: {final.content or 'no reason'}")
             answer = final.content or ""
             session_id = final.session_id or session_id
-            state = state.evolve(raw_architect_output=answer, driver_session_id=session_id)
+            state = state.evolve(raw_architect_output=answer)
             if looks_like_plan(answer):
                 break
             logger.warning("Architect answer holds no plan", attempt=attempt, chars=len(answer))

@@ -99,7 +99,6 @@ class Developer:
                         new_state = run.update(
                             developer_output=message.content or "",
                             developer_session_id=session,
-                            driver_session_id=session,
                         )
                     worked = worked or not (
                         message.type == AgenticMessageType.RESULT and message.is_error

@@ -88,7 +88,6 @@ class ExecutionState(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    profile_id: str = "default"
     issue: Issue | None = None
     design_context: str | None = None
     goal: str | None = None
@@ -98,7 +97,6 @@ class ExecutionState(BaseModel):
     base_ref: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     tool_results: tuple[ToolResult, ...] = ()
-    driver_session_id: str | None = None
     developer_session_id: str | None = None
     developer_output: str | None = None
     last_review: ReviewResult | None = None

@@ -17,7 +17,7 @@ from unidiff.patch import PatchSet
 
 from amelia.core.state import SEVERITY_ORDER, ReviewComment, ReviewResult, ToolResult
 from amelia.errors import GitHubNotFoundError
-from amelia.github.client import CommentInfo, InlineComment, ReviewEvent
+from amelia.github.client import CommentInfo, InlineComment
 from amelia.github.events import help_reply
 from amelia.github.markers import marker, progress_marker
 from amelia.redaction import Redactor
@@ -191,13 +191,6 @@ def _comment_body(comment: ReviewComment, redactor: Redactor) -> str:
     return text
 
 
-def review_event(result: ReviewResult, formal: bool = False) -> ReviewEvent:
-    """COMMENT unless `formal`: a GITHUB_TOKEN may not approve, nor judge its own pulls."""
-    if not formal:
-        return "COMMENT"
-    return "APPROVE" if result.approved else "REQUEST_CHANGES"
-
-
 def build_review(
     result: ReviewResult, diff_text: str, commit_sha: str, redactor: Redactor | None = None
 ) -> tuple[str, list[InlineComment]]:
@@ -310,9 +303,6 @@ class ProgressComment:
             return False
         self._write(body, now)
         return True
-
-    def publish_report(self, report: ProgressReport, redactor: Redactor) -> bool:
-        return self.publish(render_progress(report, redactor), final=report.outcome != "running")
 
     def flush(self) -> bool:
         """Post a held-back update, if any, regardless of the interval."""

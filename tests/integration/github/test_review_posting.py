@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from amelia.action.verdicts import choose_review_event
 from amelia.core.state import ReviewComment, ReviewResult
 from amelia.github.client import GitHubClient, RetryPolicy
-from amelia.github.comments import ProgressComment, build_review, review_event
+from amelia.github.comments import ProgressComment, build_review
 from amelia.testing.github_server import FakeGitHubServer
 
 DIFF = "\n".join(
@@ -43,7 +44,9 @@ def test_review_with_findings_inside_and_outside_the_diff_is_accepted() -> None:
         )
         diff = client.get_pull_diff(number)
         body, inline = build_review(result, diff, "c" * 40)
-        review = client.create_review(number, body, review_event(result), inline, "c" * 40)
+        review = client.create_review(
+            number, body, choose_review_event(result, "COMMENT"), inline, "c" * 40
+        )
         assert review.state == "COMMENTED"
         posted = server.reviews("octo/app", number)[0]
         assert [(c["path"], c["line"], c["side"]) for c in posted["comments"]] == [

@@ -14,7 +14,6 @@ from amelia.github.comments import (
     render_progress,
     render_reply,
     render_tool_errors,
-    review_event,
 )
 from amelia.github.events import IssueCommentEvent, RoutingSettings, parse_event, route
 from amelia.redaction import Redactor
@@ -84,14 +83,6 @@ def test_suggestion_with_backticks_gets_a_longer_fence() -> None:
     result = ReviewResult(verdict="approved", summary="ok", comments=(comment,))
     _, inline = build_review(result, DIFF, "a" * 40)
     assert "````suggestion\n```py\nx\n```\n````" in inline[0].body
-
-
-def test_review_event() -> None:
-    approved = ReviewResult(verdict="approved", summary="fine")
-    rejected = ReviewResult(verdict="changes_requested", summary="no")
-    assert review_event(approved) == "COMMENT"
-    assert review_event(approved, formal=True) == "APPROVE"
-    assert review_event(rejected, formal=True) == "REQUEST_CHANGES"
 
 
 def test_progress_comment_rendering() -> None:
