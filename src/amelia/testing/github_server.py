@@ -522,41 +522,6 @@ def _list_issues(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> A
     return 200, page, headers
 
 
-_QUALIFIER = re.compile(r'(?P<key>[a-z]+):(?P<value>"[^"]*"|\S+)|(?P<word>\S+)')
-
-
-def _search_test(key: str | None, value: str, word: str | None) -> Callable[[_Repo, _Issue], bool]:
-    if key == "label":
-        return lambda _r, i: _matches_labels(i, [value])
-    if key in ("is", "state") and value in ("open", "closed"):
-        return lambda _r, i: i.state == value
-    if key in ("is", "type") and value in ("issue", "pr"):
-        return lambda _r, i: (i.pull is not None) == (value == "pr")
-    if key == "repo":
-        return lambda rp, _i: rp.full_name.lower() == value.lower()
-    if word:
-        return lambda _r, i: word.lower() in f"{i.title} {i.body}".lower()
-    return lambda _r, _i: True
-
-
-def _search_issues(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
-    query = r.query.get("q", [""])[0]
-    if not query.strip():
-        raise _HttpError(422, "Validation Failed", [{"field": "q", "code": "missing"}])
-    tests = [
-        _search_test(t["key"], (t["value"] or "").strip('"'), t["word"])
-        for t in _QUALIFIER.finditer(query)
-    ]
-    found = [
-        s._issue_json(repo, issue) | {"score": 1.0}
-        for repo in s._repos.values()
-        for issue in sorted(repo.issues.values(), key=lambda i: -i.number)
-        if all(test(repo, issue) for test in tests)
-    ]
-    page, headers = s._paginate(r, found)
-    return 200, {"total_count": len(found), "incomplete_results": False, "items": page}, headers
-
-
 def _list_comments(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
     repo, issue = _issue_of(s, m)
     found = [
@@ -794,7 +759,6 @@ _R = r"/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
 _ROUTES: list[tuple[str, str, Handler]] = [
     ("GET", r"/user", _get_user),
     ("GET", r"/users/(?P<login>[^/]+)", _get_user),
-    ("GET", r"/search/issues", _search_issues),
     ("GET", _R, _get_repo),
     ("GET", _R + r"/issues", _list_issues),
     ("GET", _R + r"/issues/(?P<number>\d+)", _get_issue),
