@@ -1,15 +1,20 @@
-"""Orchestration overhead: a driver's run of the scripted session against the bare tool.
+"""Orchestration overhead: a driver's run of a scripted session against the bare tool.
 
 Claude Code: the bare CLI (`claude -p … --output-format stream-json --verbose` with the
 driver's tools, permission mode and environment) versus `ClaudeCliDriver.execute_agentic`.
 API: pydantic-ai's `Agent.run` with amelia's tools versus `ApiDriver.execute_agentic`, both on
 an `openai-chat:` model answered by the scripted OpenAI server. Runs alternate between the two
-sides after one discarded warm-up each; the figure is the ratio of the medians.
+sides after one discarded warm-up each; the figure is the ratio of the medians. The driver
+side folds every message into the run's state as the agents do (`AgentRun.apply`), so the
+figure is everything amelia adds. Two sessions: 10 turns of one tool call, and 300 tool
+calls (30 turns of 10), where a cost per message that grows with the calls so far would show.
 
 Wall times on a shared machine vary by more than the overhead itself, so the CPU time spent
 on the event loop's thread (where the driver, the SDK and pydantic-ai run) is measured too:
 1 + (driver CPU − bare CPU) / bare wall time bounds the ratio from above, even when the
-machine is busy.
+machine is busy. That extra CPU divided by the messages the driver yielded is amelia's CPU
+per message: an upper bound, since it also holds the SDK's parsing of the CLI's stream and
+the session's start-up.
 """
 
 from __future__ import annotations
@@ -25,7 +30,10 @@ from openai import AsyncOpenAI
 from pydantic_ai import Agent
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.usage import UsageLimits
 
+from amelia.agents.agent_run import AgentRun
+from amelia.core.state import ExecutionState
 from amelia.drivers.api.driver import ApiDriver
 from amelia.drivers.api.tools import ToolContext, tools_for_profile
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverInterface
@@ -46,21 +54,42 @@ from benchmarks.sessions import (
 )
 
 OVERHEAD_TARGET = Target(limit=1.10)
+LONG_OVERHEAD_TARGET = Target(limit=1.05)
+
+
+class Shape(NamedTuple):
+    """A scripted session: `turns` model turns of `calls_per_turn` tool calls each."""
+
+    turns: int
+    calls_per_turn: int = 1
+
+    @property
+    def calls(self) -> int:
+        return self.turns * self.calls_per_turn
+
+    def describe(self) -> str:
+        if self.calls_per_turn == 1:
+            return f"{self.turns}-turn session"
+        return f"{self.calls}-call session ({self.turns} turns of {self.calls_per_turn})"
+
+
+LONG_SESSION = Shape(turns=30, calls_per_turn=10)
 
 
 class Sample(NamedTuple):
-    """One session: wall seconds, and CPU seconds of the event loop's thread."""
+    """One session: wall seconds, CPU seconds of the event loop's thread, messages yielded."""
 
     wall: float
     cpu: float
+    messages: int = 0
 
 
 class _Stopwatch:
     def __init__(self) -> None:
         self.wall, self.cpu = time.perf_counter(), time.thread_time()
 
-    def stop(self) -> Sample:
-        return Sample(time.perf_counter() - self.wall, time.thread_time() - self.cpu)
+    def stop(self, messages: int = 0) -> Sample:
+        return Sample(time.perf_counter() - self.wall, time.thread_time() - self.cpu, messages)
 
 
 _SamplePairs = tuple[list[Sample], list[Sample]]
@@ -74,25 +103,30 @@ class SessionFailedError(RuntimeError):
 async def _timed_session(
     driver: DriverInterface, workdir: Path
 ) -> tuple[list[AgenticMessage], Sample]:
-    """Play the session through `driver` in `workdir`: its result messages and its time."""
+    """Play the session through `driver` in `workdir`, folding each message into the state
+    as every agent does: its result messages and its time."""
+    run = AgentRun("developer", "benchmark", ExecutionState())
+    results: list[AgenticMessage] = []
+    messages = 0
     watch = _Stopwatch()
-    results = [
-        message
-        async for message in driver.execute_agentic(SESSION_PROMPT, str(workdir))
-        if message.type == AgenticMessageType.RESULT
-    ]
-    return results, watch.stop()
+    async for message in driver.execute_agentic(SESSION_PROMPT, str(workdir)):
+        run.apply(message)
+        messages += 1
+        if message.type == AgenticMessageType.RESULT:
+            results.append(message)
+    return results, watch.stop(messages)
 
 
-def _check_log(workdir: Path, turns: int) -> None:
-    appended = (workdir / "log.txt").read_text(encoding="utf-8").split()[1:]
-    expected = [str(n) for n in range(0, turns, 2)]
+def _check_log(workdir: Path, shape: Shape) -> None:
+    appended = sorted(int(n) for n in (workdir / "log.txt").read_text(encoding="utf-8").split()[1:])
+    expected = list(range(0, shape.calls, 2))
     if appended != expected:
         raise SessionFailedError(f"log.txt holds {appended}, expected {expected}")
 
 
-async def _bare_cli_once(workdir: Path, config_dir: Path, turns: int) -> Sample:
-    with ScriptedAnthropicServer(script=anthropic_session(workdir, turns)) as server:
+async def _bare_cli_once(workdir: Path, config_dir: Path, shape: Shape) -> Sample:
+    script = anthropic_session(workdir, shape.turns, shape.calls_per_turn)
+    with ScriptedAnthropicServer(script=script) as server:
         driver = ClaudeCliDriver(env=scripted_claude_environment(server.url, config_dir))
         permissions = tool_permissions("full")
         command = [
@@ -126,30 +160,34 @@ async def _bare_cli_once(workdir: Path, config_dir: Path, turns: int) -> Sample:
         raise SessionFailedError(
             f"bare CLI exited {process.returncode}: {stderr.decode()[-400:]} {result}"
         )
-    _check_log(workdir, turns)
+    _check_log(workdir, shape)
     return elapsed
 
 
-async def _driver_cli_once(workdir: Path, config_dir: Path, home: Path, turns: int) -> Sample:
-    with ScriptedAnthropicServer(script=anthropic_session(workdir, turns)) as server:
+async def _driver_cli_once(workdir: Path, config_dir: Path, home: Path, shape: Shape) -> Sample:
+    script = anthropic_session(workdir, shape.turns, shape.calls_per_turn)
+    with ScriptedAnthropicServer(script=script) as server:
         environment = scripted_claude_environment(server.url, config_dir)
         driver = ClaudeCliDriver(tool_profile="full", amelia_home=home, env=environment)
         results, elapsed = await _timed_session(driver, workdir)
     if len(results) != 1 or results[0].is_error:
         raise SessionFailedError(f"driver run ended with {results}")
-    _check_log(workdir, turns)
+    _check_log(workdir, shape)
     return elapsed
 
 
-async def _cli_samples(root: Path, repetitions: int, turns: int) -> _SamplePairs:
+async def _cli_samples(
+    root: Path, repetitions: int, shape: Shape, *, warm_up: bool = True
+) -> _SamplePairs:
     config_dir = root / "claude-config"
     home = root / "amelia-home"
     bare: list[Sample] = []
     driven: list[Sample] = []
-    for index in range(repetitions + 1):
-        bare_time = await _bare_cli_once(new_workdir(root, f"bare-{index}"), config_dir, turns)
+    for index in range(0 if warm_up else 1, repetitions + 1):
+        tag = f"{shape.calls}-{index}"
+        bare_time = await _bare_cli_once(new_workdir(root, f"bare-{tag}"), config_dir, shape)
         driver_time = await _driver_cli_once(
-            new_workdir(root, f"driver-{index}"), config_dir, home, turns
+            new_workdir(root, f"driver-{tag}"), config_dir, home, shape
         )
         if index > 0:  # the first pair warms the CLI's config dir and our imports
             bare.append(bare_time)
@@ -158,47 +196,81 @@ async def _cli_samples(root: Path, repetitions: int, turns: int) -> _SamplePairs
 
 
 def _ratio_figures(
-    benchmark: str, bare_name: str, bare: list[Sample], driven_name: str, driven: list[Sample]
+    benchmark: str,
+    bare_name: str,
+    bare: list[Sample],
+    driven_name: str,
+    driven: list[Sample],
+    target: Target = OVERHEAD_TARGET,
+    suffix: str = "",
 ) -> list[Figure]:
+    """Wall times, their ratio, the extra CPU and amelia's CPU per message; `suffix` tells
+    the rows of a second session apart from the first one's."""
     bare_wall = Figure.median_of(benchmark, bare_name, [s.wall for s in bare], "s")
-    driven_wall = Figure.median_of(benchmark, driven_name, [s.wall for s in driven], "s")
+    driven_wall = Figure.median_of(
+        benchmark, f"{driven_name}{suffix}", [s.wall for s in driven], "s"
+    )
     extra_cpu = median([s.cpu for s in driven]) - median([s.cpu for s in bare])
     return [
         bare_wall,
         driven_wall,
         Figure(
             benchmark=benchmark,
-            name="overhead ratio (driver / bare)",
+            name=f"overhead ratio (driver / bare){suffix}",
             value=driven_wall.value / bare_wall.value,
             unit="x",
-            target=OVERHEAD_TARGET,
+            target=target,
         ),
         Figure(
             benchmark=benchmark,
-            name="driver's extra CPU on the event-loop thread",
+            name=f"driver's extra CPU on the event-loop thread{suffix}",
             value=extra_cpu,
             unit="s",
             samples=tuple(sample.cpu for sample in driven),
         ),
         Figure(
             benchmark=benchmark,
-            name="overhead bound (1 + extra CPU / bare wall time)",
+            name=f"overhead bound (1 + extra CPU / bare wall time){suffix}",
             value=1 + max(0.0, extra_cpu) / bare_wall.value,
             unit="x",
-            target=OVERHEAD_TARGET,
+            target=target,
+        ),
+        Figure(
+            benchmark=benchmark,
+            name=f"amelia's CPU per message (extra CPU / messages yielded){suffix}",
+            value=extra_cpu / median([s.messages for s in driven]) * 1e6,
+            unit="µs",
         ),
     ]
 
 
-def claude_cli_overhead(root: Path, repetitions: int, turns: int = 10) -> list[Figure]:
-    bare, driven = asyncio.run(_cli_samples(root, repetitions, turns))
-    return _ratio_figures(
-        "overhead: Claude Code",
-        f"bare `claude -p` {turns}-turn session",
-        bare,
-        "ClaudeCliDriver.execute_agentic",
-        driven,
-    )
+def claude_cli_overhead(
+    root: Path,
+    repetitions: int,
+    turns: int = 10,
+    *,
+    long_session: Shape | None = LONG_SESSION,
+    long_repetitions: int = 3,
+) -> list[Figure]:
+    """The short session, then (unless `long_session` is None) the long one, which the short
+    one's runs have warmed up."""
+    figures: list[Figure] = []
+    for shape in (Shape(turns), long_session):
+        if shape is None:
+            continue
+        short = shape.calls_per_turn == 1
+        runs = repetitions if short else long_repetitions
+        bare, driven = asyncio.run(_cli_samples(root, runs, shape, warm_up=short))
+        figures += _ratio_figures(
+            "overhead: Claude Code" + ("" if short else f", {shape.calls} tool calls"),
+            f"bare `claude -p` {shape.describe()}",
+            bare,
+            "ClaudeCliDriver.execute_agentic",
+            driven,
+            OVERHEAD_TARGET if short else LONG_OVERHEAD_TARGET,
+            "" if short else f", {shape.calls} tool calls",
+        )
+    return figures
 
 
 def _chat_model(base_url: str) -> OpenAIChatModel:
@@ -207,24 +279,32 @@ def _chat_model(base_url: str) -> OpenAIChatModel:
     return OpenAIChatModel(OPENAI_MODEL, provider=OpenAIProvider(openai_client=client))
 
 
-async def _bare_api_once(workdir: Path, turns: int) -> Sample:
-    with ScriptedOpenAIServer(script=openai_session(turns), model=OPENAI_MODEL) as server:
+async def _bare_api_once(workdir: Path, shape: Shape) -> Sample:
+    script = openai_session(shape.turns, shape.calls_per_turn)
+    with ScriptedOpenAIServer(script=script, model=OPENAI_MODEL) as server:
         watch = _Stopwatch()
         agent: Agent[ToolContext, str] = Agent(
             _chat_model(server.url), deps_type=ToolContext, tools=tools_for_profile("full")
         )
-        result = await agent.run(SESSION_PROMPT, deps=ToolContext(workdir))
+        result = await agent.run(
+            SESSION_PROMPT,
+            deps=ToolContext(workdir),
+            usage_limits=UsageLimits(request_limit=shape.turns + 1),
+        )
         elapsed = watch.stop()
         left = server.remaining_turns
-    if left or result.usage.requests != turns + 1:
+    if left or result.usage.requests != shape.turns + 1:
         raise SessionFailedError(f"pydantic-ai made {result.usage.requests} requests, {left} left")
     return elapsed
 
 
-async def _driver_api_once(workdir: Path, home: Path, turns: int) -> Sample:
-    with ScriptedOpenAIServer(script=openai_session(turns), model=OPENAI_MODEL) as server:
+async def _driver_api_once(workdir: Path, home: Path, shape: Shape) -> Sample:
+    script = openai_session(shape.turns, shape.calls_per_turn)
+    with ScriptedOpenAIServer(script=script, model=OPENAI_MODEL) as server:
         with environment(OPENAI_API_KEY=SCRIPTED_KEY, OPENAI_BASE_URL=server.url):
-            driver = ApiDriver(f"openai-chat:{OPENAI_MODEL}", amelia_home=home)
+            driver = ApiDriver(
+                f"openai-chat:{OPENAI_MODEL}", max_turns=shape.turns + 1, amelia_home=home
+            )
             results, elapsed = await _timed_session(driver, workdir)
         left = server.remaining_turns
     if left or len(results) != 1 or results[0].is_error:
@@ -232,25 +312,46 @@ async def _driver_api_once(workdir: Path, home: Path, turns: int) -> Sample:
     return elapsed
 
 
-async def _api_samples(root: Path, repetitions: int, turns: int) -> _SamplePairs:
+async def _api_samples(
+    root: Path, repetitions: int, shape: Shape, *, warm_up: bool = True
+) -> _SamplePairs:
     home = root / "amelia-home"
     bare: list[Sample] = []
     driven: list[Sample] = []
-    for index in range(repetitions + 1):
-        bare_time = await _bare_api_once(new_workdir(root, f"bare-api-{index}"), turns)
-        driver_time = await _driver_api_once(new_workdir(root, f"api-{index}"), home, turns)
+    for index in range(0 if warm_up else 1, repetitions + 1):
+        tag = f"{shape.calls}-{index}"
+        bare_time = await _bare_api_once(new_workdir(root, f"bare-api-{tag}"), shape)
+        driver_time = await _driver_api_once(new_workdir(root, f"api-{tag}"), home, shape)
         if index > 0:
             bare.append(bare_time)
             driven.append(driver_time)
     return bare, driven
 
 
-def api_overhead(root: Path, repetitions: int, turns: int = 10) -> list[Figure]:
-    bare, driven = asyncio.run(_api_samples(root, repetitions, turns))
-    return _ratio_figures(
-        "overhead: API",
-        f"pydantic-ai Agent.run {turns}-turn session",
-        bare,
-        "ApiDriver.execute_agentic",
-        driven,
-    )
+def api_overhead(
+    root: Path,
+    repetitions: int,
+    turns: int = 10,
+    *,
+    long_session: Shape | None = LONG_SESSION,
+    long_repetitions: int = 3,
+) -> list[Figure]:
+    """The short session, then (unless `long_session` is None) the long one, which the short
+    one's runs have warmed up."""
+    figures: list[Figure] = []
+    for shape in (Shape(turns), long_session):
+        if shape is None:
+            continue
+        short = shape.calls_per_turn == 1
+        runs = repetitions if short else long_repetitions
+        bare, driven = asyncio.run(_api_samples(root, runs, shape, warm_up=short))
+        figures += _ratio_figures(
+            "overhead: API" + ("" if short else f", {shape.calls} tool calls"),
+            f"pydantic-ai Agent.run {shape.describe()}",
+            bare,
+            "ApiDriver.execute_agentic",
+            driven,
+            OVERHEAD_TARGET if short else LONG_OVERHEAD_TARGET,
+            "" if short else f", {shape.calls} tool calls",
+        )
+    return figures

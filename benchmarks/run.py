@@ -29,6 +29,10 @@ class Settings(BaseModel):
     quick: bool
     repetitions: int
     turns: int
+    long_turns: int
+    calls_per_long_turn: int
+    long_repetitions: int
+    """The long overhead session: `long_turns` turns of `calls_per_long_turn` tool calls."""
     help_runs: int
     memory_runs: int
     scan_sizes: tuple[int, ...]
@@ -42,6 +46,9 @@ class Settings(BaseModel):
                 quick=True,
                 repetitions=repetitions or 1,
                 turns=2,
+                long_turns=2,
+                calls_per_long_turn=3,
+                long_repetitions=1,
                 help_runs=2,
                 memory_runs=1,
                 scan_sizes=(10, 250),
@@ -51,6 +58,9 @@ class Settings(BaseModel):
             quick=False,
             repetitions=repetitions or 5,
             turns=10,
+            long_turns=30,
+            calls_per_long_turn=10,
+            long_repetitions=3,
             help_runs=11,
             memory_runs=3,
             scan_sizes=(100, 1_000, 10_000),
@@ -76,16 +86,32 @@ def _startup(settings: Settings, root: Path, shared: dict[str, object]) -> Outco
 
 
 def _overhead_cli(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
-    from benchmarks.overhead import claude_cli_overhead
+    from benchmarks.overhead import Shape, claude_cli_overhead
 
-    return Outcome(figures=claude_cli_overhead(root, settings.repetitions, settings.turns))
+    long_session = Shape(settings.long_turns, settings.calls_per_long_turn)
+    figures = claude_cli_overhead(
+        root,
+        settings.repetitions,
+        settings.turns,
+        long_session=long_session,
+        long_repetitions=settings.long_repetitions,
+    )
+    return Outcome(figures=figures)
 
 
 def _overhead_api(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
-    from benchmarks.overhead import api_overhead
+    from benchmarks.overhead import Shape, api_overhead
 
     # In-process runs take well under a second: twice the repetitions for a steadier median.
-    return Outcome(figures=api_overhead(root, settings.repetitions * 2, settings.turns))
+    long_session = Shape(settings.long_turns, settings.calls_per_long_turn)
+    figures = api_overhead(
+        root,
+        settings.repetitions * 2,
+        settings.turns,
+        long_session=long_session,
+        long_repetitions=settings.long_repetitions,
+    )
+    return Outcome(figures=figures)
 
 
 def _memory(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:

@@ -1,7 +1,10 @@
-"""The scripted 10-turn developer session both sides of an overhead comparison play.
+"""The scripted developer sessions both sides of an overhead comparison play.
 
-Each turn is one tool call (a shell append or a file read), then a final text, so the model
-costs ~0 and the time left is the agent loop, the tools and whatever wraps them.
+Each turn asks for one or more tool calls (shell appends and file reads, in turn), then a
+final text, so the model costs ~0 and the time left is the agent loop, the tools and
+whatever wraps them. The short session is 10 turns of one call; the long one 300 calls in
+30 turns of 10, so that the whole history the client sends with every request (which the
+bare side pays for too) stays a small part of the time.
 """
 
 from __future__ import annotations
@@ -26,31 +29,40 @@ def bundled_cli() -> Path:
     return Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
 
 
-def anthropic_session(workdir: Path, turns: int = 10) -> list[Turn]:
-    """Even turns append with Bash, odd turns Read the log, then one closing text."""
+def _numbers(turns: int, calls_per_turn: int) -> list[range]:
+    """The call numbers of each turn: 0, 1, 2 … in order."""
+    return [range(turn * calls_per_turn, (turn + 1) * calls_per_turn) for turn in range(turns)]
+
+
+def anthropic_session(workdir: Path, turns: int = 10, calls_per_turn: int = 1) -> list[Turn]:
+    """Even calls append their number with Bash, odd calls Read the log; then a closing text."""
     log = workdir / "log.txt"
     script: list[Turn] = []
-    for number in range(turns):
-        if number % 2 == 0:
-            call = tool_use(
-                "Bash", {"command": f"echo {number} >> log.txt", "description": "Append"}
-            )
-        else:
-            call = tool_use("Read", {"file_path": str(log)})
-        script.append([call])
+    for numbers in _numbers(turns, calls_per_turn):
+        script.append(
+            [
+                tool_use("Bash", {"command": f"echo {number} >> log.txt", "description": "Append"})
+                if number % 2 == 0
+                else tool_use("Read", {"file_path": str(log)})
+                for number in numbers
+            ]
+        )
     script.append([text(FINAL_TEXT)])
     return script
 
 
-def openai_session(turns: int = 10) -> list[openai_server.Turn]:
+def openai_session(turns: int = 10, calls_per_turn: int = 1) -> list[openai_server.Turn]:
     """The same shape for the API driver's tools: shell echo and file reads."""
     script: list[openai_server.Turn] = []
-    for number in range(turns):
-        if number % 2 == 0:
-            call = openai_server.tool_call("run_shell_command", {"command": f"echo {number}"})
-        else:
-            call = openai_server.tool_call("read_file", {"file_path": "log.txt"})
-        script.append([call])
+    for numbers in _numbers(turns, calls_per_turn):
+        script.append(
+            [
+                openai_server.tool_call("run_shell_command", {"command": f"echo {number}"})
+                if number % 2 == 0
+                else openai_server.tool_call("read_file", {"file_path": "log.txt"})
+                for number in numbers
+            ]
+        )
     script.append([openai_server.text(FINAL_TEXT)])
     return script
 
