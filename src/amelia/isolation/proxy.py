@@ -45,7 +45,7 @@ from amelia.isolation.upstreams import (
 __all__ = ["DEFAULT_UPSTREAM_TIMEOUT", "MAX_REQUEST_BYTES", "CredentialProxy"]
 
 MAX_REQUEST_BYTES: Final = 64 * 1024 * 1024
-"""Larger request bodies are answered 413 (the APIs themselves stop at 32 MB)."""
+"""By default, larger request bodies are answered 413 (the APIs themselves stop at 32 MB)."""
 
 DEFAULT_UPSTREAM_TIMEOUT: Final = httpx2.Timeout(connect=30.0, read=900.0, write=120.0, pool=60.0)
 """Generous reads: a model may think for minutes before its first byte."""
@@ -88,7 +88,7 @@ class CredentialProxy:
         upstreams: Sequence[Upstream],
         *,
         timeout: httpx2.Timeout = DEFAULT_UPSTREAM_TIMEOUT,
-        transport: httpx2.AsyncBaseTransport | None = None,
+        max_request_bytes: int = MAX_REQUEST_BYTES,
     ) -> None:
         providers = [upstream.provider for upstream in upstreams]
         if len(set(providers)) != len(providers):
@@ -96,7 +96,7 @@ class CredentialProxy:
         self._upstreams: dict[Provider, Upstream] = {u.provider: u for u in upstreams}
         self._token = _TOKEN_PREFIX + secrets.token_urlsafe(32)
         self._timeout = timeout
-        self._transport = transport
+        self._max_request_bytes = max_request_bytes
         self._client: httpx2.AsyncClient | None = None
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
@@ -153,9 +153,7 @@ class CredentialProxy:
     async def start(self) -> CredentialProxy:
         if self._server is not None:
             return self
-        self._client = httpx2.AsyncClient(
-            timeout=self._timeout, transport=self._transport, follow_redirects=False
-        )
+        self._client = httpx2.AsyncClient(timeout=self._timeout, follow_redirects=False)
         self._server = await asyncio.start_server(self._serve, host="127.0.0.1", port=0)
         self._port = int(self._server.sockets[0].getsockname()[1])
         return self
@@ -232,7 +230,7 @@ class CredentialProxy:
                 writer.write(
                     connection.send(h11.InformationalResponse(status_code=100, headers=[])) or b""
                 )
-            body = await _read_body(connection, reader)
+            body = await _read_body(connection, reader, self._max_request_bytes)
             if isinstance(body, bytes):
                 return await self._forward(connection, writer, route, request, body)
             route = body
@@ -324,14 +322,16 @@ async def _next_event(connection: h11.Connection, reader: asyncio.StreamReader) 
         connection.receive_data(data)
 
 
-async def _read_body(connection: h11.Connection, reader: asyncio.StreamReader) -> bytes | _Refusal:
+async def _read_body(
+    connection: h11.Connection, reader: asyncio.StreamReader, limit: int
+) -> bytes | _Refusal:
     chunks: list[bytes] = []
     size = 0
     while True:
         event = await _next_event(connection, reader)
         if isinstance(event, h11.Data):
             size += len(event.data)
-            if size > MAX_REQUEST_BYTES:
+            if size > limit:
                 return _Refusal(413, "request_too_large", "the request body is too large")
             chunks.append(bytes(event.data))
         elif isinstance(event, h11.EndOfMessage):

@@ -395,6 +395,42 @@ async def test_paths_outside_the_apis_are_refused(openai_upstream: ScriptedOpenA
     assert openai_upstream.requests == []
 
 
+async def test_a_body_over_the_limit_is_refused_with_413() -> None:
+    with ScriptedAnthropicServer() as upstream:
+        held = Upstream(provider="anthropic", credential=ANTHROPIC_KEY, base_url=upstream.url)
+        async with CredentialProxy([held], max_request_bytes=1000) as proxy:
+            client = _anthropic_client(proxy)
+            with pytest.raises(anthropic.APIStatusError) as raised:
+                await client.messages.create(  # type: ignore[call-overload]
+                    **{**MESSAGE, "messages": [{"role": "user", "content": "x" * 2000}]}
+                )
+            await client.close()
+
+    assert raised.value.status_code == 413
+    assert upstream.requests == []
+
+
+async def test_concurrent_streams_each_get_their_own_answer() -> None:
+    def answer(request: scripted_openai.RecordedRequest) -> list[scripted_openai.ScriptItem]:
+        return [scripted_openai.text(f"answer to {request.body['messages'][0]['content']}")]
+
+    with ScriptedOpenAIServer(answer) as upstream:
+        async with proxied(openai_upstream=upstream) as proxy:
+            client = _openai_client(proxy)
+
+            async def ask(question: str) -> str:
+                chunks = await client.chat.completions.create(
+                    model="m", messages=[{"role": "user", "content": question}], stream=True
+                )
+                pieces = [c.delta.content or "" async for chunk in chunks for c in chunk.choices]
+                return "".join(pieces)
+
+            answers = await asyncio.gather(*(ask(f"q{n}") for n in range(8)))
+            await client.close()
+
+    assert answers == [f"answer to q{n}" for n in range(8)]
+
+
 async def test_an_unreachable_upstream_is_a_502_in_the_apis_shape() -> None:
     with ScriptedAnthropicServer() as gone:
         pass
