@@ -18,7 +18,6 @@ import pytest
 
 from amelia.testing.anthropic_script import RecordedRequest, Turn, text, tool_use
 from amelia.testing.anthropic_server import ScriptedAnthropicServer
-from amelia.testing.sample_repo import create_sample_repo
 from amelia.testing.scripted_claude import role_of, scripted_claude_environment, step_of
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
@@ -78,11 +77,6 @@ class Model:
             )
         script = self.turns[role]
         return script[min(step_of(request), len(script) - 1)]
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return create_sample_repo(tmp_path / "repo")
 
 
 @pytest.fixture

@@ -17,7 +17,8 @@ from amelia.github.git import (
     push,
     remote_default_branch,
 )
-from tests.integration.github.conftest import Origin, git
+from tests.git_helpers import git
+from tests.integration.github.conftest import Origin
 
 BRANCH = "amelia/issue-7-plan"
 PLAN = "docs/plans/issue-7.md"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,14 +16,7 @@ from amelia.action.steering import is_steering_path, restore_steering_files
 from amelia.action.verdicts import choose_review_event
 from amelia.config import ReviewEvent as ReviewEventSetting
 from amelia.core.state import ReviewResult
-
-_ID = ("-c", "user.name=t", "-c", "user.email=t@x.invalid")
-
-
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *_ID, *args], cwd=repo, capture_output=True, text=True, check=True
-    ).stdout
+from tests.git_helpers import IDENTITY, git
 
 
 def _write(repo: Path, files: dict[str, str]) -> None:
@@ -38,13 +30,13 @@ def _write(repo: Path, files: dict[str, str]) -> None:
 def repo(tmp_path: Path) -> Path:
     path = tmp_path / "repo"
     path.mkdir()
-    _git(path, "init", "-q", "-b", "main")
+    git(path, "init", "-q", "-b", "main")
     # restore_steering_files commits with the checkout's identity (amelia[bot] in a run).
-    _git(path, "config", "user.name", "amelia[bot]")
-    _git(path, "config", "user.email", "bot@x.invalid")
+    git(path, "config", "user.name", "amelia[bot]")
+    git(path, "config", "user.email", "bot@x.invalid")
     _write(path, {"app.py": "x = 1\n", "CLAUDE.md": "trusted rules\n"})
-    _git(path, "add", "--all")
-    _git(path, "commit", "-qm", "base")
+    git(path, "add", "--all")
+    git(path, *IDENTITY, "commit", "-qm", "base")
     return path
 
 
@@ -68,7 +60,7 @@ def test_steering_paths(path: str, steering: bool) -> None:
 
 
 def test_restore_resets_changed_and_removes_added_steering_files(repo: Path) -> None:
-    base = _git(repo, "rev-parse", "HEAD").strip()
+    base = git(repo, "rev-parse", "HEAD").strip()
     _write(
         repo,
         {
@@ -78,8 +70,8 @@ def test_restore_resets_changed_and_removes_added_steering_files(repo: Path) -> 
             ".claude/settings.json": "{}\n",
         },
     )
-    _git(repo, "add", "--all")
-    _git(repo, "commit", "-qm", "head")
+    git(repo, "add", "--all")
+    git(repo, *IDENTITY, "commit", "-qm", "head")
 
     restored = restore_steering_files(repo, base)
 
@@ -88,19 +80,19 @@ def test_restore_resets_changed_and_removes_added_steering_files(repo: Path) -> 
     assert not (repo / "AGENTS.md").exists()
     assert not (repo / ".claude").exists()
     assert (repo / "app.py").read_text() == "x = 2\n"  # the change itself stays
-    assert _git(repo, "status", "--porcelain") == ""
-    changed = _git(repo, "diff", "--name-only", f"{base}...HEAD").split()
+    assert git(repo, "status", "--porcelain") == ""
+    changed = git(repo, "diff", "--name-only", f"{base}...HEAD").split()
     assert changed == ["app.py"]
 
 
 def test_restore_without_steering_changes_commits_nothing(repo: Path) -> None:
-    base = _git(repo, "rev-parse", "HEAD").strip()
+    base = git(repo, "rev-parse", "HEAD").strip()
     _write(repo, {"app.py": "x = 3\n"})
-    _git(repo, "commit", "-qam", "head")
-    head = _git(repo, "rev-parse", "HEAD").strip()
+    git(repo, *IDENTITY, "commit", "-qam", "head")
+    head = git(repo, "rev-parse", "HEAD").strip()
 
     assert restore_steering_files(repo, base) == []
-    assert _git(repo, "rev-parse", "HEAD").strip() == head
+    assert git(repo, "rev-parse", "HEAD").strip() == head
 
 
 APPROVED = ReviewResult(verdict="approved", summary="fine")
@@ -125,10 +117,10 @@ def test_review_event_follows_the_setting(
 
 def test_planned_issue_numbers_come_from_one_ls_remote(tmp_path: Path, repo: Path) -> None:
     origin = tmp_path / "origin.git"
-    subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(origin)], check=True)
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(origin))
     for name in ("amelia/issue-4", "amelia/issue-12", "amelia/issue-x", "other/issue-5"):
-        _git(origin, "branch", name, "main")
-    _git(repo, "remote", "add", "origin", str(origin))
+        git(origin, "branch", name, "main")
+    git(repo, "remote", "add", "origin", str(origin))
 
     assert planned_issue_numbers(repo, "amelia/") == {4, 12}
     assert planned_issue_numbers(repo, "other/") == {5}

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from amelia.action.workspace import Workspace, basic_auth_header
 from amelia.errors import GitError
-
-
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=repo, capture_output=True, text=True, check=True
-    ).stdout
+from tests.git_helpers import git
 
 
 @pytest.fixture
@@ -23,12 +17,12 @@ def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "home").mkdir()
     repo = tmp_path / "repo"
     repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main")
+    git(repo, "init", "-q", "-b", "main")
     (repo / "a.txt").write_text("a\n")
-    _git(repo, "-c", "user.name=t", "-c", "user.email=t@x", "add", ".")
-    _git(repo, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "init")
-    _git(repo, "config", "http.https://github.com/.extraheader", basic_auth_header("ghs_secret"))
-    _git(repo, "config", "core.keepme", "yes")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@x", "add", ".")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "init")
+    git(repo, "config", "http.https://github.com/.extraheader", basic_auth_header("ghs_secret"))
+    git(repo, "config", "core.keepme", "yes")
     return repo
 
 
@@ -61,10 +55,10 @@ def test_commit_path_adds_the_trailer_and_skips_unchanged(checkout: Path) -> Non
     again = workspace.commit_path("plan.md", "Plan issue #1")
 
     assert first == again
-    log = _git(checkout, "log", "-1", "--format=%an <%ae>%n%B")
+    log = git(checkout, "log", "-1", "--format=%an <%ae>%n%B")
     assert log.startswith("amelia[bot] <amelia[bot]@users.noreply.github.com>\nPlan issue #1")
     assert "Co-authored-by: ada <ada@users.noreply.github.com>" in log
-    assert _git(checkout, "show", "--name-only", "--format=", "HEAD").split() == ["plan.md"]
+    assert git(checkout, "show", "--name-only", "--format=", "HEAD").split() == ["plan.md"]
 
 
 def test_not_a_checkout_is_a_git_error(tmp_path: Path) -> None:

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from amelia.action.workspace import Workspace, basic_auth_header
+from tests.git_helpers import git
 
 GITHUB_KEY = "http.https://github.com/.extraheader"
 ENTERPRISE_KEY = "http.https://ghe.example/.extraheader"
-
-
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=repo, capture_output=True, text=True, check=True
-    ).stdout
 
 
 def _config(repo: Path) -> str:
@@ -37,14 +31,14 @@ def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "home").mkdir()
     repo = tmp_path / "repo"
     repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "config", "core.keepme", "yes")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "core.keepme", "yes")
     return repo
 
 
 def test_restore_gives_back_exactly_the_lines_actions_checkout_wrote(checkout: Path) -> None:
     header = basic_auth_header("ghs_" + "PersistedByCheckout0123456789abcdefgh")
-    _git(checkout, "config", "--local", GITHUB_KEY, header)
+    git(checkout, "config", "--local", GITHUB_KEY, header)
     before = _config(checkout)
     section = _section_lines(before, '[http "https://github.com/"]')
     assert section == ['[http "https://github.com/"]', f"\textraheader = {header}"]
@@ -67,31 +61,31 @@ def test_restore_gives_back_exactly_the_lines_actions_checkout_wrote(checkout: P
 
 
 def test_restore_keeps_every_value_of_every_url_in_order(checkout: Path) -> None:
-    _git(checkout, "config", "--local", "--add", GITHUB_KEY, "AUTHORIZATION: basic first")
-    _git(checkout, "config", "--local", "--add", GITHUB_KEY, "X-Second: with = and spaces ")
-    _git(checkout, "config", "--local", "--add", ENTERPRISE_KEY, "AUTHORIZATION: basic other")
+    git(checkout, "config", "--local", "--add", GITHUB_KEY, "AUTHORIZATION: basic first")
+    git(checkout, "config", "--local", "--add", GITHUB_KEY, "X-Second: with = and spaces ")
+    git(checkout, "config", "--local", "--add", ENTERPRISE_KEY, "AUTHORIZATION: basic other")
     workspace = Workspace(checkout)
     workspace.prepare()
     assert workspace.removed_credentials == [GITHUB_KEY, ENTERPRISE_KEY]
 
     workspace.restore_credentials()
-    assert _git(checkout, "config", "--local", "--get-all", GITHUB_KEY).splitlines() == [
+    assert git(checkout, "config", "--local", "--get-all", GITHUB_KEY).splitlines() == [
         "AUTHORIZATION: basic first",
         "X-Second: with = and spaces ",
     ]
-    assert _git(checkout, "config", "--local", "--get-all", ENTERPRISE_KEY) == (
+    assert git(checkout, "config", "--local", "--get-all", ENTERPRISE_KEY) == (
         "AUTHORIZATION: basic other\n"
     )
 
 
 def test_restoring_twice_adds_nothing_more(checkout: Path) -> None:
-    _git(checkout, "config", "--local", GITHUB_KEY, "AUTHORIZATION: basic once")
+    git(checkout, "config", "--local", GITHUB_KEY, "AUTHORIZATION: basic once")
     workspace = Workspace(checkout)
     workspace.prepare()
     workspace.restore_credentials()
     workspace.restore_credentials()
 
-    values = _git(checkout, "config", "--local", "--get-all", GITHUB_KEY).splitlines()
+    values = git(checkout, "config", "--local", "--get-all", GITHUB_KEY).splitlines()
     assert values == ["AUTHORIZATION: basic once"]
 
 
@@ -106,7 +100,7 @@ def test_without_persisted_credentials_restore_changes_nothing(checkout: Path) -
 
 
 def test_restore_before_prepare_changes_nothing(checkout: Path) -> None:
-    _git(checkout, "config", "--local", GITHUB_KEY, "AUTHORIZATION: basic untouched")
+    git(checkout, "config", "--local", GITHUB_KEY, "AUTHORIZATION: basic untouched")
     before = _config(checkout)
     Workspace(checkout).restore_credentials()
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,27 +11,12 @@ from amelia.agents.reviewer import Reviewer
 from amelia.agents.verdict import ReviewVerdict
 from amelia.core.state import ExecutionState
 from amelia.errors import AgentRunFailedError
-from amelia.testing.sample_repo import create_sample_repo
 from amelia.testing.scripted_driver import ScriptedDriver, result
+from tests.git_helpers import IDENTITY, git
 
 APPROVED = json.dumps(
     {"verdict": "approved", "severity": "none", "summary": "Good", "comments": []}
 )
-
-
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t.invalid", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return create_sample_repo(tmp_path / "repo")
 
 
 async def _review(driver: ScriptedDriver, repo: Path, base: str = "HEAD") -> ExecutionState:
@@ -47,9 +31,9 @@ async def _review(driver: ScriptedDriver, repo: Path, base: str = "HEAD") -> Exe
 
 
 async def test_prompt_holds_committed_uncommitted_and_untracked_changes(repo: Path) -> None:
-    base = _git(repo, "rev-parse", "HEAD").strip()
+    base = git(repo, "rev-parse", "HEAD").strip()
     (repo / "greeter/core.py").write_text("def greet(name: str) -> str:\n    return name\n")
-    _git(repo, "commit", "-qam", "Simplify")
+    git(repo, *IDENTITY, "commit", "-qam", "Simplify")
     (repo / "README.md").write_text("# greeter\n\nchanged readme\n")
     (repo / "greeter/farewell.py").write_text("def farewell() -> str:\n    return 'Bye'\n")
     driver = ScriptedDriver([[result(APPROVED)]])

@@ -13,7 +13,6 @@ from typer.testing import CliRunner
 from amelia.cli import app
 from amelia.drivers.base import DriverInterface
 from amelia.drivers.factory import DriverFactory
-from amelia.testing.sample_repo import create_sample_repo
 from amelia.testing.scripted_driver import RecordedCall, ScriptedDriver, ScriptStep, result
 
 PLAN = "# Plan\n\n**Goal:** Add farewell.\n\n### Task 1: farewell"
@@ -41,11 +40,6 @@ def scripts() -> Iterator[Scripts]:
     DriverFactory.register_driver(TEST_KEY, registered.factory)
     yield registered
     DriverFactory._registry.pop(TEST_KEY, None)
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return create_sample_repo(tmp_path / "repo")
 
 
 runner = CliRunner()

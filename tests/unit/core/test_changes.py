@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from amelia.core.changes import collect_changes, is_git_repository, verify_ref
 from amelia.errors import GitError
-from amelia.testing.sample_repo import create_sample_repo
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return create_sample_repo(tmp_path / "repo")
+from tests.git_helpers import git
 
 
 async def test_sections_are_labelled_and_empty_ones_left_out(repo: Path) -> None:
@@ -27,9 +21,7 @@ async def test_sections_are_labelled_and_empty_ones_left_out(repo: Path) -> None
 
 
 async def test_committed_changes_are_diffed_against_the_merge_base(repo: Path) -> None:
-    base = subprocess.run(
-        ["git", "rev-parse", "HEAD~1"], cwd=repo, capture_output=True, text=True, check=True
-    ).stdout.strip()
+    base = git(repo, "rev-parse", "HEAD~1").strip()
     changes = await collect_changes(repo, base)
     assert "+def test_greet() -> None:" in changes.committed
     assert changes.uncommitted == "" and changes.untracked == ""

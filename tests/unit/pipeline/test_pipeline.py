@@ -24,7 +24,6 @@ from amelia.pipeline import (
     run_plan,
     run_review,
 )
-from amelia.testing.sample_repo import create_sample_repo
 from amelia.testing.scripted_driver import (
     RecordedCall,
     ScriptedDriver,
@@ -71,11 +70,6 @@ class Drivers:
     def __call__(self, role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
         self.made.append((role, tool_profile))
         return self.by_role[role]
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return create_sample_repo(tmp_path / "repo")
 
 
 def _context(repo: Path, drivers: Drivers, events: list[StreamEvent], **profile: int) -> RunContext:
