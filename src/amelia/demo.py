@@ -19,10 +19,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from amelia.core.changes import collect_changes
 from amelia.core.state import ExecutionState
 from amelia.core.types import Issue, Profile, ToolProfileName
 from amelia.drivers.base import DriverInterface
+from amelia.git import collect_changes
 from amelia.pipeline import AgentRole, RunContext, current_head, run_pipeline
 from amelia.pipeline.sinks import JsonlTranscriptSink, Sink, TerminalProgressSink
 from amelia.testing.anthropic_script import RecordedRequest, Turn, text, tool_use

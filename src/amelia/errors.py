@@ -35,6 +35,7 @@ __all__ = [
     "GitHubNotFoundError",
     "GitHubRetryExhaustedError",
     "GitHubValidationError",
+    "GitPushDeclinedError",
     "InputError",
     "PathRefused",
     "PlanError",
@@ -121,6 +122,11 @@ class GitError(RunError):
     def __init__(self, message: str, stderr: str = "") -> None:
         super().__init__(message)
         self.stderr = stderr
+
+
+class GitPushDeclinedError(GitError):
+    """The remote declined a push on principle (a hook, branch protection, a ruleset):
+    trying again cannot help; the message carries the remote's own words."""
 
 
 class GitHubError(RunError):

@@ -21,8 +21,8 @@ from amelia.config import load_inputs
 from amelia.drivers.api import ApiDriver
 from amelia.drivers.factory import DriverFactory
 from amelia.errors import BranchNameError, ConfigError, DriverError, EventError, PlanPathError
+from amelia.git import validate_branch_name, validate_plan_path
 from amelia.github.events import RoutingSettings, parse_event, route
-from amelia.github.git import validate_branch_name, validate_plan_path
 
 USER = {"login": "mallory", "type": "User"}
 ISSUE = {"number": 7, "title": "t", "user": USER}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from amelia.github.git import run_git
+from amelia.git import changed_paths, commit_paths, path_exists_at, run_git
 
 STEERING_FILE_NAMES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", ".mcp.json"})
 STEERING_DIR_NAMES = frozenset({".claude"})
@@ -26,37 +26,16 @@ def is_steering_path(path: str) -> bool:
     return parts[-1] in STEERING_FILE_NAMES or any(p in STEERING_DIR_NAMES for p in parts[:-1])
 
 
-def _changed_paths(repo: Path, base: str) -> list[str]:
-    out = run_git(["diff", "--no-renames", "--name-only", "-z", base, "HEAD", "--"], cwd=repo)
-    return [name for name in out.split("\0") if name]
-
-
-def _exists_in(repo: Path, commit: str, path: str) -> bool:
-    listed = run_git(["ls-tree", "--name-only", "-z", commit, "--", path], cwd=repo)
-    return bool(listed.strip("\0"))
-
-
 def restore_steering_files(repo: Path, base: str) -> list[str]:
     """Reset every steering path the head changed since `base` to `base`'s version, commit
     that locally, and return the paths reset (empty: the head changed none)."""
-    changed = sorted(p for p in _changed_paths(repo, base) if is_steering_path(p))
+    changed = sorted(p for p in changed_paths(repo, base) if is_steering_path(p))
     if not changed:
         return []
     for path in changed:
-        if _exists_in(repo, base, path):
-            run_git(["checkout", "--quiet", base, "--", path], cwd=repo)
+        if path_exists_at(repo, base, path):
+            run_git(["checkout", "--quiet", base, "--", path], repo)
         else:
-            run_git(["rm", "--quiet", "--force", "--", path], cwd=repo)
-    run_git(
-        [
-            "commit",
-            "--quiet",
-            "--no-verify",
-            "-m",
-            "Keep the base branch's agent instructions and settings",
-            "--",
-            *changed,
-        ],
-        cwd=repo,
-    )
+            run_git(["rm", "--quiet", "--force", "--", path], repo)
+    commit_paths(repo, changed, "Keep the base branch's agent instructions and settings")
     return changed

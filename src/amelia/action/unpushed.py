@@ -13,8 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from amelia.errors import GitError
-from amelia.github.git import run_git, validate_branch_name
+from amelia.git import display, run_git, run_git_bytes, run_git_paths, validate_branch_name
 from amelia.redaction import Redactor
 from amelia.text import code_fence
 
@@ -67,28 +66,29 @@ def _unpushed_commits(repo: Path, branch: str) -> list[str]:
 
 
 def save_unpushed(repo: Path, branch: str, directory: Path) -> UnpushedWork | None:
-    """Save the commits of `branch` that no remote-tracking ref holds; None when none."""
+    """Save the commits of `branch` that no remote-tracking ref holds; None when none.
+
+    The patch and the files are saved byte for byte, whatever their encoding."""
     validate_branch_name(branch)
     commits = _unpushed_commits(repo, branch)
     if not commits:
         return None
-    try:
-        run_git(["rev-parse", "--verify", "--quiet", f"{commits[0]}^"], repo)
+    parent = run_git(["rev-parse", "--verify", "--quiet", f"{commits[0]}^"], repo, ok_codes=(0, 1))
+    if parent.strip():
         span = [f"{commits[0]}^..refs/heads/{branch}"]
-    except GitError:
-        span = ["--root", f"refs/heads/{branch}"]  # the branch's first commit is unpushed
-    patch = run_git(["format-patch", "--stdout", "--no-color", *span], repo)
-    changed = run_git(
-        ["diff", "--name-only", "--no-renames", "--diff-filter=d", *span[-1:], "--"]
-        if span[0] != "--root"
-        else ["ls-tree", "-r", "--name-only", f"refs/heads/{branch}"],
-        repo,
-    ).split()
+        listing = ["diff", "--name-only", "-z", "--no-renames", "--diff-filter=d", span[0], "--"]
+    else:  # the branch's first commit is unpushed
+        span = ["--root", f"refs/heads/{branch}"]
+        listing = ["ls-tree", "-r", "-z", "--name-only", f"refs/heads/{branch}"]
+    patch = run_git_bytes(["format-patch", "--stdout", "--no-color", *span], repo)
+    changed = run_git_paths(listing, repo)
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / PATCH_NAME).write_text(patch, encoding="utf-8")
+    (directory / PATCH_NAME).write_bytes(patch)
     for path in changed:
-        content = run_git(["show", f"refs/heads/{branch}:{path}"], repo)
+        content = run_git_bytes(["show", f"refs/heads/{branch}:{path}"], repo)
         target = directory / "files" / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
-    return UnpushedWork(branch=branch, directory=directory, patch=patch, files=tuple(changed))
+        target.write_bytes(content)
+    return UnpushedWork(
+        branch=branch, directory=directory, patch=display(patch), files=tuple(changed)
+    )

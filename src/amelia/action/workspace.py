@@ -3,8 +3,9 @@
 The runner's checkout belongs to another uid (git needs `safe.directory`), and
 actions/checkout leaves the job's token in `.git/config` as an `http.<url>.extraheader`,
 where any agent tool could read it. `Workspace.prepare()` marks the directory safe, sets
-the bot identity and removes those headers before an agent runs; our own pushes pass the
-token to git through `GIT_CONFIG_*` variables that exist only while git pushes.
+the bot identity and removes those headers before an agent runs; our own pushes and reads
+of origin pass the token to git through `GIT_CONFIG_*` variables in the environment of
+those git processes only (`amelia.git.with_config`), never in this process's environment.
 `Workspace.restore_credentials()` puts the removed headers back once no agent can run any
 more, so later steps of the job (and actions/checkout's own post-step cleanup) find
 `.git/config` as actions/checkout left it.
@@ -14,41 +15,30 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 
 from amelia.action.unpushed import UnpushedWork, save_unpushed
 from amelia.errors import GitError
-from amelia.github.git import (
+from amelia.git import (
+    commit_paths,
     configure_identity,
-    current_sha,
+    head_sha,
     mark_safe_directory,
     push,
     run_git,
+    with_config,
 )
-from amelia.redaction import temporary_environment
 
 _EXTRAHEADER_KEYS = r"^http\..*extraheader$"
 
 
-def _commit_message(message: str, co_author: str | None) -> str:
-    return f"{message.rstrip()}\n\nCo-authored-by: {co_author}" if co_author else message
-
-
-def _git_config_env(key: str, value: str) -> AbstractContextManager[None]:
-    """Give git one extra config entry through the environment, for one block only."""
-    return temporary_environment(
-        {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": key, "GIT_CONFIG_VALUE_0": value}
-    )
-
-
 def _persisted_credentials(repo: Path) -> list[tuple[str, str]]:
     """The `http.<url>.extraheader` entries of `.git/config`, as (key, value) in file order."""
-    try:
-        # -z: a key ends at a newline and each entry at a NUL, whatever the value holds.
-        out = run_git(["config", "--local", "-z", "--get-regexp", _EXTRAHEADER_KEYS], cwd=repo)
-    except GitError:
-        return []  # git exits 1 when no key matches
+    # -z: a key ends at a newline and each entry at a NUL, whatever the value holds.
+    # Exit 1: no key matches.
+    args = ["config", "--local", "-z", "--get-regexp", _EXTRAHEADER_KEYS]
+    out = run_git(args, repo, ok_codes=(0, 1))
     entries: list[tuple[str, str]] = []
     for item in out.split("\0"):
         if item:
@@ -96,7 +86,7 @@ class Workspace:
             # Remembered before unsetting, so a failure half-way still restores all removed.
             self._removed_entries.extend(entry for entry in entries if entry[0] == key)
             self.removed_credentials.append(key)
-            run_git(["config", "--local", "--unset-all", key], cwd=self.path)
+            run_git(["config", "--local", "--unset-all", key], self.path)
 
     def restore_credentials(self) -> None:
         """Put back exactly the entries `prepare()` removed (once; later calls do nothing).
@@ -107,37 +97,23 @@ class Workspace:
         """
         entries, self._removed_entries = self._removed_entries, []
         for key, value in entries:
-            run_git(["config", "--local", "--add", key, value], cwd=self.path)
+            run_git(["config", "--local", "--add", key, value], self.path)
 
     def commit_path(self, relative: str, message: str, co_author: str | None = None) -> str:
         """Commit `relative` as it is in the worktree; the head sha (unchanged if identical)."""
-        run_git(["add", "--", relative], cwd=self.path)
-        if run_git(["diff", "--cached", "--name-only", "--", relative], cwd=self.path).strip():
-            run_git(
-                [
-                    "commit",
-                    "--quiet",
-                    "--no-verify",
-                    "-m",
-                    _commit_message(message, co_author),
-                    "--",
-                    relative,
-                ],
-                cwd=self.path,
-            )
-        return current_sha(self.path)
+        return commit_paths(self.path, [relative], message, co_author)
 
     @contextmanager
     def authenticated(self) -> Iterator[None]:
         """Let git in this block read from origin with the token (private repositories).
 
-        The token sits in this process's environment meanwhile, so no agent may run inside
-        the block: its tools would inherit it.
+        Only git processes started in the block see the token, in their environment; still,
+        start no agent inside the block.
         """
         if not self._token:
             yield
             return
-        with _git_config_env("http.extraheader", basic_auth_header(self._token)):
+        with with_config({"http.extraheader": basic_auth_header(self._token)}):
             yield
 
     def push(self, branch: str) -> str:
@@ -146,16 +122,13 @@ class Workspace:
         Returns the branch's head afterwards: a rebase onto what others pushed meanwhile
         changes it, and links must name the commit origin has."""
         if self.dry_run:
-            return current_sha(self.path)
+            return head_sha(self.path)
         try:
-            if self._token:
-                with _git_config_env("http.extraheader", basic_auth_header(self._token)):
-                    push(self.path, branch)
-            else:
+            with self.authenticated():
                 push(self.path, branch)
         except GitError as error:
             raise self._keep_unpushed(branch, error) from None
-        return current_sha(self.path)
+        return head_sha(self.path)
 
     def _keep_unpushed(self, branch: str, error: GitError) -> GitError:
         """Save the commits the failed push would have published; the error says where."""
@@ -169,4 +142,4 @@ class Workspace:
             return error
         where = self.unpushed.patch_path
         # Location first: the progress comment shortens long reasons.
-        return GitError(f"the unpushed commits are saved in {where}; {error}", error.stderr)
+        return type(error)(f"the unpushed commits are saved in {where}; {error}", error.stderr)

@@ -18,7 +18,6 @@ from amelia.agents.planfile import (
     extract_goal,
     looks_like_plan,
     render_plan_path,
-    resolve_plan_path,
     write_plan,
 )
 from amelia.agents.prompts import (
@@ -31,6 +30,7 @@ from amelia.core.state import ExecutionState
 from amelia.core.types import Issue, Profile, StreamEvent, StreamEventType
 from amelia.drivers.base import DriverInterface
 from amelia.errors import PlanError, PlanPathError
+from amelia.git import validate_plan_path
 
 AGENT = "architect"
 
@@ -84,7 +84,7 @@ class Architect:
         root = (repo_dir or Path.cwd()).resolve()
         try:
             relative_path = render_plan_path(profile.plan_path_pattern, state.issue, today)
-            resolve_plan_path(root, relative_path)  # refuse a bad path before paying for a run
+            validate_plan_path(root, relative_path)  # refuse a bad path before paying for a run
         except PlanPathError as error:
             raise PlanError(str(error)) from error
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from amelia.core.types import Issue
 from amelia.errors import PlanPathError
+from amelia.git import validate_plan_path
 
 PLAN_PATH_FIELDS = frozenset({"date", "number", "slug", "id"})
 SLUG_MAX_LENGTH = 50
@@ -52,22 +53,9 @@ def render_plan_path(pattern: str, issue: Issue, today: date | None = None) -> s
     )
 
 
-def resolve_plan_path(repo_dir: Path, relative: str) -> Path:
-    """Absolute path of `relative` inside `repo_dir`; refuses anything that escapes it."""
-    if not relative.strip() or Path(relative).is_absolute():
-        raise PlanPathError(f"Plan path must be relative to the repository: {relative!r}")
-    root = repo_dir.resolve()
-    target = (root / relative).resolve()
-    if target == root or not target.is_relative_to(root):
-        raise PlanPathError(f"Plan path {relative!r} leaves the repository {root}")
-    if ".git" in target.relative_to(root).parts:
-        raise PlanPathError(f"Plan path {relative!r} points into .git")
-    return target
-
-
 def write_plan(repo_dir: Path, relative: str, markdown: str) -> Path:
     """Write the plan file (creating folders) and return its absolute path."""
-    target = resolve_plan_path(repo_dir, relative)
+    target = validate_plan_path(repo_dir, relative)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(markdown.rstrip() + "\n", encoding="utf-8")
     return target

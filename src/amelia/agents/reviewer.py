@@ -12,10 +12,10 @@ from pathlib import Path
 from amelia.agents.agent_run import AgentRun
 from amelia.agents.prompts import REVIEWER_INSTRUCTIONS, as_data, issue_section
 from amelia.agents.verdict import ReviewVerdict, parse_review
-from amelia.core.changes import Changes, collect_changes
 from amelia.core.state import ExecutionState, ReviewResult
 from amelia.core.types import StreamEvent, StreamEventType
 from amelia.drivers.base import AgenticMessageType, DriverInterface
+from amelia.git import Changes, collect_changes
 
 AGENT = "reviewer"
 

@@ -9,7 +9,6 @@ Exit codes: 0 success (review: approved), 1 the run failed (review: changes requ
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from amelia.errors import EXIT_FAILED, AmeliaError, BadInputError, exit_code_for
+from amelia.errors import EXIT_FAILED, AmeliaError, BadInputError, GitError, exit_code_for
 
 if TYPE_CHECKING:
     from amelia.core.state import ExecutionState
@@ -69,14 +68,15 @@ def _configure_logging(verbose: bool) -> None:
 
 
 def _git_root(repo: Path) -> Path:
+    """The top of the work tree `repo` is in (plans are saved relative to it)."""
+    from amelia.git import worktree_root
+
     if not repo.is_dir():
         raise BadInputError(f"repository directory not found: {repo}")
-    completed = subprocess.run(
-        ["git", "rev-parse", "--show-toplevel"], cwd=repo, capture_output=True, text=True
-    )
-    if completed.returncode != 0:
-        raise BadInputError(f"not a git repository: {repo}")
-    return repo.resolve()
+    try:
+        return worktree_root(repo)
+    except GitError:
+        raise BadInputError(f"not a git repository: {repo}") from None
 
 
 def _read_text(path: Path, what: str) -> str:
@@ -213,9 +213,9 @@ def implement(
             return await run_implement(start, context)
 
         state = _run_stage(root, driver, model, max_turns, transcript, stage)
-    status = subprocess.run(
-        ["git", "status", "--short"], cwd=root, capture_output=True, text=True
-    ).stdout
+    from amelia.git import status_short
+
+    status = status_short(root)
     typer.echo("changed files:")
     typer.echo(status.rstrip() or "  (none)")
     if state.error_results:
@@ -238,13 +238,12 @@ def review(
 ) -> None:
     """Review the changes since --base; exit 0 when approved, 1 when changes are requested."""
     with _local_command(repo, verbose) as root:
-        verified = subprocess.run(
-            ["git", "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"],
-            cwd=root,
-            capture_output=True,
-        )
-        if verified.returncode != 0:
-            raise BadInputError(f"unknown git ref for --base: {base}")
+        from amelia.git import head_sha
+
+        try:
+            head_sha(root, base)
+        except GitError:
+            raise BadInputError(f"unknown git ref for --base: {base}") from None
         markdown = _read_text(plan_file, "plan file") if plan_file else None
 
         from amelia.core.state import ExecutionState

@@ -18,11 +18,11 @@ from amelia.agents.architect import Architect
 from amelia.agents.developer import Developer
 from amelia.agents.planfile import extract_goal
 from amelia.agents.reviewer import Reviewer
-from amelia.core.changes import git
 from amelia.core.state import ExecutionState
 from amelia.core.types import AgentRole, StreamEvent, StreamEventType
 from amelia.drivers.base import DriverInterface
 from amelia.errors import AgentError, RunError
+from amelia.git import head_sha
 from amelia.pipeline.context import RunContext
 
 __all__ = [
@@ -155,4 +155,4 @@ async def run_review(
 
 async def current_head(repo_dir: Path) -> str:
     """The commit the worktree is on; the default base of a review."""
-    return (await git(repo_dir, "rev-parse", "HEAD")).strip()
+    return await asyncio.to_thread(head_sha, repo_dir)

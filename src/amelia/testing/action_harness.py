@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
+from amelia.git import run_git, with_config
 from amelia.testing.anthropic_script import RecordedRequest as ModelRequest
 from amelia.testing.anthropic_script import ScriptFunction, Turn, text, tool_use
 from amelia.testing.anthropic_server import ScriptedAnthropicServer
@@ -119,17 +120,9 @@ def parse_outputs(text: str) -> dict[str, str]:
 
 
 def git(cwd: Path, *args: str) -> str:
-    """Run git in `cwd` (trusting any owner) and return stdout; raises on failure."""
-    done = subprocess.run(
-        ["git", "-c", "safe.directory=*", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)} failed: {done.stderr.strip()}")
-    return done.stdout
+    """Run git in `cwd` (trusting any owner) and return stdout; `GitError` on failure."""
+    with with_config({"safe.directory": "*"}):
+        return run_git(args, cwd)
 
 
 class ActionHarness:
@@ -182,11 +175,7 @@ class ActionHarness:
     def _make_origin(self) -> None:
         seed = create_sample_repo(self.root / "seed")
         self.root.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            ["git", "clone", "--quiet", "--bare", str(seed), str(self.origin)],
-            check=True,
-            capture_output=True,
-        )
+        git(self.root, "clone", "--quiet", "--bare", str(seed), str(self.origin))
         shutil.rmtree(seed)
 
     def fresh_checkout(self) -> Path:
@@ -194,11 +183,7 @@ class ActionHarness:
         persisting the token as an `http.<url>.extraheader` in `.git/config`."""
         if self.workspace.exists():
             shutil.rmtree(self.workspace)
-        subprocess.run(
-            ["git", "clone", "--quiet", str(self.origin), str(self.workspace)],
-            check=True,
-            capture_output=True,
-        )
+        git(self.root, "clone", "--quiet", str(self.origin), str(self.workspace))
         basic = base64.b64encode(f"x-access-token:{self.token}".encode()).decode()
         git(
             self.workspace,

@@ -18,7 +18,6 @@ import json
 import re
 import socket
 import struct
-import subprocess
 import threading
 import time
 from collections import defaultdict, deque
@@ -31,6 +30,9 @@ from typing import Any, Literal, Self
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 from unidiff.patch import PatchSet
+
+from amelia.errors import GitError
+from amelia.git import run_git
 
 SECONDARY_RATE_LIMIT_MESSAGE = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
@@ -588,20 +590,12 @@ def _known_branch(repo: _Repo, name: str) -> bool:
         return True
     if repo.bare_path is None:
         return False
-    probe = subprocess.run(
-        [
-            "git",
-            "--git-dir",
-            str(repo.bare_path),
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            f"refs/heads/{name}",
-        ],
-        capture_output=True,
-        check=False,
-    )
-    return probe.returncode == 0
+    ref = f"refs/heads/{name}"
+    try:
+        run_git(["--git-dir", str(repo.bare_path), "rev-parse", "--verify", "--quiet", ref])
+    except GitError:
+        return False
+    return True
 
 
 def _get_branch(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
+
+from amelia.git import run_git, with_config
 
 SAMPLE_FILES: dict[str, str] = {
     "README.md": "# greeter\n\nA tiny library that greets people.\n",
@@ -21,11 +22,12 @@ SAMPLE_FILES: dict[str, str] = {
     ),
 }
 
-_IDENTITY = ("-c", "user.name=Amelia Sample", "-c", "user.email=sample@amelia.invalid")
+_IDENTITY = {"user.name": "Amelia Sample", "user.email": "sample@amelia.invalid"}
 
 
 def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *_IDENTITY, *args], cwd=repo, check=True, capture_output=True)
+    with with_config(_IDENTITY):
+        run_git(args, repo)
 
 
 def create_sample_repo(path: Path) -> Path:

@@ -6,22 +6,36 @@ from pathlib import Path
 
 import pytest
 
-from amelia.errors import GitError
-from amelia.github.git import (
+from amelia.errors import GitError, GitPushDeclinedError
+from amelia.git import (
+    NetworkRetry,
     commit_all,
-    commit_file,
+    commit_paths,
     configure_identity,
-    current_sha,
     diff,
+    head_sha,
     mark_safe_directory,
     push,
     remote_default_branch,
+    switch_to_branch,
 )
 from tests.git_helpers import git
 from tests.integration.github.conftest import Origin
 
 BRANCH = "amelia/issue-7-plan"
 PLAN = "docs/plans/issue-7.md"
+
+
+def commit_file(
+    repo: Path, branch: str, path: str, content: str, message: str, co_author: str | None = None
+) -> str:
+    """Write `content` to `path` on `branch` (made from the default branch if new) and
+    commit it, as the plan mode does; returns the branch's head."""
+    switch_to_branch(repo, branch)
+    target = repo / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(content, encoding="utf-8")
+    return commit_paths(repo, [path], message, co_author)
 
 
 def bot_clone(origin: Origin, name: str = "work") -> Path:
@@ -53,7 +67,7 @@ def test_commit_file_builds_on_the_existing_remote_branch(origin: Origin) -> Non
     commit_file(first, BRANCH, PLAN, "v1\n", "Plan v1")
     push(first, BRANCH)
     second = bot_clone(origin, "second")
-    before = current_sha(second)
+    before = head_sha(second)
     sha = commit_file(second, BRANCH, PLAN, "v2\n", "Plan v2")
     push(second, BRANCH)
     assert origin.show(BRANCH, PLAN) == "v2\n"
@@ -76,7 +90,7 @@ def test_non_fast_forward_push_is_rebased_and_pushed(origin: Origin) -> None:
 
     (work / "src.py").write_text("print('hi')\n")
     commit_all(work, "Implement")
-    push(work, BRANCH, sleep=lambda _: None)
+    push(work, BRANCH, retry=NetworkRetry(sleep=lambda _: None))
     subjects = git(origin.bare, "log", "--format=%s", BRANCH).splitlines()
     assert subjects == ["Implement", "Someone else pushed meanwhile", "Plan", "Start"]
     assert origin.show(BRANCH, "NOTES.md") == "meanwhile\n"
@@ -96,7 +110,7 @@ def test_conflicting_rebase_is_aborted_and_reported(origin: Origin) -> None:
     (work / PLAN).write_text("mine\n")
     commit_all(work, "My plan")
     with pytest.raises(GitError, match="cannot rebase"):
-        push(work, BRANCH, sleep=lambda _: None)
+        push(work, BRANCH, retry=NetworkRetry(sleep=lambda _: None))
     assert not (work / ".git" / "rebase-merge").exists()
     assert (work / PLAN).read_text() == "mine\n"
 
@@ -107,7 +121,7 @@ def test_unreachable_remote_fails_clearly(origin: Origin, tmp_path: Path) -> Non
     git(work, "remote", "set-url", "origin", str(tmp_path / "gone.git"))
     waits: list[float] = []
     with pytest.raises(GitError) as caught:
-        push(work, BRANCH, attempts=3, backoff=0.5, sleep=waits.append)
+        push(work, BRANCH, retry=NetworkRetry(attempts=3, backoff=0.5, sleep=waits.append))
     message = str(caught.value)
     assert message.startswith(f"push of {BRANCH} failed after 3 attempt(s): git push failed:")
     assert "does not appear to be a git repository" in message
@@ -120,7 +134,7 @@ def test_commit_all_and_diff(origin: Origin) -> None:
     assert commit_all(work, "Nothing") is None
     (work / "app.py").write_text("x = 1\n")
     sha = commit_all(work, "Add app", co_author="Bob <bob@x.invalid>")
-    assert sha == current_sha(work)
+    assert sha == head_sha(work)
     text = diff(work, "origin/main", "HEAD")
     assert "+++ b/app.py" in text and f"+++ b/{PLAN}" in text
     with pytest.raises(GitError, match="invalid revision"):
@@ -141,3 +155,29 @@ def test_unpushed_commits_survive_a_second_commit_file(origin: Origin) -> None:
     push(work, BRANCH)
     subjects = git(origin.bare, "log", "--format=%s", BRANCH).splitlines()
     assert subjects == ["Notes", "Plan", "Start"]
+
+
+GH013 = """\
+remote: error: GH013: Repository rule violations found for refs/heads/amelia/issue-7-plan.
+remote: - Cannot create ref due to creations being restricted.
+"""
+
+
+def test_declined_push_is_not_retried_nor_rebased(origin: Origin) -> None:
+    """A ruleset or protected-branch hook refusing the push is not a race: no rebase, no
+    retry, and the remote's own words reach the error."""
+    calls = origin.root / "hook-calls"
+    hook = origin.bare / "hooks" / "pre-receive"
+    hook.write_text(
+        f'#!/bin/sh\necho x >> "{calls}"\nprintf "%s" "{GH013}" | sed "s/^remote: //" >&2\nexit 1\n'
+    )
+    hook.chmod(0o755)
+    work = bot_clone(origin)
+    commit_file(work, BRANCH, PLAN, "plan\n", "Plan")
+    waits: list[float] = []
+    with pytest.raises(GitPushDeclinedError) as caught:
+        push(work, BRANCH, retry=NetworkRetry(attempts=3, backoff=0.5, sleep=waits.append))
+    assert caught.value.message.startswith(f"push of {BRANCH} was declined by origin:")
+    assert "GH013: Repository rule violations found" in caught.value.message
+    assert calls.read_text().count("x") == 1 and waits == []
+    assert git(origin.bare, "branch", "--list", BRANCH) == ""

@@ -150,14 +150,22 @@ def test_remote_reads_carry_the_token_only_inside_the_block(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from amelia.action.workspace import Workspace, basic_auth_header
+    from amelia.git import run_git
+
+    def header_git_sees() -> str:
+        return run_git(["config", "--get", "http.extraheader"], tmp_path, ok_codes=(0, 1))
 
     monkeypatch.delenv("GIT_CONFIG_COUNT", raising=False)
-    workspace = Workspace(tmp_path, token="ghs_" + "x" * 36)
+    token = "ghs_" + "x" * 36
+    workspace = Workspace(tmp_path, token=token)
     with workspace.authenticated():
-        assert os.environ["GIT_CONFIG_KEY_0"] == "http.extraheader"
-        assert os.environ["GIT_CONFIG_VALUE_0"] == basic_auth_header("ghs_" + "x" * 36)
-    assert "GIT_CONFIG_COUNT" not in os.environ
+        assert header_git_sees().strip() == basic_auth_header(token)
+        # Only the git processes get it: agents' tools inherit this process's environment.
+        assert "GIT_CONFIG_COUNT" not in os.environ
+        assert not any(token in value for value in os.environ.values())
+    assert header_git_sees() == ""
     with Workspace(tmp_path).authenticated():
+        assert header_git_sees() == ""
         assert "GIT_CONFIG_COUNT" not in os.environ
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from amelia.action.unpushed import PATCH_NAME, save_unpushed
@@ -69,3 +70,19 @@ def test_a_patch_with_backtick_runs_stays_inside_its_code_block(tmp_path: Path) 
     summary = saved.summary_markdown(Redactor())
     assert "\n`````diff\n" in summary
     assert summary.count("\n`````\n") == 1
+
+
+def test_names_and_contents_that_are_not_utf8_are_saved_byte_for_byte(tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo")
+    _commit(repo, "README.md", "hi\n")
+    name = os.fsdecode(b"caf\xe9 menu.txt")  # Latin-1, with a space
+    (repo / name).write_bytes(b"cr\xe8me br\xfbl\xe9e\n")
+    git(repo, "add", "--all")
+    git(repo, "commit", "--quiet", "-m", "Add the menu")
+
+    saved = save_unpushed(repo, "main", tmp_path / "kept")
+
+    assert saved is not None and name in saved.files
+    assert (tmp_path / "kept" / "files" / name).read_bytes() == b"cr\xe8me br\xfbl\xe9e\n"
+    assert b"cr\xe8me" in (tmp_path / "kept" / PATCH_NAME).read_bytes()
+    assert "cr\ufffdme" in saved.summary_markdown(Redactor())

@@ -14,12 +14,12 @@ from amelia.agents.planfile import (
     extract_goal,
     looks_like_plan,
     render_plan_path,
-    resolve_plan_path,
     slugify,
     write_plan,
 )
 from amelia.core.types import Issue
 from amelia.errors import PlanPathError
+from amelia.git import validate_plan_path
 
 DAY = date(2026, 3, 4)
 
@@ -56,7 +56,7 @@ def test_slug_cuts_at_a_word_boundary() -> None:
 @pytest.mark.parametrize("relative", ["../x.md", "/etc/passwd", "docs/../../x.md", ".git/x.md", ""])
 def test_paths_leaving_the_repo_are_refused(tmp_path: Path, relative: str) -> None:
     with pytest.raises(PlanPathError):
-        resolve_plan_path(tmp_path, relative)
+        validate_plan_path(tmp_path, relative)
 
 
 def test_symlinked_folder_leaving_the_repo_is_refused(tmp_path: Path) -> None:

@@ -22,18 +22,19 @@ from amelia.action.agent_issue import agent_issue
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
 from amelia.action.modes.plan import co_author, commit_subject
 from amelia.action.verdicts import post_tool_errors, post_verdict
-from amelia.github.client import PullInfo
-from amelia.github.comments import render_reply
-from amelia.github.git import (
+from amelia.git import (
     commit_all,
-    current_sha,
     diff,
+    fetch_branch,
+    head_sha,
+    merge_base,
     remote_branch_exists,
     remote_default_branch,
-    run_git,
     switch_to_branch,
     validate_branch_name,
 )
+from amelia.github.client import PullInfo
+from amelia.github.comments import render_reply
 from amelia.github.markers import marker
 from amelia.pipeline.planfile import existing_plan
 
@@ -80,9 +81,7 @@ def pull_body(number: int, plan_path: str, plan_url: str, verdict: str | None) -
 def fetch_default(repo: Path) -> tuple[str, str]:
     """Fetch the default branch: its name and its merge base with HEAD (the pull's base)."""
     default = validate_branch_name(remote_default_branch(repo))
-    tracking = f"refs/remotes/origin/{default}"
-    run_git(["fetch", "--quiet", "--no-tags", "origin", f"+refs/heads/{default}:{tracking}"], repo)
-    return default, run_git(["merge-base", tracking, "HEAD"], cwd=repo).strip()
+    return default, merge_base(repo, fetch_branch(repo, default), "HEAD")
 
 
 async def _resolve_issue(ctx: ModeContext, number: int) -> int | None:
@@ -146,7 +145,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     await progress.stage(STAGE_BRANCH, "running")
     with ctx.workspace.authenticated():
         default_branch, base = await asyncio.to_thread(fetch_default, repo)
-    plan_sha = await asyncio.to_thread(current_sha, repo)
+    plan_sha = await asyncio.to_thread(head_sha, repo)
     await progress.stage(STAGE_BRANCH, "done", f"{branch} with {plan_path}")
 
     info = await asyncio.to_thread(ctx.github.get_issue, number)
@@ -179,25 +178,25 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         raise  # the engine reports the failure, on the progress comment too
 
     await progress.stage(STAGE_PUBLISH, "running")
-    head_sha = await asyncio.to_thread(current_sha, repo)
+    head = await asyncio.to_thread(head_sha, repo)
     review = state.last_review
     verdict = review.verdict if review is not None else None
-    plan_url = ctx.blob_url(head_sha, plan_path)
+    plan_url = ctx.blob_url(head, plan_path)
     body = ctx.redactor.redact(pull_body(number, plan_path, plan_url, verdict))
     pull = await _open_or_update_pull(ctx, existing, branch, default_branch, message, body)
     if review is not None:
-        diff_text = await asyncio.to_thread(diff, repo, base, head_sha)
+        diff_text = await asyncio.to_thread(diff, repo, base, head)
         await post_verdict(
             ctx.github,
             pull.number,
             review,
             diff_text,
-            head_sha,
+            head,
             ctx.redactor,
             ctx.inputs.review_event,
         )
     await post_tool_errors(ctx.github, pull.number, state.tool_results, ctx.redactor)
-    changed = "no new commits" if head_sha == plan_sha else f"pushed {head_sha[:12]}"
+    changed = "no new commits" if head == plan_sha else f"pushed {head[:12]}"
     await progress.stage(STAGE_PUBLISH, "done", f"#{pull.number} ({changed})")
     links = (
         (f"Draft pull request #{pull.number}", pull.html_url),

@@ -12,7 +12,7 @@ import asyncio
 
 from amelia.action.agent_issue import agent_issue
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
-from amelia.github.git import remote_branch_exists, switch_to_branch, validate_branch_name
+from amelia.git import remote_branch_exists, switch_to_branch, validate_branch_name
 from amelia.github.sanitize import as_untrusted_data, sanitize_untrusted
 from amelia.pipeline.planfile import existing_plan
 

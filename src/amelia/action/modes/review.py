@@ -25,9 +25,9 @@ from amelia.action.verdicts import (
     withhold_approval,
 )
 from amelia.errors import GitError
+from amelia.git import check_out_detached, diff, fetch, head_sha, merge_base, validate_branch_name
 from amelia.github.auth import may_trigger
 from amelia.github.client import PullInfo
-from amelia.github.git import current_sha, diff, run_git, validate_branch_name
 
 HEAD_REF = "refs/amelia/review-head"
 
@@ -41,29 +41,23 @@ class CheckedOutPull:
     """Steering paths reset to the base's version."""
 
 
-def _fetch(repo: Path, refspecs: list[str]) -> None:
-    shallow = run_git(["rev-parse", "--is-shallow-repository"], cwd=repo).strip() == "true"
-    # actions/checkout fetches one commit by default; a merge base needs the history.
-    extra = ["--unshallow"] if shallow else []
-    run_git(["fetch", "--quiet", "--no-tags", *extra, "origin", *refspecs], cwd=repo)
-
-
 def check_out_pull(repo: Path, pull: PullInfo) -> CheckedOutPull:
     """Fetch the pull's base and head, check the head out detached, reset steering files."""
     base = validate_branch_name(pull.base_ref)
     base_tracking = f"refs/remotes/origin/{base}"
     base_spec = f"+refs/heads/{base}:{base_tracking}"
+    # actions/checkout fetches one commit by default; a merge base needs the history.
     try:
-        _fetch(repo, [base_spec, f"+refs/pull/{pull.number}/head:{HEAD_REF}"])
+        fetch(repo, [base_spec, f"+refs/pull/{pull.number}/head:{HEAD_REF}"], full_history=True)
     except GitError:
         # Not every remote serves pull refs (a plain git server, a mirror): use the branch.
         head = validate_branch_name(pull.head_ref)
-        _fetch(repo, [base_spec, f"+refs/heads/{head}:{HEAD_REF}"])
-    head_sha = current_sha(repo, HEAD_REF)
-    merge_base = run_git(["merge-base", base_tracking, head_sha], cwd=repo).strip()
-    run_git(["checkout", "--quiet", "--detach", head_sha, "--"], cwd=repo)
-    restored = restore_steering_files(repo, merge_base)
-    return CheckedOutPull(head_sha=head_sha, merge_base=merge_base, restored=tuple(restored))
+        fetch(repo, [base_spec, f"+refs/heads/{head}:{HEAD_REF}"], full_history=True)
+    head = head_sha(repo, HEAD_REF)
+    base_commit = merge_base(repo, base_tracking, head)
+    check_out_detached(repo, head)
+    restored = restore_steering_files(repo, base_commit)
+    return CheckedOutPull(head_sha=head, merge_base=base_commit, restored=tuple(restored))
 
 
 def steering_note(restored: tuple[str, ...]) -> str:

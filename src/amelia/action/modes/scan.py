@@ -19,17 +19,15 @@ from pathlib import Path
 from loguru import logger
 
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
-from amelia.github.git import run_git
+from amelia.git import check_out_detached, fetch, remote_default_branch, remote_heads
 
 
 def planned_issue_numbers(repo: Path, prefix: str) -> set[int]:
     """Issue numbers that already have a `<prefix>issue-<n>` branch on origin."""
-    out = run_git(["ls-remote", "--heads", "origin", f"refs/heads/{prefix}issue-*"], cwd=repo)
-    pattern = re.compile(r"refs/heads/" + re.escape(prefix) + r"issue-(\d+)")
+    pattern = re.compile(re.escape(prefix) + r"issue-(\d+)")
     found: set[int] = set()
-    for line in out.splitlines():
-        parts = line.split("\t", 1)
-        matched = pattern.fullmatch(parts[-1].strip())
+    for name in remote_heads(repo, f"{prefix}issue-*"):
+        matched = pattern.fullmatch(name)
         if matched:
             found.add(int(matched.group(1)))
     return found
@@ -82,11 +80,8 @@ async def run(ctx: ModeContext) -> ModeOutcome:
 
 
 def _back_to_default(repo: Path) -> None:
-    from amelia.github.git import remote_default_branch
-
-    default = remote_default_branch(repo)
-    run_git(["fetch", "--quiet", "--no-tags", "origin", default], cwd=repo)
-    run_git(["checkout", "--quiet", "--detach", "FETCH_HEAD", "--"], cwd=repo)
+    fetch(repo, [remote_default_branch(repo)])
+    check_out_detached(repo, "FETCH_HEAD")
 
 
 MODE = Mode(name="scan", run=run, needs_permission=False)

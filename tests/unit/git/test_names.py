@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from amelia.errors import BranchNameError, PlanPathError
-from amelia.github.git import validate_branch_name, validate_plan_path
+from amelia.git import validate_branch_name, validate_plan_path
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from amelia.core.changes import collect_changes, is_git_repository, verify_ref
 from amelia.errors import GitError
+from amelia.git import collect_changes, head_sha, worktree_root
 from tests.git_helpers import git
 
 
@@ -36,9 +36,10 @@ async def test_large_changes_are_cut_to_the_budget(repo: Path) -> None:
     assert "run `git diff` yourself" in changes.as_text()
 
 
-async def test_git_helpers(repo: Path, tmp_path: Path) -> None:
-    assert await is_git_repository(repo)
-    assert not await is_git_repository(tmp_path)
-    assert len(await verify_ref(repo, "HEAD")) == 40
+def test_git_helpers(repo: Path, tmp_path: Path) -> None:
+    assert worktree_root(repo / "greeter") == repo.resolve()
     with pytest.raises(GitError, match="rev-parse"):
-        await verify_ref(repo, "no-such-ref")
+        worktree_root(tmp_path)
+    assert len(head_sha(repo, "HEAD")) == 40
+    with pytest.raises(GitError, match="rev-parse"):
+        head_sha(repo, "no-such-ref")

@@ -12,38 +12,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from amelia.errors import GitError
+from amelia.git.runner import display_path, run_git, run_git_paths
+
+__all__ = ["DEFAULT_MAX_DIFF_CHARS", "Changes", "collect_changes"]
 
 DEFAULT_MAX_DIFF_CHARS = 200_000
-
-
-async def git(repo_dir: Path, *args: str, allowed_codes: tuple[int, ...] = (0,)) -> str:
-    """Run git in `repo_dir` and return stdout; raise `GitError` on an unexpected exit code."""
-    process = await asyncio.create_subprocess_exec(
-        "git",
-        *args,
-        cwd=str(repo_dir),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    stdout, stderr = await process.communicate()
-    if process.returncode not in allowed_codes:
-        message = stderr.decode("utf-8", "replace").strip() or f"exit {process.returncode}"
-        raise GitError(f"git {' '.join(args)}: {message}")
-    return stdout.decode("utf-8", "replace")
-
-
-async def is_git_repository(path: Path) -> bool:
-    try:
-        inside = await git(path, "rev-parse", "--is-inside-work-tree")
-    except (GitError, OSError):
-        return False
-    return inside.strip() == "true"
-
-
-async def verify_ref(repo_dir: Path, ref: str) -> str:
-    """The commit id `ref` names; `GitError` when it names none."""
-    return (await git(repo_dir, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")).strip()
 
 
 class Changes(BaseModel):
@@ -73,31 +46,20 @@ class Changes(BaseModel):
         return text
 
 
-async def collect_changes(
-    repo_dir: Path, base_ref: str, max_chars: int = DEFAULT_MAX_DIFF_CHARS
-) -> Changes:
-    """Committed, uncommitted and untracked changes since `base_ref`, cut to `max_chars`."""
-    committed = await git(repo_dir, "diff", "--no-color", f"{base_ref}...HEAD")
-    uncommitted = await git(repo_dir, "diff", "--no-color", "HEAD")
-    listing = await git(repo_dir, "ls-files", "--others", "--exclude-standard", "-z")
+def _collect(repo_dir: Path, base_ref: str, max_chars: int) -> Changes:
+    committed = run_git(["diff", "--no-color", f"{base_ref}...HEAD"], repo_dir)
+    uncommitted = run_git(["diff", "--no-color", "HEAD"], repo_dir)
+    untracked_names = run_git_paths(["ls-files", "--others", "--exclude-standard", "-z"], repo_dir)
     untracked_parts: list[str] = []
     room = max_chars - len(committed) - len(uncommitted)
-    for name in filter(None, listing.split("\0")):
+    for name in untracked_names:
         if room <= 0:
             # Enough to fill the budget: skip diffing the rest (e.g. an unignored build folder).
-            untracked_parts.append(f"[more untracked files, starting with {name}]\n")
+            untracked_parts.append(f"[more untracked files, starting with {display_path(name)}]\n")
             break
         # `--no-index` exits 1 when the files differ, which is always the case here.
-        part = await git(
-            repo_dir,
-            "diff",
-            "--no-color",
-            "--no-index",
-            "--",
-            "/dev/null",
-            name,
-            allowed_codes=(0, 1),
-        )
+        args = ["diff", "--no-color", "--no-index", "--", "/dev/null", name]
+        part = run_git(args, repo_dir, ok_codes=(0, 1))
         untracked_parts.append(part)
         room -= len(part)
     untracked = "".join(untracked_parts)
@@ -116,3 +78,10 @@ async def collect_changes(
         untracked=parts[2],
         truncated=truncated,
     )
+
+
+async def collect_changes(
+    repo_dir: Path, base_ref: str, max_chars: int = DEFAULT_MAX_DIFF_CHARS
+) -> Changes:
+    """Committed, uncommitted and untracked changes since `base_ref`, cut to `max_chars`."""
+    return await asyncio.to_thread(_collect, repo_dir, base_ref, max_chars)

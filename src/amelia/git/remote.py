@@ -1,0 +1,161 @@
+"""Branches on a remote: ask about them, fetch them, switch to them, push to them.
+
+Reads from the remote are retried while their failures look like the network's. A push
+that was only behind (someone pushed meanwhile) is rebased onto the remote's branch and
+pushed again at once; a push the remote declined (a hook, branch protection, a ruleset)
+is not retried and raises `GitPushDeclinedError` with the remote's own words; any other
+failure is retried after a pause, since a push may be the last chance to publish work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from loguru import logger
+
+from amelia.errors import GitError, GitPushDeclinedError
+from amelia.git.names import validate_branch_name
+from amelia.git.repo import is_shallow
+from amelia.git.runner import NetworkRetry, retrying, run_git, run_network_read
+
+__all__ = [
+    "fetch",
+    "fetch_branch",
+    "push",
+    "remote_branch_exists",
+    "remote_default_branch",
+    "remote_heads",
+    "switch_to_branch",
+]
+
+_BEHIND = ("non-fast-forward", "fetch first", "[rejected]")
+"""A push refused only because the remote branch moved on (lower-cased markers)."""
+_DECLINED = ("[remote rejected]", "hook declined", "gh013", "rule violations")
+"""A push the remote refused on principle: a hook, branch protection or a ruleset."""
+
+
+def _is_behind(error: BaseException) -> bool:
+    return isinstance(error, GitError) and any(m in error.stderr.lower() for m in _BEHIND)
+
+
+def _is_declined(error: BaseException) -> bool:
+    return isinstance(error, GitError) and any(m in error.stderr.lower() for m in _DECLINED)
+
+
+def remote_default_branch(repo: Path, remote: str = "origin") -> str:
+    """The branch the remote's HEAD points at, asked of the remote itself."""
+    out = run_network_read(["ls-remote", "--symref", remote, "HEAD"], repo)
+    for line in out.splitlines():
+        if line.startswith("ref: refs/heads/"):
+            return line.split()[1].removeprefix("refs/heads/")
+    raise GitError(f"could not tell the default branch of {remote}")
+
+
+def remote_heads(repo: Path, pattern: str, remote: str = "origin") -> list[str]:
+    """The names of the remote's branches matching `pattern` (`ls-remote` glob, e.g.
+    `amelia/issue-*`)."""
+    out = run_network_read(["ls-remote", "--heads", remote, f"refs/heads/{pattern}"], repo)
+    names = [line.split("\t", 1)[-1].strip() for line in out.splitlines() if "\t" in line]
+    return [name.removeprefix("refs/heads/") for name in names]
+
+
+def remote_branch_exists(repo: Path, branch: str, remote: str = "origin") -> bool:
+    validate_branch_name(branch)
+    return branch in remote_heads(repo, branch, remote)
+
+
+def fetch(
+    repo: Path, refspecs: Sequence[str], *, remote: str = "origin", full_history: bool = False
+) -> None:
+    """Fetch `refspecs` (no tags); with `full_history`, first deepen a shallow clone to the
+    whole history (a merge base needs it)."""
+    extra = ["--unshallow"] if full_history and is_shallow(repo) else []
+    run_network_read(["fetch", "--quiet", "--no-tags", *extra, remote, *refspecs], repo)
+
+
+def fetch_branch(repo: Path, branch: str, remote: str = "origin") -> str:
+    """Fetch one branch into its remote-tracking ref and return that ref's name."""
+    validate_branch_name(branch)
+    tracking = f"refs/remotes/{remote}/{branch}"
+    fetch(repo, [f"+refs/heads/{branch}:{tracking}"], remote=remote)
+    return tracking
+
+
+def _local_branch_exists(repo: Path, branch: str) -> bool:
+    out = run_git(
+        ["rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], repo, ok_codes=(0, 1)
+    )
+    return bool(out.strip())
+
+
+def switch_to_branch(
+    repo: Path, branch: str, base: str | None = None, remote: str = "origin"
+) -> None:
+    """Check out `branch`: the local one (rebased onto the remote's if both exist, so
+    unpushed commits survive), else the remote's tip, else a new one from `base`
+    (default: the remote's default branch)."""
+    validate_branch_name(branch)
+    on_remote = remote_branch_exists(repo, branch, remote)
+    if _local_branch_exists(repo, branch):
+        run_git(["checkout", "--quiet", branch, "--"], repo)
+        if on_remote:
+            _rebase_onto_remote(repo, branch, remote)
+        return
+    source = branch if on_remote else (base or remote_default_branch(repo, remote))
+    start = fetch_branch(repo, source, remote)
+    run_git(["checkout", "--quiet", "-b", branch, start, "--"], repo)
+
+
+def _rebase_onto_remote(repo: Path, branch: str, remote: str) -> None:
+    fetch_branch(repo, branch, remote)
+    try:
+        run_git(["rebase", "--quiet", f"refs/remotes/{remote}/{branch}"], repo)
+    except GitError as error:
+        run_git(["rebase", "--abort"], repo)
+        raise GitError(f"cannot rebase {branch} onto {remote}/{branch}: {error}") from None
+
+
+def push(
+    repo: Path, branch: str, remote: str = "origin", *, retry: NetworkRetry | None = None
+) -> None:
+    """Push `branch` (see the module docstring for what is retried and how).
+
+    Raises `GitPushDeclinedError` when the remote declines it, `GitError` with git's
+    message when it keeps failing, and `GitError` ("cannot rebase …") when our commits
+    conflict with what was pushed meanwhile (the rebase is aborted, nothing is lost)."""
+    validate_branch_name(branch)
+    refspec = f"refs/heads/{branch}:refs/heads/{branch}"
+    behind = rebasing = False
+    attempts = 0
+    try:
+        for attempt in retrying(retry or NetworkRetry(), _may_retry_push, pause=_not_behind):
+            if behind:
+                logger.info("push of {} rejected; rebasing onto {}/{}", branch, remote, branch)
+                rebasing = True
+                _rebase_onto_remote(repo, branch, remote)
+                rebasing = False
+            with attempt:
+                attempts += 1
+                try:
+                    run_git(["push", "--quiet", remote, refspec], repo)
+                except GitError as error:
+                    behind = _is_behind(error)
+                    raise
+    except GitError as error:
+        if rebasing:
+            raise  # our commits conflict with the remote's: trying again cannot help
+        if _is_declined(error):
+            raise GitPushDeclinedError(
+                f"push of {branch} was declined by {remote}: {error}", error.stderr
+            ) from None
+        message = f"push of {branch} failed after {attempts} attempt(s): {error}"
+        raise GitError(message, error.stderr) from None
+
+
+def _may_retry_push(error: BaseException) -> bool:
+    return isinstance(error, GitError) and not _is_declined(error)
+
+
+def _not_behind(error: BaseException) -> bool:
+    return not _is_behind(error)

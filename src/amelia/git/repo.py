@@ -1,0 +1,99 @@
+"""A local repository: where it is, what HEAD is, what changed, and its configuration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from amelia.errors import GitError
+from amelia.git.runner import run_git, run_git_paths
+
+__all__ = [
+    "BOT_EMAIL",
+    "BOT_NAME",
+    "changed_paths",
+    "check_out_detached",
+    "configure_identity",
+    "diff",
+    "head_sha",
+    "is_shallow",
+    "mark_safe_directory",
+    "merge_base",
+    "path_exists_at",
+    "status_short",
+    "worktree_root",
+]
+
+BOT_NAME = "amelia[bot]"
+BOT_EMAIL = "amelia[bot]@users.noreply.github.com"
+
+
+def _revision(ref: str) -> str:
+    # A revision that starts with '-' would be read as an option.
+    if not ref or ref.startswith("-"):
+        raise GitError(f"invalid revision {ref!r}")
+    return ref
+
+
+def worktree_root(path: Path) -> Path:
+    """The top folder of the work tree `path` is in; `GitError` outside one (or in a bare
+    repository, which has no work tree)."""
+    return Path(run_git(["rev-parse", "--show-toplevel"], path).strip())
+
+
+def head_sha(repo: Path, ref: str = "HEAD") -> str:
+    """The commit id `ref` names (HEAD by default); `GitError` when it names no commit."""
+    return run_git(["rev-parse", "--verify", f"{_revision(ref)}^{{commit}}"], repo).strip()
+
+
+def merge_base(repo: Path, first: str, second: str) -> str:
+    """The best common ancestor of two commits."""
+    return run_git(["merge-base", _revision(first), _revision(second)], repo).strip()
+
+
+def is_shallow(repo: Path) -> bool:
+    """True for a clone with cut history (actions/checkout fetches one commit by default)."""
+    return run_git(["rev-parse", "--is-shallow-repository"], repo).strip() == "true"
+
+
+def check_out_detached(repo: Path, commit: str) -> None:
+    """Check out `commit` without a branch."""
+    run_git(["checkout", "--quiet", "--detach", _revision(commit), "--"], repo)
+
+
+def status_short(repo: Path) -> str:
+    """`git status --short`: one line per changed or untracked file."""
+    return run_git(["status", "--short"], repo)
+
+
+def diff(repo: Path, base: str, head: str = "HEAD", *, merge_base: bool = True) -> str:
+    """Unified diff from `base` to `head` (from their merge base when `merge_base`)."""
+    spec = f"{_revision(base)}...{_revision(head)}" if merge_base else f"{base}..{head}"
+    return run_git(["diff", "--no-color", "--no-ext-diff", spec, "--"], repo)
+
+
+def changed_paths(repo: Path, base: str, head: str = "HEAD") -> list[str]:
+    """The paths that differ between two commits (renames as a deletion and an addition)."""
+    args = ["diff", "--no-renames", "--name-only", "-z", _revision(base), _revision(head), "--"]
+    return run_git_paths(args, repo)
+
+
+def path_exists_at(repo: Path, commit: str, path: str) -> bool:
+    """True when `path` (a file or a folder) exists in `commit`'s tree."""
+    return bool(
+        run_git_paths(["ls-tree", "--name-only", "-z", _revision(commit), "--", path], repo)
+    )
+
+
+def mark_safe_directory(path: Path) -> None:
+    """Trust `path` for git although another uid owns it (idempotent, global config)."""
+    value = str(path.resolve())
+    # Exit 1: no such key yet.
+    present = run_git(["config", "--global", "--get-all", "safe.directory"], ok_codes=(0, 1))
+    if value not in present.splitlines():
+        run_git(["config", "--global", "--add", "safe.directory", value])
+
+
+def configure_identity(repo: Path, name: str = BOT_NAME, email: str = BOT_EMAIL) -> None:
+    """Make the bot the author and committer of commits made in `repo`."""
+    run_git(["config", "user.name", name], repo)
+    run_git(["config", "user.email", email], repo)

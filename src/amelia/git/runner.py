@@ -1,0 +1,279 @@
+"""Start git: the one place in amelia that runs a git process.
+
+Every command is an argument list run without a shell, in a hardened environment: git
+never waits for a password (`GIT_TERMINAL_PROMPT=0`), never starts a pager, and speaks
+in one language (`LC_ALL=C`) so its messages can be recognised. Each command has a
+timeout. A failure raises `GitError` naming the subcommand and git's own complaint, with
+credentials in URLs masked.
+
+Output is bytes, as git writes it: file names and contents need not be UTF-8. `run_git`
+decodes for reading and showing (undecodable bytes become U+FFFD), `run_git_bytes` keeps
+the bytes (patches, file contents), and `run_git_paths` splits `-z` output into paths
+that name the same files when handed back to git or the filesystem.
+
+Commands that talk to a remote are retried by one policy (`NetworkRetry`, tenacity):
+reads (`fetch`, `ls-remote`) when the failure looks like the network, pushes as
+`amelia.git.remote.push` decides. The functions block; async callers use
+`asyncio.to_thread` (which keeps the `with_config` context).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+
+from loguru import logger
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+
+from amelia.errors import GitError
+from amelia.redaction import Redactor
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "NetworkRetry",
+    "display",
+    "display_path",
+    "is_transient",
+    "retrying",
+    "run_git",
+    "run_git_bytes",
+    "run_git_paths",
+    "run_network_read",
+    "split_paths",
+    "with_config",
+]
+
+DEFAULT_TIMEOUT = 120.0
+"""Seconds one git command may take."""
+
+_HARDENED_ENV = {
+    "GIT_TERMINAL_PROMPT": "0",  # fail instead of waiting for a password in CI
+    "GIT_ASKPASS": "true",
+    "GIT_PAGER": "cat",
+    "PAGER": "cat",
+    "LC_ALL": "C",  # one language, so git's messages can be recognised
+}
+_OPTIONS_WITH_VALUE = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace"})
+_URL_REDACTOR = Redactor()
+_TRANSIENT = (
+    "could not resolve host",
+    "could not resolve hostname",
+    "temporary failure in name resolution",
+    "connection refused",
+    "connection reset",
+    "connection timed out",
+    "operation timed out",
+    "failed to connect",
+    "network is unreachable",
+    "the remote end hung up unexpectedly",
+    "early eof",
+    "rpc failed",
+    "timed out after",
+    "returned error: 429",
+    "returned error: 500",
+    "returned error: 502",
+    "returned error: 503",
+    "returned error: 504",
+    "internal server error",
+    "service unavailable",
+)
+"""Complaints (lower-cased) of a network or server that may work again in a moment."""
+
+_extra_config: ContextVar[tuple[tuple[str, str], ...]] = ContextVar("amelia_git_config", default=())
+
+
+@contextmanager
+def with_config(values: Mapping[str, str]) -> Iterator[None]:
+    """Give every git command started in this block (this task or thread, and threads it
+    starts with `asyncio.to_thread`) the config entries `values`.
+
+    They reach git through `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>` in that one
+    process's environment: never in its arguments (which `/proc/<pid>/cmdline` shows to
+    every process), never in this process's environment (which agents' tools inherit),
+    never in a config file.
+    """
+    token = _extra_config.set((*_extra_config.get(), *values.items()))
+    try:
+        yield
+    finally:
+        _extra_config.reset(token)
+
+
+def _environment() -> dict[str, str]:
+    env = {**os.environ, **_HARDENED_ENV}
+    entries = _extra_config.get()
+    if entries:
+        count = env.get("GIT_CONFIG_COUNT", "")
+        start = int(count) if count.isdigit() else 0
+        for offset, (key, value) in enumerate(entries):
+            env[f"GIT_CONFIG_KEY_{start + offset}"] = key
+            env[f"GIT_CONFIG_VALUE_{start + offset}"] = value
+        env["GIT_CONFIG_COUNT"] = str(start + len(entries))
+    return env
+
+
+def _subcommand(args: Sequence[str]) -> str:
+    """The git subcommand of `args` (after options such as `-c key=value`), for messages."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in _OPTIONS_WITH_VALUE:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return args[0] if args else ""
+
+
+def display(data: bytes) -> str:
+    """Git output as text to read or show: invalid UTF-8 becomes U+FFFD, never an error."""
+    return data.decode("utf-8", "replace")
+
+
+def display_path(path: str) -> str:
+    """A path from `split_paths` as text to show (invalid UTF-8 becomes U+FFFD)."""
+    return display(os.fsencode(path))
+
+
+def split_paths(data: bytes) -> list[str]:
+    """The paths of NUL-separated (`-z`) output, decoded so that they name the same files
+    when handed back to git or the filesystem (undecodable bytes are kept as surrogates)."""
+    return [os.fsdecode(item) for item in data.split(b"\0") if item]
+
+
+def _complaint(stderr: str, returncode: int) -> str:
+    lines = [
+        line.strip()
+        for line in stderr.splitlines()
+        if line.strip() and not line.startswith("hint:")
+    ]
+    return " / ".join(lines[:3]) or f"exit status {returncode}"
+
+
+def run_git_bytes(
+    args: Sequence[str],
+    cwd: Path | None = None,
+    *,
+    ok_codes: tuple[int, ...] = (0,),
+    timeout: float = DEFAULT_TIMEOUT,
+) -> bytes:
+    """Run `git *args` and return its stdout as bytes; `GitError` on any other exit code."""
+    name = _subcommand(args)
+    try:
+        # Its own process group, so a timeout also stops what git started (ssh, helpers).
+        process = subprocess.Popen(
+            ["git", *args],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=_environment(),
+            start_new_session=True,
+        )
+    except OSError as error:
+        raise GitError(f"git {name} could not start: {error.strerror or error}") from None
+    with process:
+        try:
+            stdout, stderr_bytes = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise GitError(f"git {name} timed out after {timeout:.0f}s") from None
+    if process.returncode not in ok_codes:
+        stderr = _URL_REDACTOR.redact(display(stderr_bytes))
+        raise GitError(f"git {name} failed: {_complaint(stderr, process.returncode)}", stderr)
+    return stdout
+
+
+def run_git(
+    args: Sequence[str],
+    cwd: Path | None = None,
+    *,
+    ok_codes: tuple[int, ...] = (0,),
+    timeout: float = DEFAULT_TIMEOUT,
+) -> str:
+    """Run `git *args` and return its stdout as text (see `display`)."""
+    return display(run_git_bytes(args, cwd, ok_codes=ok_codes, timeout=timeout))
+
+
+def run_git_paths(
+    args: Sequence[str],
+    cwd: Path | None = None,
+    *,
+    ok_codes: tuple[int, ...] = (0,),
+    timeout: float = DEFAULT_TIMEOUT,
+) -> list[str]:
+    """Run `git *args`, which must ask for NUL-separated output (`-z`), and return the paths
+    (see `split_paths`)."""
+    if "-z" not in args:
+        raise ValueError("run_git_paths needs a command with -z")
+    return split_paths(run_git_bytes(args, cwd, ok_codes=ok_codes, timeout=timeout))
+
+
+def is_transient(error: BaseException) -> bool:
+    """True for a git failure that a network or server hiccup explains."""
+    if not isinstance(error, GitError):
+        return False
+    text = f"{error.message}\n{error.stderr}".lower()
+    return any(marker in text for marker in _TRANSIENT)
+
+
+@dataclass(frozen=True)
+class NetworkRetry:
+    """How often, and how patiently, a command talking to a remote is tried.
+
+    After failed attempt n the wait is `backoff * n` seconds (none after a push that was
+    only behind: it rebases and pushes again at once)."""
+
+    attempts: int = 3
+    backoff: float = 2.0
+    sleep: Callable[[float], None] = time.sleep
+
+
+def retrying(
+    policy: NetworkRetry,
+    retry_on: Callable[[BaseException], bool],
+    *,
+    pause: Callable[[BaseException], bool] = lambda _error: True,
+) -> Retrying:
+    """The tenacity loop of `policy`: retry while `retry_on(error)`; wait only when
+    `pause(error)`. The last error is raised as it is."""
+
+    def wait(state: RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome else None
+        if error is not None and not pause(error):
+            return 0.0
+        return policy.backoff * state.attempt_number
+
+    def log(state: RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome else None
+        logger.warning("git attempt {} failed ({}); retrying", state.attempt_number, error)
+
+    return Retrying(
+        stop=stop_after_attempt(policy.attempts),
+        wait=wait,
+        retry=retry_if_exception(retry_on),
+        sleep=lambda seconds: policy.sleep(seconds) if seconds > 0 else None,
+        before_sleep=log,
+        reraise=True,
+    )
+
+
+def run_network_read(
+    args: Sequence[str], cwd: Path | None = None, *, retry: NetworkRetry | None = None
+) -> str:
+    """Run a command that reads from a remote (`fetch`, `ls-remote`), retried while its
+    failures look like the network's."""
+    for attempt in retrying(retry or NetworkRetry(), is_transient):
+        with attempt:
+            return run_git(args, cwd)
+    raise AssertionError("unreachable: tenacity re-raises the last failure")
