@@ -205,18 +205,12 @@ def run_git(
     return display(run_git_bytes(args, cwd, ok_codes=ok_codes, timeout=timeout))
 
 
-def run_git_paths(
-    args: Sequence[str],
-    cwd: Path | None = None,
-    *,
-    ok_codes: tuple[int, ...] = (0,),
-    timeout: float = DEFAULT_TIMEOUT,
-) -> list[str]:
+def run_git_paths(args: Sequence[str], cwd: Path | None = None) -> list[str]:
     """Run `git *args`, which must ask for NUL-separated output (`-z`), and return the paths
     (see `split_paths`)."""
     if "-z" not in args:
         raise ValueError("run_git_paths needs a command with -z")
-    return split_paths(run_git_bytes(args, cwd, ok_codes=ok_codes, timeout=timeout))
+    return split_paths(run_git_bytes(args, cwd))
 
 
 def is_transient(error: BaseException) -> bool:
