@@ -101,7 +101,7 @@ class Workspace:
 
     def commit_path(self, relative: str, message: str, co_author: str | None = None) -> str:
         """Commit `relative` as it is in the worktree; the head sha (unchanged if identical)."""
-        return commit_paths(self.path, [relative], message, co_author)
+        return commit_paths(self.path, [relative], message, co_author=co_author)
 
     @contextmanager
     def authenticated(self) -> Iterator[None]:

@@ -241,7 +241,7 @@ def review(
         from amelia.git import head_sha
 
         try:
-            head_sha(root, base)
+            head_sha(root, ref=base)
         except GitError:
             raise BadInputError(f"unknown git ref for --base: {base}") from None
         markdown = _read_text(plan_file, "plan file") if plan_file else None

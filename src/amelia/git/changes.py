@@ -81,7 +81,7 @@ def _collect(repo_dir: Path, base_ref: str, max_chars: int) -> Changes:
 
 
 async def collect_changes(
-    repo_dir: Path, base_ref: str, max_chars: int = DEFAULT_MAX_DIFF_CHARS
+    repo_dir: Path, base_ref: str, *, max_chars: int = DEFAULT_MAX_DIFF_CHARS
 ) -> Changes:
     """Committed, uncommitted and untracked changes since `base_ref`, cut to `max_chars`."""
     return await asyncio.to_thread(_collect, repo_dir, base_ref, max_chars)

@@ -11,24 +11,27 @@ from amelia.git.runner import run_git
 __all__ = ["commit_all", "commit_message", "commit_paths"]
 
 
-def commit_message(message: str, co_author: str | None = None) -> str:
+def commit_message(message: str, *, co_author: str | None = None) -> str:
     """`message`, with a `Co-authored-by` trailer when `co_author` ("Name <email>") is given."""
     if co_author:
         return f"{message.rstrip()}\n\nCo-authored-by: {co_author}"
     return message
 
 
-def commit_all(repo: Path, message: str, co_author: str | None = None) -> str | None:
+def commit_all(repo: Path, message: str, *, co_author: str | None = None) -> str | None:
     """Commit every change in the worktree; the new commit id, or None when nothing changed."""
     run_git(["add", "--all", "--", "."], repo)
     if not run_git(["diff", "--cached", "--name-only", "-z"], repo).strip("\0"):
         return None
-    run_git(["commit", "--quiet", "--no-verify", "-m", commit_message(message, co_author)], repo)
+    run_git(
+        ["commit", "--quiet", "--no-verify", "-m", commit_message(message, co_author=co_author)],
+        repo,
+    )
     return head_sha(repo)
 
 
 def commit_paths(
-    repo: Path, paths: Sequence[str], message: str, co_author: str | None = None
+    repo: Path, paths: Sequence[str], message: str, *, co_author: str | None = None
 ) -> str:
     """Commit `paths` and nothing else: those in the worktree as they are there, those
     already staged (e.g. removed with `git rm`) as staged. Returns HEAD, unchanged when
@@ -37,6 +40,6 @@ def commit_paths(
     if present:
         run_git(["add", "--", *present], repo)
     if run_git(["diff", "--cached", "--name-only", "-z", "--", *paths], repo).strip("\0"):
-        message = commit_message(message, co_author)
+        message = commit_message(message, co_author=co_author)
         run_git(["commit", "--quiet", "--no-verify", "-m", message, "--", *paths], repo)
     return head_sha(repo)

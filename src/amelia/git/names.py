@@ -16,7 +16,7 @@ __all__ = ["validate_branch_name", "validate_plan_path"]
 _BRANCH_CHARS = re.compile(r"[A-Za-z0-9._/-]+")
 
 
-def validate_branch_name(name: str, prefix: str | None = None) -> str:
+def validate_branch_name(name: str, *, prefix: str | None = None) -> str:
     """`name` if git accepts it as a branch and it is inert in any shell; else BranchNameError.
 
     Follows `git check-ref-format` and, stricter, allows only letters, digits, `.`, `_`,

@@ -43,7 +43,7 @@ def _is_declined(error: BaseException) -> bool:
     return isinstance(error, GitError) and any(m in error.stderr.lower() for m in _DECLINED)
 
 
-def remote_default_branch(repo: Path, remote: str = "origin") -> str:
+def remote_default_branch(repo: Path, *, remote: str = "origin") -> str:
     """The branch the remote's HEAD points at, asked of the remote itself."""
     out = run_network_read(["ls-remote", "--symref", remote, "HEAD"], repo)
     for line in out.splitlines():
@@ -52,7 +52,7 @@ def remote_default_branch(repo: Path, remote: str = "origin") -> str:
     raise GitError(f"could not tell the default branch of {remote}")
 
 
-def remote_heads(repo: Path, pattern: str, remote: str = "origin") -> list[str]:
+def remote_heads(repo: Path, pattern: str, *, remote: str = "origin") -> list[str]:
     """The names of the remote's branches matching `pattern` (`ls-remote` glob, e.g.
     `amelia/issue-*`)."""
     out = run_network_read(["ls-remote", "--heads", remote, f"refs/heads/{pattern}"], repo)
@@ -60,9 +60,9 @@ def remote_heads(repo: Path, pattern: str, remote: str = "origin") -> list[str]:
     return [name.removeprefix("refs/heads/") for name in names]
 
 
-def remote_branch_exists(repo: Path, branch: str, remote: str = "origin") -> bool:
+def remote_branch_exists(repo: Path, branch: str, *, remote: str = "origin") -> bool:
     validate_branch_name(branch)
-    return branch in remote_heads(repo, branch, remote)
+    return branch in remote_heads(repo, branch, remote=remote)
 
 
 def fetch(
@@ -74,7 +74,7 @@ def fetch(
     run_network_read(["fetch", "--quiet", "--no-tags", *extra, remote, *refspecs], repo)
 
 
-def fetch_branch(repo: Path, branch: str, remote: str = "origin") -> str:
+def fetch_branch(repo: Path, branch: str, *, remote: str = "origin") -> str:
     """Fetch one branch into its remote-tracking ref and return that ref's name."""
     validate_branch_name(branch)
     tracking = f"refs/remotes/{remote}/{branch}"
@@ -90,25 +90,25 @@ def _local_branch_exists(repo: Path, branch: str) -> bool:
 
 
 def switch_to_branch(
-    repo: Path, branch: str, base: str | None = None, remote: str = "origin"
+    repo: Path, branch: str, *, base: str | None = None, remote: str = "origin"
 ) -> None:
     """Check out `branch`: the local one (rebased onto the remote's if both exist, so
     unpushed commits survive), else the remote's tip, else a new one from `base`
     (default: the remote's default branch)."""
     validate_branch_name(branch)
-    on_remote = remote_branch_exists(repo, branch, remote)
+    on_remote = remote_branch_exists(repo, branch, remote=remote)
     if _local_branch_exists(repo, branch):
         run_git(["checkout", "--quiet", branch, "--"], repo)
         if on_remote:
             _rebase_onto_remote(repo, branch, remote)
         return
-    source = branch if on_remote else (base or remote_default_branch(repo, remote))
-    start = fetch_branch(repo, source, remote)
+    source = branch if on_remote else (base or remote_default_branch(repo, remote=remote))
+    start = fetch_branch(repo, source, remote=remote)
     run_git(["checkout", "--quiet", "-b", branch, start, "--"], repo)
 
 
 def _rebase_onto_remote(repo: Path, branch: str, remote: str) -> None:
-    fetch_branch(repo, branch, remote)
+    fetch_branch(repo, branch, remote=remote)
     try:
         run_git(["rebase", "--quiet", f"refs/remotes/{remote}/{branch}"], repo)
     except GitError as error:
@@ -117,7 +117,7 @@ def _rebase_onto_remote(repo: Path, branch: str, remote: str) -> None:
 
 
 def push(
-    repo: Path, branch: str, remote: str = "origin", *, retry: NetworkRetry | None = None
+    repo: Path, branch: str, *, remote: str = "origin", retry: NetworkRetry | None = None
 ) -> None:
     """Push `branch` (see the module docstring for what is retried and how).
 

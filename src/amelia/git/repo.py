@@ -40,7 +40,7 @@ def worktree_root(path: Path) -> Path:
     return Path(run_git(["rev-parse", "--show-toplevel"], path).strip())
 
 
-def head_sha(repo: Path, ref: str = "HEAD") -> str:
+def head_sha(repo: Path, *, ref: str = "HEAD") -> str:
     """The commit id `ref` names (HEAD by default); `GitError` when it names no commit."""
     return run_git(["rev-parse", "--verify", f"{_revision(ref)}^{{commit}}"], repo).strip()
 
@@ -65,13 +65,13 @@ def status_short(repo: Path) -> str:
     return run_git(["status", "--short"], repo)
 
 
-def diff(repo: Path, base: str, head: str = "HEAD", *, merge_base: bool = True) -> str:
+def diff(repo: Path, base: str, *, head: str = "HEAD", merge_base: bool = True) -> str:
     """Unified diff from `base` to `head` (from their merge base when `merge_base`)."""
     spec = f"{_revision(base)}...{_revision(head)}" if merge_base else f"{base}..{head}"
     return run_git(["diff", "--no-color", "--no-ext-diff", spec, "--"], repo)
 
 
-def changed_paths(repo: Path, base: str, head: str = "HEAD") -> list[str]:
+def changed_paths(repo: Path, base: str, *, head: str = "HEAD") -> list[str]:
     """The paths that differ between two commits (renames as a deletion and an addition)."""
     args = ["diff", "--no-renames", "--name-only", "-z", _revision(base), _revision(head), "--"]
     return run_git_paths(args, repo)
@@ -88,12 +88,12 @@ def mark_safe_directory(path: Path) -> None:
     """Trust `path` for git although another uid owns it (idempotent, global config)."""
     value = str(path.resolve())
     # Exit 1: no such key yet.
-    present = run_git(["config", "--global", "--get-all", "safe.directory"], ok_codes=(0, 1))
+    present = run_git(["config", "--global", "--get-all", "safe.directory"], None, ok_codes=(0, 1))
     if value not in present.splitlines():
-        run_git(["config", "--global", "--add", "safe.directory", value])
+        run_git(["config", "--global", "--add", "safe.directory", value], None)
 
 
-def configure_identity(repo: Path, name: str = BOT_NAME, email: str = BOT_EMAIL) -> None:
+def configure_identity(repo: Path, *, name: str = BOT_NAME, email: str = BOT_EMAIL) -> None:
     """Make the bot the author and committer of commits made in `repo`."""
     run_git(["config", "user.name", name], repo)
     run_git(["config", "user.email", email], repo)

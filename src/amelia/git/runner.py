@@ -160,7 +160,7 @@ def _complaint(stderr: str, returncode: int) -> str:
 
 def run_git_bytes(
     args: Sequence[str],
-    cwd: Path | None = None,
+    cwd: Path | None,
     *,
     ok_codes: tuple[int, ...] = (0,),
     timeout: float = DEFAULT_TIMEOUT,
@@ -196,7 +196,7 @@ def run_git_bytes(
 
 def run_git(
     args: Sequence[str],
-    cwd: Path | None = None,
+    cwd: Path | None,
     *,
     ok_codes: tuple[int, ...] = (0,),
     timeout: float = DEFAULT_TIMEOUT,
@@ -205,7 +205,7 @@ def run_git(
     return display(run_git_bytes(args, cwd, ok_codes=ok_codes, timeout=timeout))
 
 
-def run_git_paths(args: Sequence[str], cwd: Path | None = None) -> list[str]:
+def run_git_paths(args: Sequence[str], cwd: Path | None) -> list[str]:
     """Run `git *args`, which must ask for NUL-separated output (`-z`), and return the paths
     (see `split_paths`)."""
     if "-z" not in args:
@@ -263,7 +263,7 @@ def retrying(
 
 
 def run_network_read(
-    args: Sequence[str], cwd: Path | None = None, *, retry: NetworkRetry | None = None
+    args: Sequence[str], cwd: Path | None, *, retry: NetworkRetry | None = None
 ) -> str:
     """Run a command that reads from a remote (`fetch`, `ls-remote`), retried while its
     failures look like the network's."""

@@ -592,7 +592,7 @@ def _known_branch(repo: _Repo, name: str) -> bool:
         return False
     ref = f"refs/heads/{name}"
     try:
-        run_git(["--git-dir", str(repo.bare_path), "rev-parse", "--verify", "--quiet", ref])
+        run_git(["--git-dir", str(repo.bare_path), "rev-parse", "--verify", "--quiet", ref], None)
     except GitError:
         return False
     return True

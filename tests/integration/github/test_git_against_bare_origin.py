@@ -35,7 +35,7 @@ def commit_file(
     target = repo / path
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(content, encoding="utf-8")
-    return commit_paths(repo, [path], message, co_author)
+    return commit_paths(repo, [path], message, co_author=co_author)
 
 
 def bot_clone(origin: Origin, name: str = "work") -> Path:
@@ -135,10 +135,10 @@ def test_commit_all_and_diff(origin: Origin) -> None:
     (work / "app.py").write_text("x = 1\n")
     sha = commit_all(work, "Add app", co_author="Bob <bob@x.invalid>")
     assert sha == head_sha(work)
-    text = diff(work, "origin/main", "HEAD")
+    text = diff(work, "origin/main", head="HEAD")
     assert "+++ b/app.py" in text and f"+++ b/{PLAN}" in text
     with pytest.raises(GitError, match="invalid revision"):
-        diff(work, "--output=/tmp/x", "HEAD")
+        diff(work, "--output=/tmp/x", head="HEAD")
 
 
 def test_mark_safe_directory_is_idempotent(tmp_path: Path, isolated_git_config: Path) -> None:

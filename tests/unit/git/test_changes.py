@@ -40,6 +40,6 @@ def test_git_helpers(repo: Path, tmp_path: Path) -> None:
     assert worktree_root(repo / "greeter") == repo.resolve()
     with pytest.raises(GitError, match="rev-parse"):
         worktree_root(tmp_path)
-    assert len(head_sha(repo, "HEAD")) == 40
+    assert len(head_sha(repo, ref="HEAD")) == 40
     with pytest.raises(GitError, match="rev-parse"):
-        head_sha(repo, "no-such-ref")
+        head_sha(repo, ref="no-such-ref")

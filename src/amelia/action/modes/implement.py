@@ -113,7 +113,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         return ModeOutcome(conclusion="skipped")
     repo = ctx.workspace.path
     prefix = ctx.inputs.branch_prefix
-    branch = validate_branch_name(f"{prefix}issue-{number}", prefix or None)
+    branch = validate_branch_name(f"{prefix}issue-{number}", prefix=prefix or None)
     phrase = ctx.inputs.trigger_phrase
 
     with ctx.workspace.authenticated():
@@ -167,7 +167,9 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     async def publish_round(role: AgentRole, current: ExecutionState) -> None:
         # Every developer round is committed and pushed, so every link posted later resolves.
         if role == "developer":
-            await asyncio.to_thread(commit_all, repo, message, co_author(ctx.command.requested_by))
+            await asyncio.to_thread(
+                commit_all, repo, message, co_author=co_author(ctx.command.requested_by)
+            )
             await asyncio.to_thread(ctx.workspace.push, branch)
 
     try:
@@ -185,7 +187,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     body = ctx.redactor.redact(pull_body(number, plan_path, plan_url, verdict))
     pull = await _open_or_update_pull(ctx, existing, branch, default_branch, message, body)
     if review is not None:
-        diff_text = await asyncio.to_thread(diff, repo, base, head)
+        diff_text = await asyncio.to_thread(diff, repo, base, head=head)
         await post_verdict(
             ctx.github,
             pull.number,

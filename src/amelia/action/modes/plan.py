@@ -56,7 +56,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         )
     repo = ctx.workspace.path
     prefix = ctx.inputs.branch_prefix
-    branch = validate_branch_name(f"{prefix}issue-{number}", prefix or None)
+    branch = validate_branch_name(f"{prefix}issue-{number}", prefix=prefix or None)
 
     await _stage(ctx, STAGE_BRANCH, "running")
     # Reading origin needs the token on a private repository; no agent runs in this block.

@@ -53,7 +53,7 @@ def check_out_pull(repo: Path, pull: PullInfo) -> CheckedOutPull:
         # Not every remote serves pull refs (a plain git server, a mirror): use the branch.
         head = validate_branch_name(pull.head_ref)
         fetch(repo, [base_spec, f"+refs/heads/{head}:{HEAD_REF}"], full_history=True)
-    head = head_sha(repo, HEAD_REF)
+    head = head_sha(repo, ref=HEAD_REF)
     base_commit = merge_base(repo, base_tracking, head)
     check_out_detached(repo, head)
     restored = restore_steering_files(repo, base_commit)
@@ -101,7 +101,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
 
     diff_text = await asyncio.to_thread(ctx.github.get_pull_diff, number)
     if not diff_text.strip():
-        diff_text = await asyncio.to_thread(diff, repo, checked.merge_base, checked.head_sha)
+        diff_text = await asyncio.to_thread(diff, repo, checked.merge_base, head=checked.head_sha)
     setting = ctx.inputs.review_event
     notes = [steering_note(checked.restored)]
     if setting in ("APPROVE", "AUTO"):
