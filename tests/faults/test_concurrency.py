@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from amelia.github.markers import progress_marker
-from amelia.testing.action_harness import ActionHarness, plan_script
+from amelia.testing.action_harness import ActionHarness, git, plan_script
 from amelia.testing.github_server import Fault
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
@@ -28,11 +28,7 @@ def _start_run(harness: ActionHarness, name: str, number: int) -> subprocess.Pop
     run_dir = harness.root / name
     run_dir.mkdir()
     workspace = harness.root / f"{name}-checkout"
-    subprocess.run(
-        ["git", "clone", "--quiet", str(harness.origin), str(workspace)],
-        check=True,
-        capture_output=True,
-    )
+    git(harness.root, "clone", "--quiet", str(harness.origin), str(workspace))
     event = run_dir / "event.json"
     event.write_text(json.dumps(harness.comment_event(number, "/amelia plan")), encoding="utf-8")
     env = harness.environment(

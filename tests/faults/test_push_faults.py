@@ -8,7 +8,6 @@ the job summary; the failure comment names the file.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -25,11 +24,7 @@ def _push_as_someone_else(bench: EngineBench, path: str, content: str, new: bool
     """Clone origin elsewhere, commit `path` on BRANCH and push it; returns the sha."""
     other = bench.harness.root / "someone-else"
     if not other.exists():
-        subprocess.run(
-            ["git", "clone", "--quiet", str(bench.harness.origin), str(other)],
-            check=True,
-            capture_output=True,
-        )
+        git(bench.harness.root, "clone", "--quiet", str(bench.harness.origin), str(other))
         git(other, "config", "user.name", "Someone Else")
         git(other, "config", "user.email", "someone@example.com")
     git(other, "fetch", "--quiet", "origin")
@@ -103,11 +98,7 @@ def test_unreachable_origin_keeps_the_plan_as_a_patch(bench: EngineBench) -> Non
 
     # The saved patch really restores the work on a fresh clone.
     restore = bench.harness.root / "restore"
-    subprocess.run(
-        ["git", "clone", "--quiet", str(bench.harness.origin), str(restore)],
-        check=True,
-        capture_output=True,
-    )
+    git(bench.harness.root, "clone", "--quiet", str(bench.harness.origin), str(restore))
     git(restore, "-c", "user.name=r", "-c", "user.email=r@example.com", "am", "--quiet", str(patch))
     assert "**Goal:**" in (restore / _plan_path_for_today()).read_text(encoding="utf-8")
 

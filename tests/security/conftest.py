@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from amelia.testing import ScriptedAnthropicServer, ScriptedOpenAIServer
+from tests.git_helpers import init_repo
 
 PLANTED_SECRETS = {
     "GITHUB_TOKEN": "ghs_plantedGithubToken0001",
@@ -36,17 +36,7 @@ def planted(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 @pytest.fixture
 def checkout(tmp_path: Path) -> Path:
     """A git repository with one commit, as an agent's working tree."""
-    root = tmp_path / "checkout"
-    root.mkdir()
-    (root / "README.md").write_text("# demo\nhello\n")
-    identity = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
-    for command in (
-        ["git", "init", "-q", "-b", "main"],
-        ["git", *identity, "add", "."],
-        ["git", *identity, "commit", "-qm", "init"],
-    ):
-        subprocess.run(command, cwd=root, check=True)
-    return root
+    return init_repo(tmp_path / "checkout", {"README.md": "# demo\nhello\n"})
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from amelia.drivers.factory import DriverFactory
 from amelia.errors import BranchNameError, ConfigError, DriverError, EventError, PlanPathError
 from amelia.git import validate_branch_name, validate_plan_path
 from amelia.github.events import RoutingSettings, parse_event, route
+from tests.git_helpers import init_repo
 
 USER = {"login": "mallory", "type": "User"}
 ISSUE = {"number": 7, "title": "t", "user": USER}
@@ -397,15 +398,7 @@ def cli_place(tmp_path: Path) -> dict[str, str]:
     repo, plain = tmp_path / "repo", tmp_path / "plain"
     plain.mkdir()
     (plain / "keep.txt").write_text("x")
-    repo.mkdir()
-    (repo / "README.md").write_text("# r\n")
-    identity = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
-    for command in (
-        ["git", "init", "-q", "-b", "main"],
-        ["git", *identity, "add", "."],
-        ["git", *identity, "commit", "-qm", "init"],
-    ):
-        subprocess.run(command, cwd=repo, check=True)
+    init_repo(repo, {"README.md": "# r\n"})
     (tmp_path / "binary.bin").write_bytes(b"\xff\xfe\x00bad")
     (tmp_path / "empty.md").write_text("   \n")
     return {"tmp": str(tmp_path), "repo": str(repo), "plain": str(plain)}

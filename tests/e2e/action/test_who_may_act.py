@@ -8,7 +8,6 @@ and code are data for a read-only reviewer), but its author cannot command the b
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -166,9 +165,7 @@ def _open_fork_pull(harness: ActionHarness) -> tuple[int, dict[str, Any]]:
     """A first-time contributor's pull from a fork: the head exists on origin only as
     `refs/pull/<n>/head` (as on GitHub), and it changes files that steer agents."""
     fork = harness.root / "fork"
-    subprocess.run(
-        ["git", "clone", "--quiet", str(harness.origin), str(fork)], check=True, capture_output=True
-    )
+    git(harness.root, "clone", "--quiet", str(harness.origin), str(fork))
     git(fork, "checkout", "--quiet", "-b", "patch-1")
     core = fork / "greeter" / "core.py"
     core.write_text(core.read_text(encoding="utf-8") + FAREWELL, encoding="utf-8")

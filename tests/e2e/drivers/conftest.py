@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from amelia.drivers.base import AgenticMessage
 from amelia.drivers.cli.claude import ClaudeCliDriver
 from amelia.testing import ScriptedAnthropicServer
 from amelia.testing.scripted_claude import scripted_claude_environment
+from tests.git_helpers import init_repo
 
 DriverMaker = Callable[..., ClaudeCliDriver]
 
@@ -21,16 +21,7 @@ DriverMaker = Callable[..., ClaudeCliDriver]
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A git repository with one commit, as an agent's working tree."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "README.md").write_text("# demo\n")
-    for command in (
-        ["git", "init", "-q", "-b", "main"],
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "add", "."],
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"],
-    ):
-        subprocess.run(command, cwd=root, check=True)
-    return root
+    return init_repo(tmp_path / "repo", {"README.md": "# demo\n"})
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -12,6 +11,7 @@ from scripts.image_rehearsal.builder import RehearsalResult
 from scripts.image_rehearsal.entrypoint import EntrypointRun, run_entrypoint
 
 from amelia import __version__
+from tests.git_helpers import init_repo
 from tests.integration.container.conftest import requires_rehearsal
 
 pytestmark = [requires_rehearsal, pytest.mark.e2e, pytest.mark.timeout(1200)]
@@ -19,12 +19,7 @@ pytestmark = [requires_rehearsal, pytest.mark.e2e, pytest.mark.timeout(1200)]
 
 @pytest.fixture
 def checkout(tmp_path: Path) -> Path:
-    workspace = tmp_path / "checkout"
-    workspace.mkdir()
-    git = ["git", "-C", str(workspace), "-c", "user.name=a", "-c", "user.email=a@example.com"]
-    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
-    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "first"], check=True)
-    return workspace
+    return init_repo(tmp_path / "checkout", message="first")
 
 
 def _start(image: RehearsalResult, checkout: Path, *command: str) -> EntrypointRun:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from amelia.testing.scripted_driver import (
     tool_call,
     tool_result,
 )
+from tests.git_helpers import IDENTITY, git
 
 PLAN = "# Farewell Plan\n\n**Goal:** Add farewell.\n\n### Task 1: farewell in greeter/core.py"
 ISSUE = Issue(id="5", number=5, title="Add farewell", description="Say bye")
@@ -118,17 +118,15 @@ async def test_pipeline_plans_develops_and_gets_approved(repo: Path) -> None:
 async def test_the_loop_develops_and_reviews_with_a_hook_after_every_round(repo: Path) -> None:
     drivers = Drivers(reviews=["changes_requested", "approved"])
     events: list[StreamEvent] = []
-    base = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
-    ).stdout.strip()
+    base = git(repo, "rev-parse", "HEAD").strip()
     seen: list[tuple[AgentRole, int]] = []
 
     async def commit_each_round(role: AgentRole, state: ExecutionState) -> ExecutionState | None:
         seen.append((role, state.review_iteration))
         if role != "developer":
             return None
-        subprocess.run(["git", "add", "--all"], cwd=repo, check=True)
-        subprocess.run(["git", "commit", "-qm", "round"], cwd=repo, check=True)
+        git(repo, "add", "--all")
+        git(repo, *IDENTITY, "commit", "-qm", "round")
         return state.evolve(developer_output=f"committed round {len(seen)}")
 
     start = ExecutionState(issue=ISSUE, plan_markdown=PLAN, base_ref=base)
@@ -141,9 +139,7 @@ async def test_the_loop_develops_and_reviews_with_a_hook_after_every_round(repo:
     assert final.developer_output == "committed round 3"  # the hook's state is carried on
     assert drivers.made == [("developer", "full"), ("reviewer", "read_only")]
     assert drivers.by_role["architect"].calls == []
-    log = subprocess.run(
-        ["git", "log", "--format=%s", f"{base}..HEAD"], cwd=repo, capture_output=True, text=True
-    ).stdout.split()
+    log = git(repo, "log", "--format=%s", f"{base}..HEAD").split()
     assert log == ["round", "round"]
     assert "greeter/farewell.py" in drivers.by_role["reviewer"].calls[1].prompt
     assert StreamEventType.WORKFLOW_COMPLETED not in [e.type for e in events]
@@ -187,12 +183,8 @@ async def test_after_stage_hook_can_commit_between_stages(repo: Path) -> None:
     async def commit(role: AgentRole, state: ExecutionState) -> ExecutionState:
         stages.append(role)
         if role != "reviewer":
-            subprocess.run(["git", "add", "--all"], cwd=repo, check=True)
-            subprocess.run(
-                ["git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", role],
-                cwd=repo,
-                check=True,
-            )
+            git(repo, "add", "--all")
+            git(repo, *IDENTITY, "commit", "-qm", role)
         return state.evolve(design_context=f"after {role}")
 
     final = await run_pipeline(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ from pydantic_ai.messages import ModelResponse
 from amelia.core.types import ToolProfileName
 from amelia.drivers.api import ApiDriver
 from amelia.drivers.base import AgenticMessage, AgenticMessageType
+from tests.git_helpers import init_repo
 from tests.unit.drivers.api.helpers import ScriptedModel, call, collect
 
 
@@ -79,10 +79,7 @@ async def test_run_shell_command_success_and_failure(workdir: Path) -> None:
 
 
 async def test_read_only_git_runs_git_log(workdir: Path) -> None:
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
-    subprocess.run([*git, "init", "-q"], cwd=workdir, check=True)
-    subprocess.run([*git, "add", "."], cwd=workdir, check=True)
-    subprocess.run([*git, "commit", "-qm", "first commit"], cwd=workdir, check=True)
+    init_repo(workdir, message="first commit")
     log = await run_tool(
         workdir, "run_shell_command", {"command": "git log --format=%s"}, "read_only"
     )
