@@ -13,7 +13,10 @@ import typer
 
 
 def action() -> None:
-    """Handle the GitHub event described by the runner's GITHUB_* and INPUT_* variables."""
+    """Handle the event of a GitHub Actions run.
+
+    The event and the inputs come from the runner's GITHUB_* and INPUT_* variables.
+    """
     from amelia.action.runner import run_action
 
     raise typer.Exit(run_action())

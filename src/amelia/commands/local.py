@@ -8,7 +8,6 @@ Exit codes: 0 success (review: approved), 1 the run failed (review: changes requ
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -135,6 +134,8 @@ def _run_stage(
                 sinks.append(JsonlTranscriptSink(transcript))
             return await stage(_context(root, driver, model, max_turns, sinks))
 
+    import asyncio
+
     return asyncio.run(main())
 
 
@@ -161,7 +162,10 @@ def plan(
     transcript: TranscriptOption = None,
     verbose: VerboseOption = False,
 ) -> None:
-    """Explore the repository read-only and write an implementation plan for an issue."""
+    """Write an implementation plan for an issue.
+
+    The architect explores the repository read-only and saves the plan under docs/plans.
+    """
     with _local_command(repo, verbose) as root:
         body = _read_text(body_file, "issue body file") if body_file else ""
         if not title.strip():
@@ -196,7 +200,10 @@ def implement(
     transcript: TranscriptOption = None,
     verbose: VerboseOption = False,
 ) -> None:
-    """Implement a plan in the repository with the developer agent (changes stay uncommitted)."""
+    """Implement a plan with the developer agent.
+
+    The changes stay uncommitted in the repository.
+    """
     with _local_command(repo, verbose) as root:
         markdown = _read_text(plan_file, "plan file")
         if not markdown.strip():
@@ -236,7 +243,10 @@ def review(
     transcript: TranscriptOption = None,
     verbose: VerboseOption = False,
 ) -> None:
-    """Review the changes since --base; exit 0 when approved, 1 when changes are requested."""
+    """Review the changes since --base.
+
+    Exit 0 when the reviewer approves, 1 when it requests changes.
+    """
     with _local_command(repo, verbose) as root:
         from amelia.git import head_sha
 
@@ -274,7 +284,10 @@ def demo(
     ] = None,
     verbose: VerboseOption = False,
 ) -> None:
-    """Run the whole pipeline offline: a sample repo, the real Claude Code CLI, a scripted model."""
+    """Run the whole pipeline offline on a sample repository.
+
+    The real Claude Code CLI talks to a scripted model: no key and no network needed.
+    """
     _configure_logging(verbose)
     from amelia.demo import run_demo
 
