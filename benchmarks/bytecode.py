@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 
 CACHE_DIR = Path(__file__).resolve().parent / "results" / "pycache"
+EMPTY_CACHE_DIR = CACHE_DIR.parent / "no-pycache"
+"""A bytecode cache that stays empty (nothing is written with PYTHONDONTWRITEBYTECODE)."""
 
 WARM_MODULES = (
     "amelia.cli",
@@ -40,9 +42,11 @@ def cached_env(cache_dir: Path = CACHE_DIR) -> dict[str, str]:
 
 
 def uncached_env() -> dict[str, str]:
-    """os.environ where every start compiles its modules again."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"}
+    """os.environ where every start compiles its modules again: bytecode is neither written
+    nor read, not even from `__pycache__` directories an earlier run left in the venv."""
+    env = dict(os.environ)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONPYCACHEPREFIX"] = str(EMPTY_CACHE_DIR)
     return env
 
 

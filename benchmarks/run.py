@@ -82,7 +82,7 @@ def _startup(settings: Settings, root: Path, shared: dict[str, object]) -> Outco
     from benchmarks.startup import startup
 
     figures, offenders = startup(settings.help_runs)
-    return Outcome(figures=figures, notes=[f"slowest imports of amelia.cli: {offenders}"])
+    return Outcome(figures=figures, notes=[f"slowest imports of `amelia --help`: {offenders}"])
 
 
 def _overhead_cli(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
