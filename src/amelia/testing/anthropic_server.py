@@ -36,8 +36,6 @@ import math
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
 
 from amelia.testing.anthropic_script import (
@@ -61,6 +59,7 @@ from amelia.testing.anthropic_script import (
     thinking,
     tool_use,
 )
+from amelia.testing.local_server import LocalServer, QuietHandler
 
 __all__ = [
     "Fault",
@@ -149,7 +148,7 @@ class _Script:
             return len(self._turns)
 
 
-class ScriptedAnthropicServer:
+class ScriptedAnthropicServer(LocalServer):
     """The Anthropic Messages API, answered from a script, on an ephemeral local port."""
 
     def __init__(
@@ -164,15 +163,9 @@ class ScriptedAnthropicServer:
         self._requests: list[RecordedRequest] = []
         self._main_count = 0
         self._stopping = threading.Event()
-        self._httpd = _Server(("127.0.0.1", 0), _Handler)
-        self._httpd.owner = self
-        self._thread: threading.Thread | None = None
-
-    @property
-    def url(self) -> str:
-        """Base URL for ANTHROPIC_BASE_URL / `anthropic.Anthropic(base_url=…)`."""
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        super().__init__(
+            type("_BoundHandler", (_Handler,), {"owner": self}), name="scripted-anthropic"
+        )
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -190,32 +183,9 @@ class ScriptedAnthropicServer:
         """Scripted turns not played yet (0 for a script function)."""
         return self._script.remaining
 
-    def start(self) -> ScriptedAnthropicServer:
-        if self._thread is None:
-            self._thread = threading.Thread(
-                target=self._httpd.serve_forever, name="scripted-anthropic", daemon=True
-            )
-            self._thread.start()
-        return self
-
     def stop(self) -> None:
-        self._stopping.set()
-        if self._thread is not None:
-            self._httpd.shutdown()
-            self._thread.join(timeout=10)
-            self._thread = None
-        self._httpd.server_close()
-
-    def __enter__(self) -> ScriptedAnthropicServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
+        self._stopping.set()  # wakes a reply that waits out a scripted delay
+        super().stop()
 
     def _record(
         self, method: str, path: str, headers: dict[str, str], body: dict[str, Any] | None
@@ -242,18 +212,8 @@ class ScriptedAnthropicServer:
         return self._stopping.wait(seconds) if seconds > 0 else self._stopping.is_set()
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
+class _Handler(QuietHandler):
     owner: ScriptedAnthropicServer
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Keep test output quiet; requests are recorded on the server instead."""
 
     def do_POST(self) -> None:
         self._handle("POST")
@@ -271,7 +231,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._handle("DELETE")
 
     def _handle(self, method: str) -> None:
-        owner = self.server.owner
+        owner = self.owner
         body = self._read_json_body()
         headers = {name.lower(): value for name, value in self.headers.items()}
         request = owner._record(method, self.path, headers, body)

@@ -24,15 +24,15 @@ from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Any, Literal
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 from unidiff.patch import PatchSet
 
 from amelia.errors import GitError
 from amelia.git import run_git
+from amelia.testing.local_server import LocalServer, QuietHandler
 
 SECONDARY_RATE_LIMIT_MESSAGE = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
@@ -167,7 +167,7 @@ Handler = Callable[
 ]
 
 
-class FakeGitHubServer:
+class FakeGitHubServer(LocalServer):
     """A GitHub REST API on 127.0.0.1 with an ephemeral port, served from a background thread."""
 
     def __init__(self, token_user: str = "github-actions[bot]") -> None:  # noqa: S107
@@ -178,40 +178,9 @@ class FakeGitHubServer:
         self._faults: dict[str, deque[Fault]] = defaultdict(deque)
         self._ids = iter(range(1000, 10**9))
         self._lock = threading.RLock()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # lifecycle -----------------------------------------------------------------------------
-
-    def start(self) -> Self:
-        handler: type[_RequestHandler] = type("_BoundHandler", (_RequestHandler,), {"fake": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        super().__init__(
+            type("_BoundHandler", (_RequestHandler,), {"fake": self}), name="fake-github"
         )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def url(self) -> str:
-        """Base URL for `GITHUB_API_URL` / PyGithub's `base_url`."""
-        if self._httpd is None:
-            raise RuntimeError("FakeGitHubServer is not started")
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
 
     # state set-up --------------------------------------------------------------------------
 
@@ -773,12 +742,8 @@ _ROUTES: list[tuple[str, str, Handler]] = [
 ]
 
 
-class _RequestHandler(BaseHTTPRequestHandler):
+class _RequestHandler(QuietHandler):
     fake: FakeGitHubServer
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Silence the default stderr access log."""
 
     def _handle(self) -> None:
         split = urlsplit(self.path)

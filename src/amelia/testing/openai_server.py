@@ -15,9 +15,9 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any, Literal
+
+from amelia.testing.local_server import LocalServer, QuietHandler
 
 END_OF_SCRIPT = "end of script"
 ARGUMENT_PIECE_CHARS = 8
@@ -138,7 +138,7 @@ class _DroppedConnection(Exception):
     """The script asked to drop the socket."""
 
 
-class ScriptedOpenAIServer:
+class ScriptedOpenAIServer(LocalServer):
     """OpenAI-compatible server answering from a script; use as a context manager.
 
     `url` ends in `/v1`, ready for OPENAI_BASE_URL / OPENROUTER_BASE_URL.
@@ -152,56 +152,20 @@ class ScriptedOpenAIServer:
         self._stopping = threading.Event()
         self._ids = _Ids()
         self.requests: list[RecordedRequest] = []
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        super().__init__(
+            type("_BoundHandler", (_Handler,), {"owner": self}), name="scripted-openai"
+        )
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    def start(self) -> ScriptedOpenAIServer:
-        server = self
-
-        class Handler(_Handler):
-            owner = server
-
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        httpd.daemon_threads = True
-        httpd.block_on_close = False
-        self._httpd = httpd
-        # A short poll interval keeps stop() (and so every test's teardown) fast.
-        self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
     def stop(self) -> None:
-        self._stopping.set()
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> ScriptedOpenAIServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._httpd is None:
-            raise RuntimeError("server is not running")
-        return int(self._httpd.server_address[1])
+        self._stopping.set()  # wakes a reply that waits out a scripted delay
+        super().stop()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        """Base URL for OPENAI_BASE_URL / OPENROUTER_BASE_URL, ending in `/v1`."""
+        return f"{super().url}/v1"
 
     @property
     def remaining_turns(self) -> int:
@@ -233,13 +197,8 @@ class ScriptedOpenAIServer:
         return self._ids.next(prefix)
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(QuietHandler):
     owner: ScriptedOpenAIServer
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        # Quiet: test output should show assertions, not access logs.
-        return
 
     def do_GET(self) -> None:
         self._record(None)

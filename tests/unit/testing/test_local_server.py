@@ -1,0 +1,30 @@
+"""LocalServer: what every stand-in runs on."""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+
+import pytest
+
+from amelia.testing.local_server import LocalServer, QuietHandler
+
+
+class _Hello(QuietHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "5")
+        self.end_headers()
+        self.wfile.write(b"hello")
+
+
+def test_serves_until_stopped_and_keeps_its_address() -> None:
+    server = LocalServer(_Hello, name="hello")
+    url = server.url
+    with server:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            assert response.read() == b"hello"
+        assert server.start() is server  # a second start changes nothing
+    assert server.url == url
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(url, timeout=5)
