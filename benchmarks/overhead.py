@@ -39,6 +39,7 @@ from amelia.drivers.api.tools import ToolContext, tools_for_profile
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverInterface
 from amelia.drivers.cli._claude_tools import tool_permissions
 from amelia.drivers.cli.claude import ClaudeCliDriver
+from amelia.drivers.runtime import DriverEnvironment
 from amelia.testing import ScriptedAnthropicServer, ScriptedOpenAIServer
 from amelia.testing.scripted_claude import scripted_claude_environment
 from benchmarks.report import Figure, Target, median
@@ -48,7 +49,6 @@ from benchmarks.sessions import (
     SESSION_PROMPT,
     anthropic_session,
     bundled_cli,
-    environment,
     new_workdir,
     openai_session,
 )
@@ -301,11 +301,14 @@ async def _bare_api_once(workdir: Path, shape: Shape) -> Sample:
 async def _driver_api_once(workdir: Path, home: Path, shape: Shape) -> Sample:
     script = openai_session(shape.turns, shape.calls_per_turn)
     with ScriptedOpenAIServer(script=script, model=OPENAI_MODEL) as server:
-        with environment(OPENAI_API_KEY=SCRIPTED_KEY, OPENAI_BASE_URL=server.url):
-            driver = ApiDriver(
-                f"openai-chat:{OPENAI_MODEL}", max_turns=shape.turns + 1, amelia_home=home
-            )
-            results, elapsed = await _timed_session(driver, workdir)
+        credentials = {"OPENAI_API_KEY": SCRIPTED_KEY, "OPENAI_BASE_URL": server.url}
+        driver = ApiDriver(
+            f"openai-chat:{OPENAI_MODEL}",
+            max_turns=shape.turns + 1,
+            amelia_home=home,
+            environment=DriverEnvironment(inherited=dict(os.environ), credentials=credentials),
+        )
+        results, elapsed = await _timed_session(driver, workdir)
         left = server.remaining_turns
     if left or len(results) != 1 or results[0].is_error:
         raise SessionFailedError(f"ApiDriver run ended with {results}, {left} turns left")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import resource
 import sys
 from pathlib import Path
@@ -36,8 +37,13 @@ async def _session(kind: ProbeKind, workdir: Path) -> None:
         driver = ClaudeCliDriver(tool_profile="full", amelia_home=workdir / "amelia-home")
     else:
         from amelia.drivers.api.driver import ApiDriver
+        from amelia.drivers.runtime import DriverEnvironment
 
-        driver = ApiDriver(f"openai-chat:{OPENAI_MODEL}", amelia_home=workdir / "amelia-home")
+        driver = ApiDriver(
+            f"openai-chat:{OPENAI_MODEL}",
+            amelia_home=workdir / "amelia-home",
+            environment=DriverEnvironment(inherited=dict(os.environ)),
+        )
     async for message in driver.execute_agentic(SESSION_PROMPT, str(workdir / "session")):
         if message.type == AgenticMessageType.RESULT and message.is_error:
             raise SystemExit(f"session failed: {message.content}")

@@ -9,12 +9,10 @@ bare side pays for too) stays a small part of the time.
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
 from pathlib import Path
 
 import claude_agent_sdk
 
-from amelia.redaction import temporary_environment
 from amelia.testing import openai_server
 from amelia.testing.anthropic_script import Turn, text, tool_use
 
@@ -73,8 +71,3 @@ def new_workdir(root: Path, name: str) -> Path:
     workdir.mkdir(parents=True)
     (workdir / "log.txt").write_text("start\n", encoding="utf-8")
     return workdir
-
-
-def environment(**values: str) -> AbstractContextManager[None]:
-    """Set process environment variables for the block (the API driver reads os.environ)."""
-    return temporary_environment(values)

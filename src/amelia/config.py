@@ -1,29 +1,125 @@
-"""Settings of an Action run: the step's inputs (`INPUT_*`) and the runner's `GITHUB_*` facts.
+"""The settings of a run, read once from the process environment: nothing else reads it.
+
+`load_settings()` builds one `Settings` from a mapping of environment variables: the
+Action's inputs (`INPUT_*`), the runner's facts (`GITHUB_*`, `RUNNER_TEMP`), amelia's own
+variables (`AMELIA_*`), the GitHub client's tuning (`AMELIA_GITHUB_*`), the token, the
+scratch paths, and the environment child processes start from. Every other module gets
+what it needs from that object (or from a mapping handed to it explicitly), so how the
+environment is read, and what secrets it may hold, is decided here alone.
 
 GitHub hands a container action every declared input as an `INPUT_<NAME>` variable, with an
 empty string for inputs nobody set, so empty values fall back to the defaults here.
+Invalid values raise `ConfigError` with one line naming the variable (exit code 2).
 """
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import PurePosixPath
-from typing import Annotated, Literal
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+from pydantic_settings.sources.utils import parse_env_vars
 
 from amelia.core.types import DEFAULT_DRIVER, DriverType
 from amelia.errors import ConfigError
+from amelia.github.options import DEFAULT_TIMEOUT, RetryPolicy, ReviewEvent
+from amelia.redaction import secret_values
 
-ReviewEvent = Literal["COMMENT", "APPROVE", "REQUEST_CHANGES", "AUTO"]
+__all__ = [
+    "CONTAINER_HOME",
+    "MODEL_KEY_VARIABLES",
+    "ActionInputs",
+    "AmeliaVariables",
+    "GitHubTuning",
+    "ReviewEventSetting",
+    "RunnerContext",
+    "Settings",
+    "describe_validation_error",
+    "load_inputs",
+    "load_runner",
+    "load_settings",
+    "process_environment",
+]
+
+ReviewEventSetting = Literal[ReviewEvent, "AUTO"]
+"""The `review_event` input: a GitHub review event, or AUTO (the verdict decides)."""
+
+CONTAINER_HOME = Path("/github/home")
+"""The one directory a container action shares with the job's later steps."""
+
+MODEL_KEY_VARIABLES: dict[str, str] = {
+    "anthropic_api_key": "ANTHROPIC_API_KEY",
+    "claude_code_oauth_token": "CLAUDE_CODE_OAUTH_TOKEN",
+    "openai_api_key": "OPENAI_API_KEY",
+    "openrouter_api_key": "OPENROUTER_API_KEY",
+}
+"""Key inputs, and the variable each model SDK reads the key from."""
 
 _SAFE_PREFIX = re.compile(r"^[A-Za-z0-9._/-]*$")
 _PHRASE = re.compile(r"^\S{1,40}$")
+_THROTTLE_OFF = ("0", "false", "no")
 
 
-class ActionInputs(BaseSettings):
-    """The Action's inputs, read from `INPUT_*` environment variables."""
+class _MappingSource(EnvSettingsSource):
+    """pydantic-settings' environment source, reading a given mapping instead of os.environ."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        self._environ = environ
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return parse_env_vars(
+            self._environ, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str
+        )
+
+
+class _FromEnvironment(BaseSettings):
+    """Settings read from an explicit mapping (`from_environ`), never implicitly."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> Self:
+        """Read the fields from `environ`; raises pydantic's `ValidationError`."""
+        return cls(**_MappingSource(cls, environ)())
+
+
+class ActionInputs(_FromEnvironment):
+    """The Action's inputs, read from `INPUT_*` environment variables.
+
+    A runner passes every input declared in `action.yml`, with its default when the
+    workflow does not set it; `Settings.environ` keeps the raw values for telling the two
+    apart.
+    """
 
     model_config = SettingsConfigDict(
         env_prefix="INPUT_",
@@ -49,7 +145,7 @@ class ActionInputs(BaseSettings):
     allowed_users: Annotated[tuple[str, ...], NoDecode] = ()
     review_pull_requests: bool = True
     review_drafts: bool = False
-    review_event: ReviewEvent = "COMMENT"
+    review_event: ReviewEventSetting = "COMMENT"
     max_issues: int = Field(default=0, ge=0, le=50)
     timeout_minutes: float = Field(default=30.0, gt=0, le=360)
     dry_run: bool = False
@@ -117,11 +213,15 @@ class ActionInputs(BaseSettings):
         return [s.get_secret_value() for s in secrets if s and s.get_secret_value()]
 
 
-class RunnerContext(BaseSettings):
+class RunnerContext(_FromEnvironment):
     """What the GitHub runner tells a container action through `GITHUB_*` variables."""
 
     model_config = SettingsConfigDict(
-        env_prefix="GITHUB_", case_sensitive=False, env_ignore_empty=True, extra="ignore"
+        env_prefix="GITHUB_",
+        case_sensitive=False,
+        env_ignore_empty=True,
+        extra="ignore",
+        populate_by_name=True,
     )
 
     event_name: str | None = None
@@ -134,12 +234,161 @@ class RunnerContext(BaseSettings):
     output: str | None = None
     step_summary: str | None = None
     actor: str | None = None
+    token: SecretStr | None = None
+    """`GITHUB_TOKEN`, when a workflow exports it (the `github_token` input wins)."""
+    temp: str | None = Field(
+        default=None, validation_alias=AliasChoices("RUNNER_TEMP", "runner_temp", "temp")
+    )
+    """`RUNNER_TEMP`: the runner's scratch directory (not mounted into a container)."""
 
     @property
     def run_url(self) -> str | None:
         if not (self.repository and self.run_id):
             return None
         return f"{self.server_url.rstrip('/')}/{self.repository}/actions/runs/{self.run_id}"
+
+
+class AmeliaVariables(_FromEnvironment):
+    """amelia's own `AMELIA_*` variables."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="AMELIA_", case_sensitive=False, env_ignore_empty=True, extra="ignore"
+    )
+
+    command: str = ""
+    """`AMELIA_COMMAND`: run this command instead of routing the event (a matrix job)."""
+    issue_number: str = ""
+    """`AMELIA_ISSUE_NUMBER`: the issue or pull request `command` is about."""
+    driver: str | None = None
+    """`AMELIA_DRIVER`: the command line's driver key when `--driver` is not given."""
+    model: str | None = None
+    """`AMELIA_MODEL`: the command line's model when `--model` is not given."""
+    home: Path | None = None
+    """`AMELIA_HOME`: where transcripts and sessions go."""
+    dry_run_dir: Path | None = None
+    """`AMELIA_DRY_RUN_DIR`: where a dry run saves what it would have written."""
+    artifacts_dir: Path | None = None
+    """`AMELIA_ARTIFACTS_DIR`: where work that could not be pushed is saved."""
+
+
+class GitHubTuning(_FromEnvironment):
+    """`AMELIA_GITHUB_*`: documented knobs so tests and impatient users can shorten waits."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="AMELIA_GITHUB_", case_sensitive=False, env_ignore_empty=True, extra="ignore"
+    )
+
+    timeout: str = ""
+    throttle: str = ""
+    retry_max_attempts: str = ""
+    retry_max_total_wait: str = ""
+    retry_backoff_base: str = ""
+    retry_backoff_max: str = ""
+
+    def timeout_seconds(self) -> int:
+        """Seconds one GitHub request may take: `AMELIA_GITHUB_TIMEOUT`, else 15."""
+        text = self.timeout.strip()
+        if not text:
+            return DEFAULT_TIMEOUT
+        if not text.isdigit() or int(text) < 1:
+            raise ConfigError("AMELIA_GITHUB_TIMEOUT must be a whole number of seconds, at least 1")
+        return int(text)
+
+    def throttled(self) -> bool:
+        """False when `AMELIA_GITHUB_THROTTLE` is 0/false/no: no pause between writes, for
+        local stand-ins of GitHub only (GitHub itself asks for the pause)."""
+        return self.throttle.strip().lower() not in _THROTTLE_OFF
+
+    def retry_policy(self) -> RetryPolicy:
+        """The default policy, with any field overridden by `AMELIA_GITHUB_RETRY_<FIELD>`
+        (e.g. `AMELIA_GITHUB_RETRY_MAX_ATTEMPTS=3`, `AMELIA_GITHUB_RETRY_BACKOFF_BASE=0.01`)."""
+        chosen = {
+            name: value.strip()
+            for name in RetryPolicy.model_fields
+            if (value := getattr(self, f"retry_{name}")).strip()
+        }
+        try:
+            return RetryPolicy.model_validate(chosen)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"AMELIA_GITHUB_RETRY_{str(problem['loc'][0]).upper()}: {problem['msg']}"
+                for problem in error.errors()
+            )
+            raise ConfigError(f"invalid GitHub retry setting: {problems}") from None
+
+
+class Settings(BaseModel):
+    """Everything a run is configured with, built once by `load_settings()`.
+
+    `environ` is the environment amelia's child processes start from (drivers blank its
+    secrets for agents); secrets handed over by other means (`load_settings(secrets=...)`)
+    are read like variables but never added to it.
+    """
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    inputs: ActionInputs
+    runner: RunnerContext
+    amelia: AmeliaVariables
+    github_timeout: int
+    github_throttle: bool
+    github_retry: RetryPolicy
+    environ: Mapping[str, str] = Field(repr=False)
+    secrets: Mapping[str, str] = Field(default_factory=dict, repr=False)
+    scratch_root: Path
+    """Where transcripts, dry-run output and unpushed work go so that later steps see them."""
+    run_stamp: str
+    """The run's id, or the time it started: names the per-run directories."""
+
+    @property
+    def github_token(self) -> str | None:
+        """The token for GitHub and for amelia's own pushes: the `github_token` input, else
+        `GITHUB_TOKEN`."""
+        for token in (self.inputs.github_token, self.runner.token):
+            if token is not None and token.get_secret_value():
+                return token.get_secret_value()
+        return None
+
+    @property
+    def dry_run_dir(self) -> Path:
+        """`$AMELIA_DRY_RUN_DIR`, else `<scratch>/amelia-dry-run/<run>`."""
+        return self.amelia.dry_run_dir or self.scratch_root / "amelia-dry-run" / self.run_stamp
+
+    @property
+    def artifacts_dir(self) -> Path:
+        """Where work that could not be pushed is saved (see `amelia.action.unpushed`):
+        `$AMELIA_ARTIFACTS_DIR`, else `<scratch>/amelia-artifacts`, per run."""
+        base = self.amelia.artifacts_dir or self.scratch_root / "amelia-artifacts"
+        return base / self.run_stamp
+
+    @property
+    def action_home(self) -> Path:
+        """Transcripts and sessions of an Action run: `$AMELIA_HOME`, else
+        `<scratch>/amelia`, outside the checkout and readable by later steps."""
+        return self.amelia.home or self.scratch_root / "amelia"
+
+    def model_credentials(self) -> dict[str, str]:
+        """The model keys for the drivers, under the variables their SDKs read: a variable
+        set in the environment wins over the key input of the same model."""
+        found = {
+            variable: value
+            for field, variable in MODEL_KEY_VARIABLES.items()
+            if (value := self._secret(variable) or self._input_secret(field))
+        }
+        return found
+
+    def secret_values(self) -> list[str]:
+        """Every secret value amelia knows of, for masking and redaction: the secret inputs
+        and every secret-looking variable (longest first)."""
+        known = {*self.inputs.secret_values(), *secret_values({**self.environ, **self.secrets})}
+        return sorted(known, key=len, reverse=True)
+
+    def _secret(self, variable: str) -> str:
+        return self.secrets.get(variable) or self.environ.get(variable) or ""
+
+    def _input_secret(self, field: str) -> str:
+        value: SecretStr | None = getattr(self.inputs, field)
+        return value.get_secret_value() if value is not None else ""
 
 
 def describe_validation_error(error: ValidationError, prefix: str = "INPUT_") -> str:
@@ -151,18 +400,74 @@ def describe_validation_error(error: ValidationError, prefix: str = "INPUT_") ->
     return "; ".join(lines)
 
 
-def load_inputs() -> ActionInputs:
+def process_environment() -> dict[str, str]:
+    """A copy of this process's environment: the one place amelia reads it. Product code
+    gets what it needs from `load_settings()`; this is for tools around it (harnesses)."""
+    return dict(os.environ)
+
+
+def load_inputs(environ: Mapping[str, str] | None = None) -> ActionInputs:
     """Read the inputs, turning validation failures into one clear ConfigError."""
+    source = process_environment() if environ is None else environ
     try:
-        return ActionInputs()
+        return ActionInputs.from_environ(source)
     except ValidationError as error:
         raise ConfigError(f"Invalid action input: {describe_validation_error(error)}") from None
 
 
-def load_runner() -> RunnerContext:
+def load_runner(environ: Mapping[str, str] | None = None) -> RunnerContext:
+    source = process_environment() if environ is None else environ
     try:
-        return RunnerContext()
+        return RunnerContext.from_environ(source)
     except ValidationError as error:
         raise ConfigError(
             f"Invalid runner variable: {describe_validation_error(error, 'GITHUB_')}"
         ) from None
+
+
+def _scratch_root(runner: RunnerContext, container_home: Path) -> Path:
+    """In a container action RUNNER_TEMP names a host directory that is not mounted;
+    /github/home is (the host's $RUNNER_TEMP/_github_home)."""
+    if container_home.is_dir():
+        return container_home
+    return Path(runner.temp or tempfile.gettempdir())
+
+
+def load_settings(
+    environ: Mapping[str, str] | None = None,
+    *,
+    secrets: Mapping[str, str] | None = None,
+    container_home: Path = CONTAINER_HOME,
+) -> Settings:
+    """Build the run's settings from `environ` (default: this process's environment).
+
+    `secrets` are variables handed over without the environment (e.g. through a pipe):
+    read like the rest, never passed on to child processes. Raises `ConfigError`.
+    """
+    base = dict(process_environment() if environ is None else environ)
+    handed = dict(secrets or {})
+    variables = {**base, **handed}
+    runner = load_runner(variables)
+    inputs = load_inputs(variables)
+    try:
+        amelia = AmeliaVariables.from_environ(variables)
+    except ValidationError as error:
+        raise ConfigError(
+            f"Invalid amelia variable: {describe_validation_error(error, 'AMELIA_')}"
+        ) from None
+    tuning = GitHubTuning.from_environ(variables)
+    fields: dict[str, Any] = {
+        "github_timeout": tuning.timeout_seconds(),
+        "github_throttle": tuning.throttled(),
+        "github_retry": tuning.retry_policy(),
+    }
+    return Settings(
+        inputs=inputs,
+        runner=runner,
+        amelia=amelia,
+        environ=base,
+        secrets=handed,
+        scratch_root=_scratch_root(runner, container_home),
+        run_stamp=runner.run_id or time.strftime("%Y%m%d-%H%M%S"),
+        **fields,
+    )

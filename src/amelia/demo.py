@@ -14,6 +14,7 @@ import asyncio
 import json
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -154,8 +155,9 @@ def demo_script(repo: Path) -> Any:
     return answer
 
 
-async def _run(workdir: Path) -> DemoReport:
+async def _run(workdir: Path, inherited: Mapping[str, str]) -> DemoReport:
     from amelia.drivers.cli.claude import ClaudeCliDriver
+    from amelia.drivers.runtime import DriverEnvironment
 
     repo = create_sample_repo(workdir / "greeter")
     transcript = workdir / "events.jsonl"
@@ -166,8 +168,8 @@ async def _run(workdir: Path) -> DemoReport:
             return ClaudeCliDriver(
                 tool_profile=tool_profile,
                 max_turns=10,
-                amelia_home=workdir / "amelia-home",
                 env=environment,
+                environment=DriverEnvironment(inherited=inherited, home=workdir / "amelia-home"),
             )
 
         base = await current_head(repo)
@@ -202,8 +204,14 @@ async def _run(workdir: Path) -> DemoReport:
     )
 
 
-def run_demo(output: Path | None = None) -> DemoReport:
-    """Run the demo in `output` (default: a new temp dir, kept so you can look around)."""
+def run_demo(
+    output: Path | None = None, *, inherited: Mapping[str, str] | None = None
+) -> DemoReport:
+    """Run the demo in `output` (default: a new temp dir, kept so you can look around).
+
+    `inherited` is the environment the Claude Code CLI starts from (its secrets are
+    blanked); the command line passes its own.
+    """
     workdir = output or Path(tempfile.mkdtemp(prefix="amelia-demo-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    return asyncio.run(_run(workdir.resolve()))
+    return asyncio.run(_run(workdir.resolve(), dict(inherited or {})))

@@ -88,7 +88,7 @@ class EngineBench:
     def github(self) -> FakeGitHubServer:
         return self.harness.github
 
-    def _make_driver(self, profile: Profile) -> MakeDriver:
+    def _make_driver(self, profile: Profile, **options: object) -> MakeDriver:
         def make(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
             if role == "developer":
                 return ScriptedDriver([_write_farewell])
@@ -134,8 +134,6 @@ class EngineBench:
         env.update(extra or {})
         for name, value in env.items():
             self._monkeypatch.setenv(name, value)
-        # The engine exports the model key for the drivers; let monkeypatch restore it.
-        self._monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-local-fake-key")
         before = len(h.github.requests)
         self._capsys.readouterr()
         code = run_action()

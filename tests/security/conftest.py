@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from amelia.drivers.runtime import DriverEnvironment
 from amelia.testing import ScriptedAnthropicServer, ScriptedOpenAIServer
 from tests.git_helpers import init_repo
 
@@ -23,6 +25,12 @@ PLANTED_SECRETS = {
 
 HARMLESS = ("AMELIA_VISIBLE_MARKER", "visible-marker-value")
 """A non-secret variable that must pass, proving the tool really printed its environment."""
+
+
+def process_environment() -> DriverEnvironment:
+    """What amelia's settings hand a driver: this process's environment, and its home."""
+    home = os.environ.get("AMELIA_HOME")
+    return DriverEnvironment(inherited=dict(os.environ), home=Path(home) if home else None)
 
 
 @pytest.fixture

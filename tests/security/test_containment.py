@@ -21,7 +21,7 @@ from amelia.drivers.cli.claude import ClaudeCliDriver
 from amelia.testing import ScriptedAnthropicServer, ScriptedOpenAIServer
 from amelia.testing import anthropic_server as anthropic
 from amelia.testing import openai_server as openai
-from tests.security.conftest import HARMLESS
+from tests.security.conftest import HARMLESS, process_environment
 
 pytestmark = pytest.mark.e2e
 
@@ -45,7 +45,11 @@ def claude_driver(
         "CLAUDE_CODE_MAX_RETRIES": "0",
     }
     return ClaudeCliDriver(
-        tool_profile=profile, amelia_home=home / ".amelia", env=env, timeout_seconds=120
+        tool_profile=profile,
+        amelia_home=home / ".amelia",
+        env=env,
+        timeout_seconds=120,
+        environment=process_environment(),
     )
 
 
@@ -95,7 +99,9 @@ async def test_api_shell_tool_sees_no_secret_nor_the_model_key(
         [openai.tool_call("run_shell_command", {"command": "cat /proc/self/environ"}, "e2")],
         [openai.text("done")],
     )
-    messages = await run_api(ApiDriver(model="openai:gpt-4o", max_retries=0), checkout)
+    messages = await run_api(
+        ApiDriver(model="openai:gpt-4o", max_retries=0, environment=process_environment()), checkout
+    )
 
     outputs = [r.tool_output or "" for r in tool_results(messages)]
     assert len(outputs) == 2 and all(HARMLESS[1] in o for o in outputs)
@@ -129,7 +135,9 @@ async def test_api_file_tools_cannot_write_outside_or_into_git(
         filled = {k: v.format(outside=outside) for k, v in args.items()}
         openai_server.add_turns([openai.tool_call(tool, filled, f"w{index}")])
     openai_server.add_turns([openai.text("Could not write anything.")])
-    messages = await run_api(ApiDriver(model="openai:gpt-4o", max_retries=0), checkout)
+    messages = await run_api(
+        ApiDriver(model="openai:gpt-4o", max_retries=0, environment=process_environment()), checkout
+    )
 
     results = tool_results(messages)
     assert len(results) == len(ESCAPING_WRITES)
@@ -166,7 +174,12 @@ async def test_api_read_only_profile_cannot_create_files(
         [openai.tool_call("run_shell_command", {"command": "git log --oneline"}, "ok")],
         [openai.text("looked around")],
     )
-    driver = ApiDriver(model="openai:gpt-4o", tool_profile="read_only", max_retries=0)
+    driver = ApiDriver(
+        model="openai:gpt-4o",
+        tool_profile="read_only",
+        max_retries=0,
+        environment=process_environment(),
+    )
     messages = await run_api(driver, checkout)
 
     offered = {tool["name"] for tool in openai_server.requests[0].body["tools"]}

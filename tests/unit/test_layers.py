@@ -148,3 +148,62 @@ def test_the_checker_sees_lazy_and_type_checking_imports() -> None:
     found = set(_imports(sample, "amelia.core"))
     assert {"amelia.agents.architect", "amelia.drivers.factory", "amelia.testing"} <= found
     assert "amelia.agents.developer" in found
+
+
+# -- the process environment -----------------------------------------------------------------
+
+ENVIRONMENT_READER = "amelia.config"
+"""The one module that reads the process environment; the rest get settings or a mapping."""
+PENDING_ENVIRONMENT_READERS = {
+    "amelia.isolation.handoff": "the restart without credentials, before any settings exist",
+    "amelia.git.runner": "git's hardened child environment: a leaf that cannot get settings",
+}
+"""Readers outside the settings, each with its reason; an entry that no longer reads must go."""
+_ENVIRONMENT_NAMES = frozenset({"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"})
+
+
+def _environment_uses(source: str) -> list[str]:
+    """Every place `source` touches the process environment through `os` (or `posix`)."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in ("os", "posix")
+            and node.attr in _ENVIRONMENT_NAMES
+        ):
+            found.append(f"{node.value.id}.{node.attr}")
+        elif isinstance(node, ast.ImportFrom) and node.module in ("os", "posix"):
+            found += [f"{node.module}.{a.name}" for a in node.names if a.name in _ENVIRONMENT_NAMES]
+    return found
+
+
+def _environment_readers() -> dict[str, list[str]]:
+    readers: dict[str, list[str]] = {}
+    for path in sorted(SOURCE.rglob("*.py")):
+        uses = _environment_uses(path.read_text(encoding="utf-8"))
+        if uses:
+            readers[_module_name(path)] = sorted(set(uses))
+    return readers
+
+
+def test_only_the_settings_read_the_process_environment() -> None:
+    readers = _environment_readers()
+    others = {
+        module: uses
+        for module, uses in readers.items()
+        if module != ENVIRONMENT_READER and module not in PENDING_ENVIRONMENT_READERS
+    }
+    assert others == {}
+    assert ENVIRONMENT_READER in readers
+    stale = set(PENDING_ENVIRONMENT_READERS) - set(readers)
+    assert stale == set(), "these no longer read the environment: drop them from the list"
+
+
+def test_the_environment_check_sees_every_spelling() -> None:
+    sample = (
+        "import os\nfrom os import environ, getenv as g\n"
+        "a = os.environ['X']\nb = os.getenv('Y')\nc = {**os.environ}\nos.environ.pop('Z')\n"
+    )
+    assert set(_environment_uses(sample)) == {"os.environ", "os.getenv"}
+    assert _environment_uses("import os\nos.path.join('a')\n") == []

@@ -18,9 +18,9 @@ from amelia.github.client import (
     GitHubClient,
     InlineComment,
     PullInfo,
-    ReviewEvent,
     ReviewInfo,
 )
+from amelia.github.options import ReviewEvent
 
 _FAKE_IDS = itertools.count(900_000_000)
 

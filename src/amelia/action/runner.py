@@ -13,9 +13,6 @@ import asyncio
 import os
 import signal
 import sys
-import tempfile
-import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +21,7 @@ from loguru import logger
 
 from amelia.action.modes import Mode, ModeContext, ModeOutcome, load_mode
 from amelia.action.workflow_io import WorkflowIO
-from amelia.config import ActionInputs, RunnerContext, load_inputs, load_runner
+from amelia.config import AmeliaVariables, RunnerContext, Settings, load_settings
 from amelia.errors import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -36,12 +33,7 @@ from amelia.errors import (
     GitHubError,
     exit_code_for,
 )
-from amelia.github.client import (
-    GitHubClient,
-    RetryPolicy,
-    throttle_from_environment,
-    timeout_from_environment,
-)
+from amelia.github.client import GitHubClient
 from amelia.github.events import (
     Command,
     Event,
@@ -52,26 +44,14 @@ from amelia.github.events import (
     parse_event,
     route,
 )
-from amelia.redaction import Redactor, secret_values
+from amelia.redaction import Redactor
 
 if TYPE_CHECKING:
     from amelia.action.workspace import Workspace
 
 OVERRIDE_COMMAND = "AMELIA_COMMAND"
 OVERRIDE_ISSUE = "AMELIA_ISSUE_NUMBER"
-DRY_RUN_DIR = "AMELIA_DRY_RUN_DIR"
-ARTIFACTS_DIR = "AMELIA_ARTIFACTS_DIR"
-CONTAINER_HOME = "/github/home"
 _OVERRIDE_KINDS = ("plan", "implement", "review", "scan", "help")
-
-# Inputs handed to the drivers as the variables their SDKs read. The drivers blank every
-# other secret (INPUT_*, GITHUB_TOKEN …) in what their tools can see.
-_MODEL_KEYS = {
-    "anthropic_api_key": "ANTHROPIC_API_KEY",
-    "claude_code_oauth_token": "CLAUDE_CODE_OAUTH_TOKEN",
-    "openai_api_key": "OPENAI_API_KEY",
-    "openrouter_api_key": "OPENROUTER_API_KEY",
-}
 
 
 @dataclass(frozen=True)
@@ -81,6 +61,9 @@ class ActionRequest:
     event_name: str | None = None
     event_path: Path | None = None
     workspace: Path | None = None
+    default_workspace: Path | None = None
+    """The checkout when neither `workspace` nor GITHUB_WORKSPACE names one (else the
+    container's /github/workspace)."""
     dry_run: bool | None = None
 
 
@@ -97,11 +80,14 @@ def _configure_logging(redactor: Redactor) -> None:
 
 
 def command_override(
-    environ: Mapping[str, str], event: Event, runner: RunnerContext, trigger_phrase: str = "/amelia"
+    variables: AmeliaVariables,
+    event: Event,
+    runner: RunnerContext,
+    trigger_phrase: str = "/amelia",
 ) -> Command | None:
     """`AMELIA_COMMAND` / `AMELIA_ISSUE_NUMBER` (e.g. from a matrix job) win over routing."""
-    kind = environ.get(OVERRIDE_COMMAND, "").strip().lower()
-    number_text = environ.get(OVERRIDE_ISSUE, "").strip()
+    kind = variables.command.strip().lower()
+    number_text = variables.issue_number.strip()
     if not kind and not number_text:
         return None
     kind = kind or "plan"
@@ -131,52 +117,6 @@ def _read_event(request: ActionRequest, runner: RunnerContext) -> tuple[str, Eve
     except OSError as error:
         raise EventError(f"cannot read the event payload {path}: {error.strerror}") from None
     return name, parse_event(name, payload)
-
-
-def _hand_keys_to_drivers(inputs: ActionInputs) -> None:
-    for field, variable in _MODEL_KEYS.items():
-        secret = getattr(inputs, field)
-        if secret is not None and secret.get_secret_value() and not os.environ.get(variable):
-            os.environ[variable] = secret.get_secret_value()
-
-
-def _scratch_root() -> Path:
-    """Where transcripts, dry-run output and unpushed work go so that later steps see them.
-
-    In a container action RUNNER_TEMP names a host directory that is not mounted; /github/home
-    is (the host's $RUNNER_TEMP/_github_home).
-    """
-    home = Path(CONTAINER_HOME)
-    if home.is_dir():
-        return home
-    return Path(os.environ.get("RUNNER_TEMP") or tempfile.gettempdir())
-
-
-def _scratch_dir(name: str) -> Path:
-    path = _scratch_root() / name
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def _dry_run_dir(runner: RunnerContext) -> Path:
-    chosen = os.environ.get(DRY_RUN_DIR)
-    if chosen:
-        path = Path(chosen)
-    else:
-        stamp = runner.run_id or time.strftime("%Y%m%d-%H%M%S")
-        path = _scratch_dir("amelia-dry-run") / stamp
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def _artifacts_dir(runner: RunnerContext) -> Path:
-    """Where work that could not be pushed is saved (see `amelia.action.unpushed`):
-    `$AMELIA_ARTIFACTS_DIR`, else `<base>/amelia-artifacts`, per run."""
-    from amelia.action.unpushed import ARTIFACTS_DIR_NAME
-
-    chosen = os.environ.get(ARTIFACTS_DIR)
-    base = Path(chosen) if chosen else _scratch_root() / ARTIFACTS_DIR_NAME
-    return base / (runner.run_id or time.strftime("%Y%m%d-%H%M%S"))
 
 
 def _is_human_trigger(event: Event) -> bool:
@@ -244,16 +184,17 @@ class _Engine:
             return code
 
     async def _run(self) -> int:
-        runner = load_runner()
-        inputs = load_inputs()
+        settings = load_settings()
+        runner, inputs = settings.runner, settings.inputs
         self.io = WorkflowIO(runner.output, runner.step_summary)
         for secret in inputs.secret_values():
             self.io.mask(secret)
-        self.redactor = Redactor([*inputs.secret_values(), *secret_values()])
+        self.redactor = Redactor(settings.secret_values())
         _configure_logging(self.redactor)
 
         event_name, event = _read_event(self.request, runner)
-        command = command_override(os.environ, event, runner, inputs.trigger_phrase) or route(
+        override = command_override(settings.amelia, event, runner, inputs.trigger_phrase)
+        command = override or route(
             event,
             RoutingSettings(
                 trigger_phrase=inputs.trigger_phrase,
@@ -271,57 +212,55 @@ class _Engine:
             self.io.warning(f"amelia: no mode handles `{command.kind}` in this version")
             self.io.set_outputs({"conclusion": "skipped"})
             return EXIT_OK
-        return await self._run_mode(mode, command, event, inputs, runner)
+        return await self._run_mode(mode, command, event, settings)
 
-    def _client(
-        self, inputs: ActionInputs, runner: RunnerContext, repo: str, dry_run: bool
-    ) -> GitHubClient:
+    def _client(self, settings: Settings, repo: str, dry_run: bool) -> GitHubClient:
         from amelia.action.dry_run import DryRunGitHubClient
 
-        token = inputs.github_token.get_secret_value() if inputs.github_token else None
-        token = token or os.environ.get("GITHUB_TOKEN")
+        token = settings.github_token
         if not token:
             raise ConfigError(
                 "no GitHub token: set the github_token input (INPUT_GITHUB_TOKEN) or GITHUB_TOKEN"
             )
-        # Documented knobs, so tests and impatient users can shorten waits and retries.
         tuning: dict[str, Any] = {
-            "policy": RetryPolicy.from_environment(),
-            "timeout": timeout_from_environment(),
-            "throttle": throttle_from_environment(),
+            "policy": settings.github_retry,
+            "timeout": settings.github_timeout,
+            "throttle": settings.github_throttle,
         }
+        api_url = settings.runner.api_url
         if dry_run:
             return DryRunGitHubClient(
                 token=token,
                 repo=repo,
-                base_url=runner.api_url,
-                directory=_dry_run_dir(runner),
+                base_url=api_url,
+                directory=settings.dry_run_dir,
                 **tuning,
             )
-        return GitHubClient(token=token, repo=repo, base_url=runner.api_url, **tuning)
+        return GitHubClient(token=token, repo=repo, base_url=api_url, **tuning)
 
     async def _run_mode(
         self,
         mode: Mode,
         command: Command,
         event: Event,
-        inputs: ActionInputs,
-        runner: RunnerContext,
+        settings: Settings,
     ) -> int:
         from amelia.action.log_groups import LogGroupSink
         from amelia.action.progress import ProgressTracker
         from amelia.action.workspace import Workspace
         from amelia.core.types import Profile
+        from amelia.drivers.runtime import DriverEnvironment
         from amelia.github.auth import may_trigger
         from amelia.github.comments import ProgressComment, render_reply
         from amelia.pipeline import default_make_driver
         from amelia.pipeline.planfile import plan_path_pattern
 
+        runner, inputs = settings.runner, settings.inputs
         repo = runner.repository or (event.repository.full_name if event.repository else None)
         if not repo or "/" not in repo:
             raise ConfigError("no repository: GITHUB_REPOSITORY must be owner/name")
         dry_run = inputs.dry_run if self.request.dry_run is None else self.request.dry_run
-        github = self._client(inputs, runner, repo, dry_run)
+        github = self._client(settings, repo, dry_run)
         who = command.requested_by
 
         if mode.needs_permission and who and _is_human_trigger(event):
@@ -336,15 +275,19 @@ class _Engine:
                 self.io.set_outputs({"conclusion": "refused"})
                 return EXIT_OK
 
-        token = inputs.github_token.get_secret_value() if inputs.github_token else None
         workspace = Workspace(
-            self.request.workspace or Path(runner.workspace),
-            token=token or os.environ.get("GITHUB_TOKEN"),
+            self._checkout(runner),
+            token=settings.github_token,
             dry_run=dry_run,
-            artifacts_dir=_artifacts_dir(runner),
+            artifacts_dir=settings.artifacts_dir,
         )
-        _hand_keys_to_drivers(inputs)
-        os.environ.setdefault("AMELIA_HOME", str(_scratch_dir("amelia")))
+        # The drivers get the model keys and the environment their processes start from
+        # here, explicitly; transcripts go where later steps of the job can read them.
+        environment = DriverEnvironment(
+            inherited=settings.environ,
+            credentials=settings.model_credentials(),
+            home=settings.action_home,
+        )
         profile = Profile(
             driver=inputs.driver,
             model=inputs.model,
@@ -379,7 +322,7 @@ class _Engine:
             redactor=self.redactor,
             progress=progress,
             profile=profile,
-            make_driver=default_make_driver(profile),
+            make_driver=default_make_driver(profile, environment=environment),
             sinks=list(sinks),
             dry_run=dry_run,
             dry_run_dir=getattr(github, "directory", None),
@@ -392,6 +335,13 @@ class _Engine:
             self._restore_credentials(workspace)
         groups.close()
         return await self._finish(mode, context, outcome)
+
+    def _checkout(self, runner: RunnerContext) -> Path:
+        if self.request.workspace is not None:
+            return self.request.workspace
+        if "workspace" in runner.model_fields_set or self.request.default_workspace is None:
+            return Path(runner.workspace)
+        return self.request.default_workspace
 
     def _restore_credentials(self, workspace: Workspace) -> None:
         """Give `.git/config` back the token `prepare()` hid; a failure is only a warning,

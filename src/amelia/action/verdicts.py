@@ -10,10 +10,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from amelia.config import ReviewEvent as ReviewEventSetting
+from amelia.config import ReviewEventSetting
 from amelia.core.state import ReviewResult, ToolResult
-from amelia.github.client import GitHubClient, ReviewEvent, ReviewInfo
+from amelia.github.client import GitHubClient, ReviewInfo
 from amelia.github.comments import build_review, render_tool_errors
+from amelia.github.options import ReviewEvent
 from amelia.redaction import Redactor
 
 

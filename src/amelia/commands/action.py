@@ -39,15 +39,13 @@ def run(
     ] = False,
 ) -> None:
     """Reproduce an Action run locally from a saved event payload."""
-    import os
-
     from amelia.action.runner import ActionRequest, run_action
 
-    workspace = repo or Path(os.environ.get("GITHUB_WORKSPACE") or ".")
     request = ActionRequest(
         event_name=event_name,
         event_path=event_path,
-        workspace=workspace,
+        workspace=repo,
+        default_workspace=Path(),
         dry_run=True if dry_run else None,
     )
     raise typer.Exit(run_action(request))

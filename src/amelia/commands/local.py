@@ -29,12 +29,13 @@ DriverOption = Annotated[
     str | None,
     typer.Option(
         "--driver",
-        envvar="AMELIA_DRIVER",
-        help="Driver key: cli:claude (default), api:openai, api:openrouter, api, cli.",
+        help="Driver key: cli:claude (default), api:openai, api:openrouter, api, cli "
+        "[default: $AMELIA_DRIVER].",
     ),
 ]
 ModelOption = Annotated[
-    str | None, typer.Option("--model", envvar="AMELIA_MODEL", help="Model name for the driver.")
+    str | None,
+    typer.Option("--model", help="Model name for the driver [default: $AMELIA_MODEL]."),
 ]
 MaxTurnsOption = Annotated[
     int | None, typer.Option("--max-turns", min=1, help="Turn limit per agent run.")
@@ -85,12 +86,6 @@ def _read_text(path: Path, what: str) -> str:
         raise BadInputError(f"cannot read {what} {path}: {error}") from None
 
 
-def _driver_key(driver: str | None) -> str:
-    from amelia.drivers.factory import DriverFactory
-
-    return DriverFactory.resolve_key(driver)
-
-
 def _context(
     repo: Path,
     driver: str | None,
@@ -100,17 +95,29 @@ def _context(
 ) -> RunContext:
     from typing import get_args
 
+    from amelia.config import load_settings
     from amelia.core.types import DriverType, Profile
+    from amelia.drivers.factory import DriverFactory
+    from amelia.drivers.runtime import DriverEnvironment
     from amelia.pipeline import RunContext, default_make_driver
 
-    key = _driver_key(driver)
-    profile_fields: dict[str, Any] = {"model": model, "max_turns": max_turns}
+    settings = load_settings()
+    key = DriverFactory.resolve_key(driver or settings.amelia.driver)
+    profile_fields: dict[str, Any] = {
+        "model": model or settings.amelia.model,
+        "max_turns": max_turns,
+    }
     if key in get_args(DriverType):
         profile_fields["driver"] = key
     profile = Profile.model_validate(profile_fields)
+    environment = DriverEnvironment(
+        inherited=settings.environ,
+        credentials=settings.model_credentials(),
+        home=settings.amelia.home,
+    )
     return RunContext(
         repo_dir=repo,
-        make_driver=default_make_driver(profile, driver_key=key),
+        make_driver=default_make_driver(profile, driver_key=key, environment=environment),
         profile=profile,
         sinks=sinks,
     )
@@ -289,12 +296,13 @@ def demo(
     The real Claude Code CLI talks to a scripted model: no key and no network needed.
     """
     _configure_logging(verbose)
+    from amelia.config import load_settings
     from amelia.demo import run_demo
 
     with _reported_errors():
         if output is not None and output.exists() and any(output.iterdir()):
             raise BadInputError(f"--output must be empty or new: {output}")
-        report = run_demo(output)
+        report = run_demo(output, inherited=load_settings().environ)
     typer.echo(f"repository: {report.repository}")
     typer.echo(f"plan:       {report.plan}")
     typer.echo(f"diff:       {report.diff}")

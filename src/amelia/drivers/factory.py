@@ -6,16 +6,15 @@ Lazy imports keep `amelia --help` from loading claude-agent-sdk or pydantic-ai.
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 from amelia.core.types import DEFAULT_DRIVER, DriverType
 from amelia.drivers.base import DriverInterface
+from amelia.drivers.runtime import DriverEnvironment
 from amelia.errors import ConfigError
 
 DriverFactoryFn = Callable[..., DriverInterface]
-DRIVER_ENV_VAR = "AMELIA_DRIVER"
 
 
 def _lazy(module: str, attribute: str, **preset: Any) -> DriverFactoryFn:
@@ -56,13 +55,25 @@ class DriverFactory:
     _registry: ClassVar[dict[str, DriverFactoryFn]] = {
         key: factory for key, factory in BUILTIN_DRIVERS.items()
     }
+    _takes_environment: ClassVar[set[str]] = set(BUILTIN_DRIVERS)
+    """Keys whose factory accepts `environment=` (a `DriverEnvironment`)."""
 
     @classmethod
-    def register_driver(cls, key: str, factory: DriverFactoryFn) -> None:
-        """Register (or replace) the factory for `key`, e.g. a user's own provider."""
+    def register_driver(
+        cls, key: str, factory: DriverFactoryFn, *, takes_environment: bool = False
+    ) -> None:
+        """Register (or replace) the factory for `key`, e.g. a user's own provider.
+
+        With `takes_environment`, `get_driver(..., environment=...)` hands the factory the
+        environment, model credentials and home amelia runs with; otherwise it is left out.
+        """
         if not key or not key.strip():
             raise ValueError("Driver key must be a non-empty string")
         cls._registry[key] = factory
+        if takes_environment:
+            cls._takes_environment.add(key)
+        else:
+            cls._takes_environment.discard(key)
 
     @classmethod
     def registered_keys(cls) -> list[str]:
@@ -70,8 +81,8 @@ class DriverFactory:
 
     @classmethod
     def resolve_key(cls, key: str | None = None) -> str:
-        """The key to use: the argument, else `AMELIA_DRIVER`, else `cli:claude`."""
-        chosen = key or os.environ.get(DRIVER_ENV_VAR) or DEFAULT_DRIVER
+        """The key to use: the argument, else `cli:claude`."""
+        chosen = key or DEFAULT_DRIVER
         if chosen not in cls._registry:
             raise ConfigError(
                 f"Unknown driver key: {chosen!r}. "
@@ -80,6 +91,16 @@ class DriverFactory:
         return chosen
 
     @classmethod
-    def get_driver(cls, key: str | None = None, **kwargs: Any) -> DriverInterface:
-        """Create a driver for `key`; keyword arguments go to the driver's constructor."""
-        return cls._registry[cls.resolve_key(key)](**kwargs)
+    def get_driver(
+        cls,
+        key: str | None = None,
+        *,
+        environment: DriverEnvironment | None = None,
+        **kwargs: Any,
+    ) -> DriverInterface:
+        """Create a driver for `key`; keyword arguments go to the driver's constructor, and
+        `environment` too when its factory takes one."""
+        chosen = cls.resolve_key(key)
+        if environment is not None and chosen in cls._takes_environment:
+            kwargs = {**kwargs, "environment": environment}
+        return cls._registry[chosen](**kwargs)

@@ -11,15 +11,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-AMELIA_HOME_ENV_VAR = "AMELIA_HOME"
-
 
 def amelia_home(override: str | os.PathLike[str] | None = None) -> Path:
-    """The argument, else `$AMELIA_HOME`, else `~/.amelia`."""
-    if override is not None:
-        return Path(override)
-    from_env = os.environ.get(AMELIA_HOME_ENV_VAR)
-    return Path(from_env) if from_env else Path.home() / ".amelia"
+    """The argument (amelia passes `$AMELIA_HOME` from its settings), else `~/.amelia`."""
+    return Path(override) if override is not None else Path.home() / ".amelia"
 
 
 def new_transcript_path(home: Path, tag: str = "") -> Path:

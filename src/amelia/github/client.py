@@ -11,9 +11,8 @@ unretried request later.
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal, TypeVar
 from urllib.parse import quote, urlencode
@@ -23,73 +22,19 @@ from github.IssueComment import IssueComment
 from github.PaginatedList import PaginatedList
 from github.Repository import Repository
 from loguru import logger
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from tenacity import RetryCallState, Retrying, retry_if_exception
 
 from amelia.errors import (
-    ConfigError,
     GitHubAuthError,
     GitHubError,
     GitHubNotFoundError,
     GitHubRetryExhaustedError,
     GitHubValidationError,
 )
+from amelia.github.options import DEFAULT_API_URL, DEFAULT_TIMEOUT, RetryPolicy, ReviewEvent
 
 T = TypeVar("T")
-ReviewEvent = Literal["APPROVE", "REQUEST_CHANGES", "COMMENT"]
-DEFAULT_API_URL = "https://api.github.com"
-DEFAULT_TIMEOUT = 15
-RETRY_ENV_PREFIX = "AMELIA_GITHUB_RETRY_"
-TIMEOUT_ENV = "AMELIA_GITHUB_TIMEOUT"
-THROTTLE_ENV = "AMELIA_GITHUB_THROTTLE"
-
-
-class RetryPolicy(BaseModel):
-    """How hard to retry: attempts per call and the total seconds one call may wait."""
-
-    model_config = ConfigDict(frozen=True)
-
-    max_attempts: int = Field(default=5, ge=1)
-    max_total_wait: float = Field(default=60.0, ge=0)
-    backoff_base: float = Field(default=1.0, ge=0)
-    backoff_max: float = Field(default=20.0, ge=0)
-
-    @classmethod
-    def from_environment(cls, environ: Mapping[str, str] | None = None) -> RetryPolicy:
-        """The default policy, with any field overridden by `AMELIA_GITHUB_RETRY_<FIELD>`
-        (e.g. `AMELIA_GITHUB_RETRY_MAX_ATTEMPTS=3`, `AMELIA_GITHUB_RETRY_BACKOFF_BASE=0.01`)."""
-        env = os.environ if environ is None else environ
-        chosen = {
-            name: env[key]
-            for name in cls.model_fields
-            if (key := f"{RETRY_ENV_PREFIX}{name.upper()}") in env and env[key].strip()
-        }
-        try:
-            return cls.model_validate(chosen)
-        except ValidationError as error:
-            problems = "; ".join(
-                f"{RETRY_ENV_PREFIX}{str(problem['loc'][0]).upper()}: {problem['msg']}"
-                for problem in error.errors()
-            )
-            raise ConfigError(f"invalid GitHub retry setting: {problems}") from None
-
-
-def throttle_from_environment(environ: Mapping[str, str] | None = None) -> bool:
-    """False when `AMELIA_GITHUB_THROTTLE` is 0/false/no: no pause between writes, for
-    local stand-ins of GitHub only (GitHub itself asks for the pause)."""
-    env = os.environ if environ is None else environ
-    return env.get(THROTTLE_ENV, "").strip().lower() not in ("0", "false", "no")
-
-
-def timeout_from_environment(environ: Mapping[str, str] | None = None) -> int:
-    """Seconds one GitHub request may take: `AMELIA_GITHUB_TIMEOUT`, else 15."""
-    env = os.environ if environ is None else environ
-    text = env.get(TIMEOUT_ENV, "").strip()
-    if not text:
-        return DEFAULT_TIMEOUT
-    if not text.isdigit() or int(text) < 1:
-        raise ConfigError(f"{TIMEOUT_ENV} must be a whole number of seconds, at least 1")
-    return int(text)
 
 
 class RetryRecord(BaseModel):
@@ -271,22 +216,6 @@ class GitHubClient:
             **pause,  # type: ignore[arg-type]
         )
         self._repo: Repository | None = None
-
-    @classmethod
-    def from_environment(
-        cls, environ: Mapping[str, str] | None = None, **options: Any
-    ) -> GitHubClient:
-        """A client for the workflow's repository: `GITHUB_REPOSITORY`, `GITHUB_API_URL`, and
-        the token from the `github_token` input or `GITHUB_TOKEN`."""
-        env = os.environ if environ is None else environ
-        token = env.get("INPUT_GITHUB_TOKEN") or env.get("GITHUB_TOKEN")
-        repo = env.get("GITHUB_REPOSITORY")
-        if not token:
-            raise GitHubAuthError("no GitHub token: set the github_token input or GITHUB_TOKEN")
-        if not repo or "/" not in repo:
-            raise GitHubError("GITHUB_REPOSITORY must name the repository as owner/name")
-        base_url = env.get("GITHUB_API_URL") or DEFAULT_API_URL
-        return cls(token=token, repo=repo, base_url=base_url, **options)
 
     @property
     def retry_count(self) -> int:

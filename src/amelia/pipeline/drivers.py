@@ -6,6 +6,7 @@ from typing import Any
 
 from amelia.core.types import AgentRole, Profile, ToolProfileName
 from amelia.drivers.base import DriverInterface
+from amelia.drivers.runtime import DriverEnvironment
 from amelia.pipeline.context import MakeDriver
 
 __all__ = ["default_make_driver"]
@@ -18,11 +19,19 @@ def _driver_options(profile: Profile, role: AgentRole) -> dict[str, Any]:
     return {name: value for name, value in options.items() if value is not None}
 
 
-def default_make_driver(profile: Profile, *, driver_key: str | None = None) -> MakeDriver:
+def default_make_driver(
+    profile: Profile,
+    *,
+    driver_key: str | None = None,
+    environment: DriverEnvironment | None = None,
+) -> MakeDriver:
     """Drivers from the registry, configured from `profile` (driver key, model, max turns).
 
     `driver_key` replaces `profile.driver` with any registered key, also one registered at
-    run time (a `Profile` holds only the built-in keys).
+    run time (a `Profile` holds only the built-in keys). `environment` (what child
+    processes start from, the model credentials, the home directory) is handed to every
+    driver that takes one; amelia builds it from its settings, never from the process
+    environment directly.
     """
     from amelia.drivers.factory import DriverFactory
 
@@ -30,6 +39,8 @@ def default_make_driver(profile: Profile, *, driver_key: str | None = None) -> M
 
     def make(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
         options = _driver_options(profile, role)
-        return DriverFactory.get_driver(key, tool_profile=tool_profile, **options)
+        return DriverFactory.get_driver(
+            key, tool_profile=tool_profile, environment=environment, **options
+        )
 
     return make

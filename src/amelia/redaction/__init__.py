@@ -8,7 +8,6 @@ from amelia.redaction.environment import (
     is_secret_name,
     scrubbed_environment,
     secret_values,
-    temporary_environment,
 )
 from amelia.redaction.redactor import MASK, Redactor
 
@@ -20,5 +19,4 @@ __all__ = [
     "is_secret_name",
     "scrubbed_environment",
     "secret_values",
-    "temporary_environment",
 ]

@@ -6,10 +6,8 @@ text, so no credential it does not need may be visible to it.
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 
 __all__ = [
     "MODEL_CONNECTION_VARS",
@@ -17,7 +15,6 @@ __all__ = [
     "is_secret_name",
     "scrubbed_environment",
     "secret_values",
-    "temporary_environment",
 ]
 
 _SECRET_PREFIXES = ("INPUT_", "ACTIONS_", "GITHUB_TOKEN", "GH_")
@@ -44,51 +41,30 @@ def is_secret_name(name: str) -> bool:
     return upper.startswith(_SECRET_PREFIXES) or bool(_SECRET_NAME.search(upper))
 
 
-def scrubbed_environment(
-    allow: Iterable[str] = (), base: Mapping[str, str] | None = None
-) -> dict[str, str]:
-    """A copy of `base` (default `os.environ`) without secrets, except names in `allow`."""
-    source = os.environ if base is None else base
+def scrubbed_environment(base: Mapping[str, str], allow: Iterable[str] = ()) -> dict[str, str]:
+    """A copy of `base` without secrets, except names in `allow`."""
     allowed = set(allow)
     return {
-        name: value for name, value in source.items() if name in allowed or not is_secret_name(name)
+        name: value for name, value in base.items() if name in allowed or not is_secret_name(name)
     }
 
 
-def blanking_overrides(
-    allow: Iterable[str] = (), base: Mapping[str, str] | None = None
-) -> dict[str, str]:
+def blanking_overrides(base: Mapping[str, str], allow: Iterable[str] = ()) -> dict[str, str]:
     """Overrides that blank every secret of `base`, for SDKs that can only add variables.
 
-    claude-agent-sdk starts its CLI with a copy of `os.environ` and applies `options.env`
-    on top, so the only way to hide a variable is to override it with an empty value.
+    claude-agent-sdk starts its CLI with a copy of the process environment and applies
+    `options.env` on top, so the only way to hide a variable is to override it with an
+    empty value.
     """
-    source = os.environ if base is None else base
     allowed = set(allow)
-    return {name: "" for name in source if name not in allowed and is_secret_name(name)}
+    return {name: "" for name in base if name not in allowed and is_secret_name(name)}
 
 
-def secret_values(base: Mapping[str, str] | None = None, min_length: int = 6) -> list[str]:
-    """Values of secret-looking variables, longest first, for redaction."""
-    source = os.environ if base is None else base
+def secret_values(base: Mapping[str, str], min_length: int = 6) -> list[str]:
+    """Values of secret-looking variables of `base`, longest first, for redaction."""
     values = {
         value
-        for name, value in source.items()
+        for name, value in base.items()
         if is_secret_name(name) and len(value.strip()) >= min_length
     }
     return sorted(values, key=len, reverse=True)
-
-
-@contextmanager
-def temporary_environment(values: Mapping[str, str]) -> Iterator[None]:
-    """Set `values` in `os.environ` for the block, then put back what was there before."""
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, old in saved.items():
-            if old is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = old

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
+from amelia.config import process_environment
 from amelia.git import run_git, with_config
 from amelia.testing.anthropic_script import RecordedRequest as ModelRequest
 from amelia.testing.anthropic_script import ScriptFunction, Turn, text, tool_use
@@ -336,7 +337,7 @@ class ActionHarness:
         chosen_inputs = {"github_token": self.token, "anthropic_api_key": "sk-ant-local-fake-key"}
         chosen_inputs.update(inputs or {})
         env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "PATH": process_environment().get("PATH", "/usr/bin:/bin"),
             "LANG": "C.UTF-8",
             "HOME": str(self.home),
             "RUNNER_TEMP": str(self.runner_temp),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 from amelia.core.types import ToolProfileName
 from amelia.drivers.base import AgenticMessage
 from amelia.drivers.cli.claude import ClaudeCliDriver
+from amelia.drivers.runtime import DriverEnvironment
 from amelia.testing import ScriptedAnthropicServer
 from amelia.testing.scripted_claude import scripted_claude_environment
 from tests.git_helpers import init_repo
@@ -49,6 +51,8 @@ def make_driver(
         def build(tool_profile: ToolProfileName = "full", **kwargs: Any) -> ClaudeCliDriver:
             env = {**scripted_claude_environment(server.url, home / ".claude"), "HOME": str(home)}
             kwargs.setdefault("timeout_seconds", 120)
+            # What amelia's settings would hand it: this process's environment as it is now.
+            kwargs.setdefault("environment", DriverEnvironment(inherited=dict(os.environ)))
             return ClaudeCliDriver(
                 tool_profile=tool_profile, amelia_home=amelia_home, env=env, **kwargs
             )

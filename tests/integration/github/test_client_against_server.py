@@ -10,12 +10,12 @@ import pytest
 from github import GithubException
 
 from amelia.errors import (
-    GitHubAuthError,
     GitHubNotFoundError,
     GitHubRetryExhaustedError,
     GitHubValidationError,
 )
-from amelia.github.client import GitHubClient, InlineComment, RetryPolicy, server_requested_delay
+from amelia.github.client import GitHubClient, InlineComment, server_requested_delay
+from amelia.github.options import RetryPolicy
 from amelia.testing.github_server import FakeGitHubServer, Fault
 
 REPO = "octo/app"
@@ -224,13 +224,10 @@ def test_stalled_request_times_out_and_is_retried(server: FakeGitHubServer) -> N
     assert "Timeout" in client.retry_log[0].reason or "timed out" in client.retry_log[0].reason
 
 
-def test_client_from_environment_and_bracketed_logins(server: FakeGitHubServer) -> None:
-    env = {"GITHUB_TOKEN": "tok", "GITHUB_REPOSITORY": REPO, "GITHUB_API_URL": server.url}
-    client = GitHubClient.from_environment(env, throttle=False)
+def test_bracketed_logins(server: FakeGitHubServer) -> None:
+    client = GitHubClient(token="tok", repo=REPO, base_url=server.url, throttle=False)
     server.set_permission(REPO, "dependabot[bot]", "write")
     assert client.get_permission("dependabot[bot]") == "write"
-    with pytest.raises(GitHubAuthError, match="no GitHub token"):
-        GitHubClient.from_environment({"GITHUB_REPOSITORY": REPO})
 
 
 def test_http_date_retry_after_is_honoured() -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from amelia.action.verdicts import choose_review_event
 from amelia.core.state import ReviewComment, ReviewResult
-from amelia.github.client import GitHubClient, RetryPolicy
+from amelia.github.client import GitHubClient
 from amelia.github.comments import ProgressComment, build_review
+from amelia.github.options import RetryPolicy
 from amelia.testing.github_server import FakeGitHubServer
 
 DIFF = "\n".join(

@@ -14,7 +14,7 @@ from amelia.action.modes.review import steering_note
 from amelia.action.modes.scan import planned_issue_numbers, waiting_issues
 from amelia.action.steering import is_steering_path, restore_steering_files
 from amelia.action.verdicts import choose_review_event
-from amelia.config import ReviewEvent as ReviewEventSetting
+from amelia.config import ReviewEventSetting
 from amelia.core.state import ReviewResult
 from tests.git_helpers import IDENTITY, git
 

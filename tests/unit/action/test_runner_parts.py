@@ -9,7 +9,7 @@ import pytest
 from amelia.action.modes import MODE_MODULES, Mode, load_mode
 from amelia.action.modes.plan import co_author, commit_title
 from amelia.action.runner import command_override
-from amelia.config import RunnerContext
+from amelia.config import AmeliaVariables, RunnerContext
 from amelia.errors import ConfigError
 from amelia.github.events import ScheduleEvent, parse_event
 from amelia.pipeline.planfile import existing_plan
@@ -18,25 +18,31 @@ from amelia.testing.action_harness import parse_outputs
 SCHEDULE = ScheduleEvent(schedule="17 3 * * *")
 
 
+def _variables(environ: dict[str, str]) -> AmeliaVariables:
+    return AmeliaVariables.from_environ(environ)
+
+
 def test_no_override_without_the_variables() -> None:
-    assert command_override({}, SCHEDULE, RunnerContext()) is None
+    assert command_override(_variables({}), SCHEDULE, RunnerContext()) is None
 
 
 def test_matrix_override_plans_the_issue_for_the_actor() -> None:
     runner = RunnerContext(actor="octocat")
     env = {"AMELIA_COMMAND": "Plan", "AMELIA_ISSUE_NUMBER": "12"}
-    command = command_override(env, SCHEDULE, runner)
+    command = command_override(_variables(env), SCHEDULE, runner)
     assert command is not None
     assert (command.kind, command.number, command.requested_by) == ("plan", 12, "octocat")
 
 
 def test_issue_number_alone_means_plan() -> None:
-    command = command_override({"AMELIA_ISSUE_NUMBER": "3"}, SCHEDULE, RunnerContext())
+    command = command_override(_variables({"AMELIA_ISSUE_NUMBER": "3"}), SCHEDULE, RunnerContext())
     assert command is not None and command.kind == "plan"
 
 
 def test_help_override_uses_the_trigger_phrase() -> None:
-    command = command_override({"AMELIA_COMMAND": "help"}, SCHEDULE, RunnerContext(), "/bot")
+    command = command_override(
+        _variables({"AMELIA_COMMAND": "help"}), SCHEDULE, RunnerContext(), "/bot"
+    )
     assert command is not None and "`/bot plan`" in command.reply
 
 
@@ -51,7 +57,7 @@ def test_help_override_uses_the_trigger_phrase() -> None:
 )
 def test_bad_overrides_are_configuration_errors(env: dict[str, str], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
-        command_override(env, SCHEDULE, RunnerContext())
+        command_override(_variables(env), SCHEDULE, RunnerContext())
 
 
 def test_existing_plan_is_found_by_issue_number(tmp_path: Path) -> None:

@@ -115,6 +115,26 @@ def test_plan_writes_the_plan_and_passes_options_to_the_driver(
     assert kinds[0] == "stage_started" and kinds[-1] == "stage_completed"
 
 
+def test_amelia_driver_and_model_are_the_fallbacks_of_the_options(
+    repo: Path, scripts: Scripts, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AMELIA_DRIVER", TEST_KEY)
+    monkeypatch.setenv("AMELIA_MODEL", "m-env")
+    scripts.turns += [[result(PLAN)], [result(PLAN)]]
+
+    assert _invoke("plan", "--title", "T", "--repo", str(repo)).exit_code == 0
+    assert _invoke("plan", "--title", "T", "--repo", str(repo), "--model", "m-opt").exit_code == 0
+    assert [options["model"] for options in scripts.options] == ["m-env", "m-opt"]
+
+    monkeypatch.setenv("AMELIA_DRIVER", "nope")
+    outcome = _invoke("plan", "--title", "T", "--repo", str(repo))
+    assert outcome.exit_code == 2
+    assert outcome.output.startswith("error: Unknown driver key: 'nope'")
+    scripts.turns.append([result(PLAN)])
+    chosen = _invoke("plan", "--title", "T", "--repo", str(repo), "--driver", TEST_KEY)
+    assert chosen.exit_code == 0, chosen.output
+
+
 def test_plan_failure_exits_1_with_the_reason(repo: Path, scripts: Scripts) -> None:
     scripts.turns += [[result("chatter")], [result("more chatter")]]
     outcome = _invoke("plan", "--title", "T", "--repo", str(repo), "--driver", TEST_KEY)

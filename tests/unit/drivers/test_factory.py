@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, GenerateResult
 from amelia.drivers.factory import DriverFactory
+from amelia.drivers.runtime import DriverEnvironment
 from amelia.errors import ConfigError
 
 
@@ -36,9 +37,12 @@ class EchoDriver:
 @pytest.fixture
 def registry() -> Iterator[dict[str, Any]]:
     saved = dict(DriverFactory._registry)
+    aware = set(DriverFactory._takes_environment)
     yield DriverFactory._registry
     DriverFactory._registry.clear()
     DriverFactory._registry.update(saved)
+    DriverFactory._takes_environment.clear()
+    DriverFactory._takes_environment.update(aware)
 
 
 def test_the_five_builtin_keys_are_registered() -> None:
@@ -52,24 +56,32 @@ def test_the_five_builtin_keys_are_registered() -> None:
 
 
 def test_default_key_is_claude(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("AMELIA_DRIVER", raising=False)
-    assert DriverFactory.resolve_key() == "cli:claude"
-
-
-def test_environment_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
+    # AMELIA_DRIVER is the command line's fallback, read with the settings, not here.
     monkeypatch.setenv("AMELIA_DRIVER", "api:openrouter")
-    assert DriverFactory.resolve_key() == "api:openrouter"
+    assert DriverFactory.resolve_key() == "cli:claude"
     assert DriverFactory.resolve_key("cli") == "cli"
 
 
-def test_unknown_key_lists_registered_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unknown_key_lists_registered_keys() -> None:
     with pytest.raises(ConfigError, match=r"^Unknown driver key:") as caught:
         DriverFactory.get_driver("carrier-pigeon")
     for key in ("cli:claude", "api:openai", "api:openrouter"):
         assert key in str(caught.value)
-    monkeypatch.setenv("AMELIA_DRIVER", "nope")
     with pytest.raises(ConfigError, match=r"^Unknown driver key: 'nope'"):
-        DriverFactory.get_driver()
+        DriverFactory.get_driver("nope")
+
+
+def test_the_environment_goes_only_to_factories_that_take_it(registry: dict[str, Any]) -> None:
+    environment = DriverEnvironment(credentials={"OPENAI_API_KEY": "sk-from-settings"})
+    DriverFactory.register_driver("echo", EchoDriver)
+    DriverFactory.register_driver("aware", EchoDriver, takes_environment=True)
+    plain = DriverFactory.get_driver("echo", environment=environment, model="x")
+    aware = DriverFactory.get_driver("aware", environment=environment, model="x")
+    assert isinstance(plain, EchoDriver) and plain.kwargs == {"model": "x"}
+    assert isinstance(aware, EchoDriver)
+    assert aware.kwargs == {"model": "x", "environment": environment}
+    api = DriverFactory.get_driver("api:openai", environment=environment, model="gpt-x")
+    assert getattr(api, "environment", None) is environment
 
 
 async def test_custom_registration(registry: dict[str, Any]) -> None:

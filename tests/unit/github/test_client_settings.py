@@ -4,40 +4,40 @@ from __future__ import annotations
 
 import pytest
 
+from amelia.config import GitHubTuning
 from amelia.errors import ConfigError
-from amelia.github.client import (
-    DEFAULT_TIMEOUT,
-    RetryPolicy,
-    throttle_from_environment,
-    timeout_from_environment,
-)
+from amelia.github.options import DEFAULT_TIMEOUT, RetryPolicy
+
+
+def _tuning(environ: dict[str, str]) -> GitHubTuning:
+    return GitHubTuning.from_environ(environ)
 
 
 def test_retry_policy_reads_each_field_from_the_environment() -> None:
-    policy = RetryPolicy.from_environment(
+    policy = _tuning(
         {
             "AMELIA_GITHUB_RETRY_MAX_ATTEMPTS": "3",
             "AMELIA_GITHUB_RETRY_MAX_TOTAL_WAIT": "7.5",
             "AMELIA_GITHUB_RETRY_BACKOFF_BASE": "0.01",
             "AMELIA_GITHUB_RETRY_BACKOFF_MAX": " ",
         }
-    )
+    ).retry_policy()
     assert policy == RetryPolicy(max_attempts=3, max_total_wait=7.5, backoff_base=0.01)
-    assert RetryPolicy.from_environment({}) == RetryPolicy()
+    assert _tuning({}).retry_policy() == RetryPolicy()
 
 
 @pytest.mark.parametrize("value", ["zero", "0", "-1", "1.5"])
 def test_an_invalid_attempt_count_names_the_variable(value: str) -> None:
     with pytest.raises(ConfigError, match="AMELIA_GITHUB_RETRY_MAX_ATTEMPTS"):
-        RetryPolicy.from_environment({"AMELIA_GITHUB_RETRY_MAX_ATTEMPTS": value})
+        _tuning({"AMELIA_GITHUB_RETRY_MAX_ATTEMPTS": value}).retry_policy()
 
 
 def test_timeout_is_whole_seconds_of_at_least_one() -> None:
-    assert timeout_from_environment({}) == DEFAULT_TIMEOUT
-    assert timeout_from_environment({"AMELIA_GITHUB_TIMEOUT": "2"}) == 2
+    assert _tuning({}).timeout_seconds() == DEFAULT_TIMEOUT
+    assert _tuning({"AMELIA_GITHUB_TIMEOUT": "2"}).timeout_seconds() == 2
     for bad in ("0", "1.5", "soon"):
         with pytest.raises(ConfigError, match="AMELIA_GITHUB_TIMEOUT"):
-            timeout_from_environment({"AMELIA_GITHUB_TIMEOUT": bad})
+            _tuning({"AMELIA_GITHUB_TIMEOUT": bad}).timeout_seconds()
 
 
 @pytest.mark.parametrize(
@@ -45,4 +45,4 @@ def test_timeout_is_whole_seconds_of_at_least_one() -> None:
 )
 def test_throttle_is_on_unless_switched_off(value: str | None, throttled: bool) -> None:
     env = {} if value is None else {"AMELIA_GITHUB_THROTTLE": value}
-    assert throttle_from_environment(env) is throttled
+    assert _tuning(env).throttled() is throttled

@@ -1,8 +1,5 @@
 """Secrets never reach a model CLI or a tool's environment."""
 
-import os
-
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -12,7 +9,6 @@ from amelia.redaction import (
     is_secret_name,
     scrubbed_environment,
     secret_values,
-    temporary_environment,
 )
 
 PARENT = {
@@ -72,13 +68,3 @@ def test_secret_values_longest_first() -> None:
 @given(st.from_regex(r"[A-Z_]{0,10}(TOKEN|SECRET|PASSWORD|API_KEY)[A-Z_]{0,10}", fullmatch=True))
 def test_any_name_with_a_secret_word_is_secret(name: str) -> None:
     assert is_secret_name(name)
-
-
-def test_temporary_environment_restores_what_was_there(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("AMELIA_T_KEPT", "before")
-    monkeypatch.delenv("AMELIA_T_NEW", raising=False)
-    with temporary_environment({"AMELIA_T_KEPT": "during", "AMELIA_T_NEW": "x"}):
-        assert os.environ["AMELIA_T_KEPT"] == "during"
-        assert os.environ["AMELIA_T_NEW"] == "x"
-    assert os.environ["AMELIA_T_KEPT"] == "before"
-    assert "AMELIA_T_NEW" not in os.environ

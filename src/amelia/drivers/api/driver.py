@@ -29,6 +29,7 @@ from amelia.drivers.api.providers import ModelName, open_model, parse_model_name
 from amelia.drivers.api.sessions import SessionStore, new_session_id
 from amelia.drivers.api.tools import ToolContext, tools_for_profile
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverUsage, GenerateResult
+from amelia.drivers.runtime import DriverEnvironment
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
 from amelia.errors import DriverError
 
@@ -80,7 +81,11 @@ class ApiDriver:
         timeout_seconds: float | None = None,
         amelia_home: str | os.PathLike[str] | None = None,
         max_retries: int = 2,
+        *,
+        environment: DriverEnvironment | None = None,
     ) -> None:
+        """`environment` holds the model's key and base URL and what tools' commands start
+        from (see `DriverEnvironment`); `amelia_home` wins over its home."""
         self._injected_model: Model | None = None
         self._model_name: ModelName | None = None
         if isinstance(model, str):
@@ -95,7 +100,8 @@ class ApiDriver:
         self.tool_profile: ToolProfileName = tool_profile
         self.max_turns = max_turns
         self.timeout_seconds = timeout_seconds
-        self.amelia_home = amelia_home
+        self.environment = environment or DriverEnvironment()
+        self.amelia_home = amelia_home if amelia_home is not None else self.environment.home
         self.max_retries = max_retries
         self.last_transcript_path: Path | None = None
 
@@ -110,6 +116,7 @@ class ApiDriver:
             self._model_name,
             max_retries=self.max_retries,
             timeout_seconds=self.timeout_seconds,
+            environ={**self.environment.inherited, **self.environment.credentials},
         ) as model:
             yield model
 
@@ -196,7 +203,7 @@ class ApiDriver:
         try:
             async with agent.iter(
                 prompt,
-                deps=ToolContext(Path(cwd)),
+                deps=ToolContext(Path(cwd), inherited=self.environment.inherited),
                 message_history=history or None,
                 instructions=instructions,
                 usage_limits=UsageLimits(request_limit=self.max_turns or DEFAULT_MAX_TURNS),

@@ -1,12 +1,12 @@
 """From a model string (`openai:gpt-4o`, `openrouter:vendor/model`) to a pydantic-ai model.
 
 pydantic-ai's own providers talk to the APIs; this only picks one, checks that its key is
-set before any request, and honours OPENAI_BASE_URL / OPENROUTER_BASE_URL.
+set before any request, and honours OPENAI_BASE_URL / OPENROUTER_BASE_URL. Keys and base
+URLs come from the variables the caller hands over, never from the process environment.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -91,21 +91,20 @@ async def open_model(
     *,
     max_retries: int,
     timeout_seconds: float | None,
-    environ: Mapping[str, str] | None = None,
+    environ: Mapping[str, str],
 ) -> AsyncIterator[Model]:
     """A pydantic-ai model with its own AsyncOpenAI client, closed on exit.
 
     The key is checked before any request. pydantic-ai leaves a client it was handed open,
     and an unclosed pool complains once its event loop is gone, so we close it ourselves.
     """
-    env = os.environ if environ is None else environ
     spec = PROVIDERS[model.provider]
-    api_key = env.get(spec.key_var, "").strip()
+    api_key = environ.get(spec.key_var, "").strip()
     if not api_key:
         raise DriverError(
             f"{spec.key_var} is not set: set it to use '{model.qualified}' with the api driver"
         )
-    base_url = env.get(spec.base_url_var, "").strip() or spec.default_base_url
+    base_url = environ.get(spec.base_url_var, "").strip() or spec.default_base_url
     client = AsyncOpenAI(
         api_key=api_key,
         base_url=base_url,

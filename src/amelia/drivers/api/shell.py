@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -85,14 +85,21 @@ def _kill_group(process: asyncio.subprocess.Process) -> None:
 class SafeShellExecutor:
     """Runs commands in `cwd` after checking them against the shell policy."""
 
-    def __init__(self, cwd: str | os.PathLike[str], max_output_chars: int = MAX_OUTPUT_CHARS):
+    def __init__(
+        self,
+        cwd: str | os.PathLike[str],
+        max_output_chars: int = MAX_OUTPUT_CHARS,
+        *,
+        inherited: Mapping[str, str] | None = None,
+    ) -> None:
+        """`inherited` is the environment commands start from, minus its secrets."""
         self.cwd = os.fspath(cwd)
         self.max_output_chars = max_output_chars
+        self.inherited: Mapping[str, str] = dict(inherited or {})
 
-    @staticmethod
-    def environment() -> dict[str, str]:
+    def environment(self) -> dict[str, str]:
         """No secrets at all reach a command the model chose, not even the model's key."""
-        return {**scrubbed_environment(), **_PAGER_ENV}
+        return {**scrubbed_environment(self.inherited), **_PAGER_ENV}
 
     async def execute(self, command: str, timeout_seconds: float = 30) -> ShellResult:
         """Run `command` through /bin/sh; raises CommandRefused when the policy says no."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +38,8 @@ class ToolContext:
     """What every tool call needs: where it runs and what it may touch."""
 
     cwd: Path
+    inherited: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """The environment shell commands start from, minus its secrets."""
     shell: SafeShellExecutor = field(init=False)
     reader: SafeFileReader = field(init=False)
     writer: SafeFileWriter = field(init=False)
@@ -45,7 +48,7 @@ class ToolContext:
         if not self.cwd.is_dir():
             raise ValueError(f"working directory does not exist: {self.cwd}")
         self.cwd = self.cwd.resolve()
-        self.shell = SafeShellExecutor(self.cwd)
+        self.shell = SafeShellExecutor(self.cwd, inherited=self.inherited)
         self.reader = SafeFileReader([self.cwd])
         self.writer = SafeFileWriter([self.cwd])
 

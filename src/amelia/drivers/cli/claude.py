@@ -31,6 +31,7 @@ from amelia.drivers.base import AgenticMessage, AgenticMessageType, GenerateResu
 from amelia.drivers.cli._claude_hooks import read_only_bash_hooks
 from amelia.drivers.cli._claude_mapping import MessageMapper, extract_json_text
 from amelia.drivers.cli._claude_tools import tool_permissions
+from amelia.drivers.runtime import DriverEnvironment
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
 from amelia.errors import DriverError
 from amelia.redaction import MODEL_CONNECTION_VARS, blanking_overrides
@@ -64,14 +65,19 @@ class ClaudeCliDriver:
         cli_path: str | os.PathLike[str] | None = None,
         web_tools: bool = False,
         env: Mapping[str, str] | None = None,
+        *,
+        environment: DriverEnvironment | None = None,
     ) -> None:
-        """`env` adds variables for the CLI (e.g. ANTHROPIC_BASE_URL); secrets of the
-        parent environment are blanked unless they are model-connection variables."""
+        """`environment` is what the CLI inherits (its secrets are blanked, as the SDK copies
+        this process's environment) and the model's credentials (passed on); `env` adds
+        variables for the CLI (e.g. ANTHROPIC_BASE_URL); `amelia_home` wins over the
+        environment's home."""
         self.model = model
         self.tool_profile: ToolProfileName = tool_profile
         self.max_turns = max_turns
         self.timeout_seconds = timeout_seconds
-        self.amelia_home = amelia_home
+        self.environment = environment or DriverEnvironment()
+        self.amelia_home = amelia_home if amelia_home is not None else self.environment.home
         self.cli_path = cli_path
         self.web_tools = web_tools
         self.extra_env = dict(env or {})
@@ -80,9 +86,17 @@ class ClaudeCliDriver:
         """The tools the CLI announced for the last run (from its init message)."""
 
     def cli_environment(self) -> dict[str, str]:
-        """What `options.env` carries: blanked secrets, quiet defaults, the caller's additions."""
+        """What `options.env` carries: blanked secrets, the model connection the CLI does
+        not inherit already, quiet defaults, the caller's additions."""
+        inherited = self.environment.inherited
+        connection = {
+            name: value
+            for name in MODEL_CONNECTION_VARS
+            if (value := self.environment.credentials.get(name)) and inherited.get(name) != value
+        }
         return {
-            **blanking_overrides(allow=MODEL_CONNECTION_VARS),
+            **blanking_overrides(self.environment.inherited, allow=MODEL_CONNECTION_VARS),
+            **connection,
             **QUIET_CLI_ENV,
             **self.extra_env,
         }

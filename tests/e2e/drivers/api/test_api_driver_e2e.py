@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 
 from amelia.drivers.api import ApiDriver
 from amelia.drivers.base import AgenticMessage, AgenticMessageType
+from amelia.drivers.runtime import DriverEnvironment
 from amelia.testing import ScriptedOpenAIServer
 from amelia.testing.openai_server import fault, stall, text, tool_call
 
@@ -40,6 +42,15 @@ def openai_server(
         yield server
 
 
+def api_driver(**options: Any) -> ApiDriver:
+    """An ApiDriver with what amelia's settings would hand it: the environment the fixture
+    set up (keys, base URLs) and its AMELIA_HOME."""
+    environment = DriverEnvironment(
+        inherited=dict(os.environ), home=Path(os.environ["AMELIA_HOME"])
+    )
+    return ApiDriver(environment=environment, **options)
+
+
 async def run(driver: ApiDriver, cwd: Path, prompt: str = "do the task") -> list[AgenticMessage]:
     return [m async for m in driver.execute_agentic(prompt, str(cwd), instructions="Be careful.")]
 
@@ -60,7 +71,7 @@ async def test_failing_shell_command_is_flagged_and_run_goes_on(
         [text("Running the tests."), tool_call("run_shell_command", {"command": "exit 4"}, "c1")],
         [text("They failed; stopping.")],
     )
-    messages = await run(ApiDriver(model="openai:gpt-4o", max_retries=0), api_workdir)
+    messages = await run(api_driver(model="openai:gpt-4o", max_retries=0), api_workdir)
     (result,) = tool_results(messages)
     assert result.is_error and result.tool_call_id == "c1"
     assert "exit code 4" in (result.tool_output or "")
@@ -82,7 +93,7 @@ async def test_writes_outside_the_checkout_are_refused(
         [tool_call("write_file", {"file_path": str(outside / "y.txt"), "content": "p"}, "w3")],
         [text("Could not write.")],
     )
-    messages = await run(ApiDriver(model="openai:gpt-4o", max_retries=0), api_workdir)
+    messages = await run(api_driver(model="openai:gpt-4o", max_retries=0), api_workdir)
     results = tool_results(messages)
     assert [(r.tool_call_id, r.is_error) for r in results] == [
         ("w1", True),
@@ -108,7 +119,7 @@ async def test_edit_file_changes_the_file(
         ],
         [text("Edited.")],
     )
-    messages = await run(ApiDriver(model="openai:gpt-4o", max_retries=0), api_workdir)
+    messages = await run(api_driver(model="openai:gpt-4o", max_retries=0), api_workdir)
     (result,) = tool_results(messages)
     assert not result.is_error
     assert (api_workdir / "app.py").read_text() == "GREETING = 'bonjour'\n"
@@ -130,7 +141,7 @@ async def test_each_provider_completes_a_tool_using_run(
         [tool_call("write_file", {"file_path": "notes/out.md", "content": "# done\n"}, "r2")],
         [text("All done.")],
     )
-    driver = ApiDriver(model=model, max_retries=0)
+    driver = api_driver(model=model, max_retries=0)
     messages = await run(driver, api_workdir, "read app.py and write notes")
     assert [m.type for m in messages] == [
         T.THINKING,
@@ -165,7 +176,7 @@ async def test_session_id_continues_against_the_server(
     openai_server: ScriptedOpenAIServer, api_workdir: Path
 ) -> None:
     openai_server.add_turns([text("First.")], [text("Second.")])
-    driver = ApiDriver(model="openai-chat:gpt-4o", max_retries=0)
+    driver = api_driver(model="openai-chat:gpt-4o", max_retries=0)
     first = await run(driver, api_workdir, "question one")
     session_id = first[-1].session_id
     second = [
@@ -184,7 +195,7 @@ async def test_rate_limit_then_server_error_ends_in_an_error_result(
     openai_server: ScriptedOpenAIServer, api_workdir: Path
 ) -> None:
     openai_server.add_turns([fault(429, "Rate limit reached")], [fault(500, "Upstream broke")])
-    driver = ApiDriver(model="openai:gpt-4o", max_retries=1)
+    driver = api_driver(model="openai:gpt-4o", max_retries=1)
     messages = await run(driver, api_workdir)
     assert len(messages) == 1
     result = messages[0]
@@ -197,7 +208,7 @@ async def test_unauthorized_key_ends_in_an_error_result(
     openai_server: ScriptedOpenAIServer, api_workdir: Path
 ) -> None:
     openai_server.add_turns([fault(401, "Incorrect API key provided")])
-    messages = await run(ApiDriver(model="openrouter:x/y", max_retries=0), api_workdir)
+    messages = await run(api_driver(model="openrouter:x/y", max_retries=0), api_workdir)
     assert messages[-1].is_error
     assert "HTTP 401" in (messages[-1].content or "")
     assert "Incorrect API key provided" in (messages[-1].content or "")
@@ -207,7 +218,7 @@ async def test_stalled_server_ends_in_a_timeout_result(
     openai_server: ScriptedOpenAIServer, api_workdir: Path
 ) -> None:
     openai_server.add_turns([stall(30), text("too late")])
-    driver = ApiDriver(model="openai-chat:gpt-4o", max_retries=0, timeout_seconds=0.5)
+    driver = api_driver(model="openai-chat:gpt-4o", max_retries=0, timeout_seconds=0.5)
     messages = await run(driver, api_workdir)
     assert messages[-1].type == T.RESULT and messages[-1].is_error
     assert "timed out" in (messages[-1].content or "").lower()

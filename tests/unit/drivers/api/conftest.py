@@ -1,4 +1,4 @@
-"""Fixtures for the API driver: a working directory and an isolated AMELIA_HOME."""
+"""Fixtures for the API driver: a working directory and an isolated home directory."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ def workdir(tmp_path: Path) -> Path:
 
 @pytest.fixture(autouse=True)
 def api_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "amelia-home"
-    monkeypatch.setenv("AMELIA_HOME", str(home))
-    return home
+    """Where a driver made without a home keeps its transcripts and sessions: ~/.amelia."""
+    user = tmp_path / "user"
+    monkeypatch.setenv("HOME", str(user))
+    return user / ".amelia"

@@ -191,7 +191,8 @@ async def test_no_secret_reaches_the_shell(tmp_path: Path, monkeypatch: pytest.M
     for name, value in secrets.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("HARMLESS_SETTING", "visible")
-    result = await SafeShellExecutor(tmp_path).execute("env")
+    inherited = dict(os.environ)
+    result = await SafeShellExecutor(tmp_path, inherited=inherited).execute("env")
     assert result.ok
     for name, value in secrets.items():
         assert name not in result.stdout

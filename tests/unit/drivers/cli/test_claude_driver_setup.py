@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from amelia.drivers.cli._claude_tools import tool_permissions
 from amelia.drivers.cli.claude import ClaudeCliDriver
 from amelia.drivers.factory import DriverFactory
+from amelia.drivers.runtime import DriverEnvironment
 
 
 def test_registry_builds_the_driver_with_keyword_arguments() -> None:
@@ -24,12 +27,28 @@ def test_cli_environment_blanks_secrets_but_keeps_the_model_connection(
     monkeypatch.setenv("INPUT_OPENAI_API_KEY", "sk-input")
     monkeypatch.setenv("ACTIONS_RUNTIME_TOKEN", "runtime")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-kept")
-    env = ClaudeCliDriver(env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}).cli_environment()
+    driver = ClaudeCliDriver(
+        env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"},
+        environment=DriverEnvironment(inherited=dict(os.environ)),
+    )
+    env = driver.cli_environment()
     for name in ("GITHUB_TOKEN", "GH_TOKEN", "INPUT_OPENAI_API_KEY", "ACTIONS_RUNTIME_TOKEN"):
         assert env[name] == ""
     assert "ANTHROPIC_API_KEY" not in env  # inherited unchanged by the SDK's copy
     assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9"
     assert env["DISABLE_TELEMETRY"] == "1"
+
+
+def test_a_key_the_cli_does_not_inherit_is_handed_to_it() -> None:
+    inherited = {"PATH": "/usr/bin", "GITHUB_TOKEN": "ghs_secret"}
+    credentials = {"ANTHROPIC_API_KEY": "sk-ant-from-the-settings"}
+    driver = ClaudeCliDriver(
+        environment=DriverEnvironment(inherited=inherited, credentials=credentials)
+    )
+    env = driver.cli_environment()
+    assert env["ANTHROPIC_API_KEY"] == "sk-ant-from-the-settings"
+    assert env["GITHUB_TOKEN"] == ""
+    assert "PATH" not in env  # inherited as it is
 
 
 def test_profiles_never_bypass_permissions() -> None:

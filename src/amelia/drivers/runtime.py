@@ -1,0 +1,32 @@
+"""What a driver's processes start from, handed to it explicitly by whoever creates it.
+
+amelia reads its own process environment in one place (`amelia.config`) and passes the
+result down: a driver never looks at the process environment itself. `inherited` is what
+the driver's child processes (the Claude Code CLI, an agent's shell commands) start from,
+minus its secrets; `credentials` are the variables that reach the model (API keys, base
+URLs), for this driver only; `home` is where transcripts and sessions go.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["DriverEnvironment"]
+
+
+@dataclass(frozen=True)
+class DriverEnvironment:
+    """The environment, model credentials and home directory of a driver."""
+
+    inherited: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """What child processes start from; drivers blank or drop its secrets."""
+    credentials: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Variables the model connection needs (e.g. OPENAI_API_KEY, ANTHROPIC_BASE_URL)."""
+    home: Path | None = None
+    """Transcripts and sessions go under it; None: `~/.amelia`."""
+
+    def lookup(self, name: str) -> str:
+        """`name` from the credentials, else from the inherited environment, else ""."""
+        return (self.credentials.get(name) or self.inherited.get(name) or "").strip()

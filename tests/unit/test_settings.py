@@ -1,0 +1,142 @@
+"""The run's settings: built once from a mapping of the runner's variables, never os.environ."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from amelia.config import load_settings
+from amelia.errors import ConfigError
+from amelia.github.options import RetryPolicy
+
+ACTION_YML = Path(__file__).resolve().parents[2] / "action.yml"
+TOKEN = "ghs_" + "T" * 36
+
+
+def runner_environment(**inputs: str) -> dict[str, str]:
+    """What a runner passes a container action: every input of action.yml with its default
+    (the token's expression filled in), unless set in `inputs`, plus GITHUB_*."""
+    text = ACTION_YML.read_text(encoding="utf-8").split("\noutputs:")[0]
+    defaults = dict(re.findall(r"\n  (\w+):\n(?:    .*\n)*?    default: \"?([^\"\n]*)\"?", text))
+    defaults["github_token"] = TOKEN
+    chosen = {**defaults, **inputs}
+    return {
+        **{f"INPUT_{name.upper()}": value for name, value in chosen.items()},
+        "GITHUB_REPOSITORY": "octo/app",
+        "GITHUB_RUN_ID": "77",
+        "GITHUB_WORKSPACE": "/github/workspace",
+        "PATH": "/usr/bin:/bin",
+    }
+
+
+def test_the_defaults_of_action_yml_are_valid_settings(tmp_path: Path) -> None:
+    environ = runner_environment()
+    assert "INPUT_TRIGGER_PHRASE" in environ and "INPUT_DRY_RUN" in environ
+    settings = load_settings(environ, container_home=tmp_path / "absent")
+    assert settings.inputs.trigger_phrase == "/amelia"
+    assert settings.inputs.driver == "cli:claude"
+    assert settings.github_token == TOKEN
+    assert (settings.github_timeout, settings.github_throttle) == (15, True)
+    assert settings.github_retry == RetryPolicy()
+    assert settings.environ == environ
+    assert TOKEN in settings.secret_values()
+
+
+def test_the_process_environment_is_not_read_when_a_mapping_is_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INPUT_TRIGGER_PHRASE", "/elsewhere")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_from_the_process_environment")
+    settings = load_settings({"GITHUB_REPOSITORY": "octo/app"}, container_home=tmp_path / "no")
+    assert settings.inputs.trigger_phrase == "/amelia"
+    assert settings.github_token is None
+    assert load_settings(container_home=tmp_path / "no").inputs.trigger_phrase == "/elsewhere"
+
+
+def test_the_token_input_wins_over_github_token(tmp_path: Path) -> None:
+    home = tmp_path / "absent"
+    both = {"INPUT_GITHUB_TOKEN": "ghs_input_token", "GITHUB_TOKEN": "ghs_job_token"}
+    assert load_settings(both, container_home=home).github_token == "ghs_input_token"
+    only_job = {"INPUT_GITHUB_TOKEN": "", "GITHUB_TOKEN": "ghs_job_token"}
+    assert load_settings(only_job, container_home=home).github_token == "ghs_job_token"
+
+
+def test_secrets_handed_over_apart_are_read_but_never_inherited(tmp_path: Path) -> None:
+    environ = runner_environment(github_token="", anthropic_api_key="")
+    secrets = {"INPUT_GITHUB_TOKEN": TOKEN, "INPUT_ANTHROPIC_API_KEY": "sk-ant-handed-over"}
+    settings = load_settings(environ, secrets=secrets, container_home=tmp_path / "absent")
+    assert settings.github_token == TOKEN
+    assert settings.model_credentials() == {"ANTHROPIC_API_KEY": "sk-ant-handed-over"}
+    assert set(secrets.values()) <= set(settings.secret_values())
+    assert not set(secrets.values()) & set(settings.environ.values())
+
+
+def test_a_model_key_in_the_environment_wins_over_the_input(tmp_path: Path) -> None:
+    environ = {
+        "INPUT_ANTHROPIC_API_KEY": "sk-ant-input",
+        "ANTHROPIC_API_KEY": "sk-ant-exported",
+        "INPUT_OPENAI_API_KEY": "sk-openai-input",
+    }
+    settings = load_settings(environ, container_home=tmp_path / "absent")
+    assert settings.model_credentials() == {
+        "ANTHROPIC_API_KEY": "sk-ant-exported",
+        "OPENAI_API_KEY": "sk-openai-input",
+    }
+
+
+def test_scratch_paths_follow_the_container_home_else_runner_temp(tmp_path: Path) -> None:
+    home = tmp_path / "github-home"
+    home.mkdir()
+    temp = tmp_path / "runner-temp"
+    environ = {"RUNNER_TEMP": str(temp), "GITHUB_RUN_ID": "9"}
+    in_container = load_settings(environ, container_home=home)
+    assert in_container.scratch_root == home
+    assert in_container.artifacts_dir == home / "amelia-artifacts" / "9"
+    assert in_container.dry_run_dir == home / "amelia-dry-run" / "9"
+    assert in_container.action_home == home / "amelia"
+
+    outside = load_settings(environ, container_home=tmp_path / "absent")
+    assert outside.scratch_root == temp
+    chosen = {
+        **environ,
+        "AMELIA_ARTIFACTS_DIR": str(tmp_path / "kept"),
+        "AMELIA_DRY_RUN_DIR": str(tmp_path / "dry"),
+        "AMELIA_HOME": str(tmp_path / "amelia-home"),
+    }
+    moved = load_settings(chosen, container_home=home)
+    assert moved.artifacts_dir == tmp_path / "kept" / "9"
+    assert moved.dry_run_dir == tmp_path / "dry"
+    assert moved.action_home == tmp_path / "amelia-home"
+
+
+@pytest.mark.parametrize(
+    ("variables", "message"),
+    [
+        ({"INPUT_MAX_TURNS": "many"}, "Invalid action input: INPUT_MAX_TURNS: "),
+        ({"AMELIA_GITHUB_TIMEOUT": "soon"}, "AMELIA_GITHUB_TIMEOUT must be a whole number"),
+        (
+            {"AMELIA_GITHUB_RETRY_MAX_ATTEMPTS": "many"},
+            "invalid GitHub retry setting: AMELIA_GITHUB_RETRY_MAX_ATTEMPTS: Input should be",
+        ),
+    ],
+)
+def test_invalid_values_are_one_clear_configuration_error(
+    tmp_path: Path, variables: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ConfigError) as raised:
+        load_settings(variables, container_home=tmp_path / "absent")
+    assert str(raised.value).startswith(message)
+
+
+def test_the_command_line_fallbacks_and_overrides_are_amelia_variables(tmp_path: Path) -> None:
+    environ = {
+        "AMELIA_DRIVER": "api:openai",
+        "AMELIA_MODEL": "openai:gpt-x",
+        "AMELIA_COMMAND": "plan",
+        "AMELIA_ISSUE_NUMBER": "12",
+    }
+    variables = load_settings(environ, container_home=tmp_path / "absent").amelia
+    assert (variables.driver, variables.model) == ("api:openai", "openai:gpt-x")
+    assert (variables.command, variables.issue_number) == ("plan", "12")
