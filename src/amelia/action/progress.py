@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import TYPE_CHECKING
 
 from loguru import logger
 
@@ -17,7 +18,12 @@ from amelia.errors import GitHubError
 from amelia.github.comments import Outcome, ProgressComment, ProgressReport, Stage, StageStatus
 from amelia.redaction import Redactor
 
+if TYPE_CHECKING:
+    from amelia.github.client import GitHubClient
+
 AGENT_STAGES = {"architect": "architect", "developer": "developer", "reviewer": "reviewer"}
+
+__all__ = ["AGENT_STAGES", "ProgressTracker", "open_progress"]
 
 
 class ProgressTracker:
@@ -117,3 +123,27 @@ class ProgressTracker:
         self.update_error = None
         if posted:
             self.published.append(body)
+
+
+async def open_progress(
+    github: GitHubClient,
+    redactor: Redactor,
+    *,
+    number: int,
+    command: str,
+    stages: tuple[str, ...],
+    requested_by: str | None,
+    run_url: str | None,
+) -> ProgressTracker:
+    """The progress comment on issue or pull `number`, posted (or found again) at once."""
+    progress = ProgressTracker(
+        ProgressComment(github, number),
+        redactor,
+        issue_number=number,
+        command=command,
+        stages=stages,
+        requested_by=requested_by,
+        run_url=run_url,
+    )
+    await progress.start()
+    return progress

@@ -11,7 +11,14 @@ import importlib
 
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
 
-__all__ = ["MODE_MODULES", "Mode", "ModeContext", "ModeOutcome", "load_mode"]
+__all__ = [
+    "MODE_MODULES",
+    "REQUESTABLE_KINDS",
+    "Mode",
+    "ModeContext",
+    "ModeOutcome",
+    "load_mode",
+]
 
 MODE_MODULES: dict[str, str] = {
     "plan": "amelia.action.modes.plan",
@@ -22,6 +29,10 @@ MODE_MODULES: dict[str, str] = {
     "unknown-command": "amelia.action.modes.help",
 }
 """Command kind (see `amelia.github.events.CommandKind`) → module defining `MODE`."""
+
+REQUESTABLE_KINDS = tuple(kind for kind in MODE_MODULES if kind != "unknown-command")
+"""The commands a workflow can ask for by name (`AMELIA_COMMAND`): every registered mode but
+the reply to a command nobody knows."""
 
 
 def load_mode(kind: str) -> Mode | None:

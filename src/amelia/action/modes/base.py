@@ -1,10 +1,12 @@
 """What every Action mode receives and returns.
 
 A mode handles one routed command (plan, help, …). The engine (`amelia.action.runner`) has
-already loaded the inputs, parsed and routed the event, checked who asked and created the
-progress comment when the mode wants one; the mode does its work through the context and
-returns a `ModeOutcome`. The engine turns that into outputs, the job summary, the final
-progress update and the exit code, so a mode never prints workflow commands itself.
+already loaded the settings, parsed and routed the event, checked who asked, prepared the
+checkout, run the mode's own `prepare` (if it has one) and created the progress comment
+when the mode wants one; the mode does its work through the context and returns a
+`ModeOutcome`. The engine turns that into outputs, the job summary, the final progress
+update and the exit code, so a mode never prints workflow commands itself, and never
+creates or replaces the progress comment.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from amelia.core.state import ExecutionState
     from amelia.core.types import Profile
     from amelia.github.client import GitHubClient
+    from amelia.github.comments import StageStatus
     from amelia.pipeline import MakeDriver
     from amelia.pipeline.sinks import Sink
 
@@ -67,6 +70,11 @@ class ModeContext:
     dry_run: bool = False
     dry_run_dir: Path | None = None
 
+    async def stage(self, name: str, status: StageStatus, detail: str = "") -> None:
+        """Show a stage's status on the progress comment, when there is one."""
+        if self.progress is not None:
+            await self.progress.stage(name, status, detail)
+
     def blob_url(self, sha: str, path: str) -> str:
         return f"{self.runner.server_url.rstrip('/')}/{self.repo}/blob/{sha}/{path}"
 
@@ -75,6 +83,10 @@ class ModeContext:
 
 
 ModeRun = Callable[[ModeContext], Awaitable[ModeOutcome]]
+ModePrepare = Callable[[ModeContext], Awaitable["ModeOutcome | ModeRun"]]
+"""Checks what a command needs before its progress comment exists: returns the outcome when
+the command ends there (e.g. nothing to do yet, told in one plain reply), else the run to
+go on with, which may use what the preparation found."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +96,11 @@ class Mode:
     `stages` are the checklist of the progress comment (empty: no progress comment);
     `needs_permission`: the person who asked must pass `may_trigger`;
     `needs_workspace`: the checkout is prepared (safe.directory, bot identity, checkout
-    credentials removed) before `run`.
+    credentials removed) before `run`;
+    `prepare`: the mode's own preparation (see `ModePrepare`). Without one the progress
+    comment is created first, so even a failing preparation of the checkout is reported
+    there; with one it is created once `prepare` has decided to go on, and the engine
+    runs what `prepare` returned instead of `run`.
     """
 
     name: str
@@ -92,3 +108,4 @@ class Mode:
     stages: tuple[str, ...] = ()
     needs_permission: bool = True
     needs_workspace: bool = True
+    prepare: ModePrepare | None = None

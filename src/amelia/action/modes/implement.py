@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import re
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from amelia.action.agent_issue import agent_issue
-from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
+from amelia.action.modes.base import Mode, ModeContext, ModeOutcome, ModeRun
 from amelia.action.modes.plan import co_author, commit_subject
 from amelia.action.verdicts import post_tool_errors, post_verdict
 from amelia.git import (
@@ -97,13 +99,20 @@ async def _reply(ctx: ModeContext, number: int, text: str) -> None:
     await asyncio.to_thread(ctx.github.create_comment, number, render_reply(text, ctx.redactor))
 
 
-async def run(ctx: ModeContext) -> ModeOutcome:
-    from amelia.action.progress import ProgressTracker
-    from amelia.core.state import ExecutionState
-    from amelia.core.types import AgentRole
-    from amelia.github.comments import ProgressComment
-    from amelia.pipeline import RunContext, StageFailedError, develop_and_review
+@dataclass(frozen=True)
+class _Planned:
+    """What `prepare` found: the issue, its plan branch and the plan file on it."""
 
+    asked_on: int
+    """Where the command was given: the issue, or its plan's pull request."""
+    number: int
+    branch: str
+    plan_path: str
+
+
+async def prepare(ctx: ModeContext) -> ModeOutcome | ModeRun:
+    """Find the issue's plan branch and plan file before any progress comment exists, so a
+    missing plan gets one plain reply instead of a progress comment that ends in "Done"."""
     asked_on = ctx.command.number
     if asked_on is None:
         return ModeOutcome(conclusion="failure", failure_reason="implement needs an issue number")
@@ -128,33 +137,32 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         reason = f"no plan file under `{ctx.inputs.plan_dir}/`"
         await _reply(ctx, asked_on, no_plan_reply(phrase, branch, reason))
         return ModeOutcome(conclusion="skipped", outputs={"branch": branch})
+    return partial(_implement, planned=_Planned(asked_on, number, branch, plan_path))
 
-    # The progress comment starts only once there is something to do, so a missing plan
-    # gets one plain reply instead of a progress comment that ends in "Done".
-    progress = ProgressTracker(
-        ProgressComment(ctx.github, asked_on),
-        ctx.redactor,
-        issue_number=asked_on,
-        command=f"{phrase} implement",
-        stages=STAGES,
-        requested_by=ctx.command.requested_by,
-        run_url=ctx.runner.run_url,
-    )
-    ctx.progress = progress  # the engine ends it with the outcome, cost and links
-    await progress.start()
-    await progress.stage(STAGE_BRANCH, "running")
+
+async def run(ctx: ModeContext) -> ModeOutcome:
+    """The whole command for a caller without the engine: prepare, then implement."""
+    prepared = await prepare(ctx)
+    return prepared if isinstance(prepared, ModeOutcome) else await prepared(ctx)
+
+
+async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
+    from amelia.core.state import ExecutionState
+    from amelia.core.types import AgentRole
+    from amelia.pipeline import RunContext, StageFailedError, develop_and_review
+
+    repo = ctx.workspace.path
+    number, branch, plan_path = planned.number, planned.branch, planned.plan_path
+    await ctx.stage(STAGE_BRANCH, "running")
     with ctx.workspace.authenticated():
         default_branch, base = await asyncio.to_thread(fetch_default, repo)
     plan_sha = await asyncio.to_thread(head_sha, repo)
-    await progress.stage(STAGE_BRANCH, "done", f"{branch} with {plan_path}")
+    await ctx.stage(STAGE_BRANCH, "done", f"{branch} with {plan_path}")
 
     info = await asyncio.to_thread(ctx.github.get_issue, number)
     existing = await asyncio.to_thread(ctx.github.find_open_pull, branch)
     context = RunContext(
-        repo_dir=repo,
-        make_driver=ctx.make_driver,
-        profile=ctx.profile,
-        sinks=[*ctx.sinks, progress.sink],
+        repo_dir=repo, make_driver=ctx.make_driver, profile=ctx.profile, sinks=ctx.sinks
     )
     state = ExecutionState(
         issue=agent_issue(info),
@@ -175,11 +183,11 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     try:
         state = await develop_and_review(state, context, base_ref=base, after_stage=publish_round)
     except StageFailedError as error:
-        where = existing.number if existing is not None else asked_on
+        where = existing.number if existing is not None else planned.asked_on
         await post_tool_errors(ctx.github, where, error.state.tool_results, ctx.redactor)
         raise  # the engine reports the failure, on the progress comment too
 
-    await progress.stage(STAGE_PUBLISH, "running")
+    await ctx.stage(STAGE_PUBLISH, "running")
     head = await asyncio.to_thread(head_sha, repo)
     review = state.last_review
     verdict = review.verdict if review is not None else None
@@ -199,7 +207,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         )
     await post_tool_errors(ctx.github, pull.number, state.tool_results, ctx.redactor)
     changed = "no new commits" if head == plan_sha else f"pushed {head[:12]}"
-    await progress.stage(STAGE_PUBLISH, "done", f"#{pull.number} ({changed})")
+    await ctx.stage(STAGE_PUBLISH, "done", f"#{pull.number} ({changed})")
     links = (
         (f"Draft pull request #{pull.number}", pull.html_url),
         ("Plan", plan_url),
@@ -225,4 +233,4 @@ async def _open_or_update_pull(
     return await asyncio.to_thread(ctx.github.create_pull, branch, base, title, body, True)
 
 
-MODE = Mode(name="implement", run=run)
+MODE = Mode(name="implement", run=run, prepare=prepare, stages=STAGES)

@@ -37,11 +37,6 @@ def commit_title(number: int, title: str) -> str:
     return commit_subject("Plan", number, title)
 
 
-async def _stage(ctx: ModeContext, name: str, status: str, detail: str = "") -> None:
-    if ctx.progress is not None:
-        await ctx.progress.stage(name, status, detail)  # type: ignore[arg-type]
-
-
 async def run(ctx: ModeContext) -> ModeOutcome:
     from amelia.core.state import ExecutionState
     from amelia.pipeline import RunContext, run_plan
@@ -58,14 +53,14 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     prefix = ctx.inputs.branch_prefix
     branch = validate_branch_name(f"{prefix}issue-{number}", prefix=prefix or None)
 
-    await _stage(ctx, STAGE_BRANCH, "running")
+    await ctx.stage(STAGE_BRANCH, "running")
     # Reading origin needs the token on a private repository; no agent runs in this block.
     with ctx.workspace.authenticated():
         continued = await asyncio.to_thread(remote_branch_exists, repo, branch)
         await asyncio.to_thread(switch_to_branch, repo, branch)
     previous = existing_plan(repo, ctx.inputs.plan_dir, number)
     detail = f"continuing {branch}" if continued else f"new branch {branch}"
-    await _stage(ctx, STAGE_BRANCH, "done", detail)
+    await ctx.stage(STAGE_BRANCH, "done", detail)
 
     issue = agent_issue(info)
     instructions = ctx.command.instructions.strip()
@@ -86,7 +81,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     state = await run_plan(start, run_context)
     plan_path = state.plan_path or ""
 
-    await _stage(ctx, STAGE_PUBLISH, "running")
+    await ctx.stage(STAGE_PUBLISH, "running")
     sha = await asyncio.to_thread(
         ctx.workspace.commit_path,
         plan_path,
@@ -95,7 +90,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     )
     sha = await asyncio.to_thread(ctx.workspace.push, branch)
     where = "committed locally (dry run, not pushed)" if ctx.dry_run else f"pushed to {branch}"
-    await _stage(ctx, STAGE_PUBLISH, "done", where)
+    await ctx.stage(STAGE_PUBLISH, "done", where)
     return ModeOutcome(
         outputs={"plan_path": plan_path, "branch": branch},
         links=(("Plan", ctx.blob_url(sha, plan_path)), (f"Branch {branch}", ctx.tree_url(branch))),

@@ -1,0 +1,71 @@
+"""The run's GitHub client, and whether the person who asked may make amelia act."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from amelia.config import Settings
+from amelia.errors import ConfigError, GitHubError
+from amelia.github.events import Command, Event, IssueCommentEvent, IssuesEvent
+from amelia.redaction import Redactor
+
+if TYPE_CHECKING:
+    from amelia.github.client import GitHubClient
+
+__all__ = ["open_client", "refusal"]
+
+
+def open_client(settings: Settings, repo: str, *, dry_run: bool) -> GitHubClient:
+    """A client for `repo` with the settings' token, API URL and tuning; in a dry run, one
+    that records writes under the dry-run directory instead of making them."""
+    from amelia.action.dry_run import DryRunGitHubClient
+    from amelia.github.client import GitHubClient
+
+    token = settings.github_token
+    if not token:
+        raise ConfigError(
+            "no GitHub token: set the github_token input (INPUT_GITHUB_TOKEN) or GITHUB_TOKEN"
+        )
+    tuning: dict[str, Any] = {
+        "policy": settings.github_retry,
+        "timeout": settings.github_timeout,
+        "throttle": settings.github_throttle,
+    }
+    api_url = settings.runner.api_url
+    if dry_run:
+        return DryRunGitHubClient(
+            token=token, repo=repo, base_url=api_url, directory=settings.dry_run_dir, **tuning
+        )
+    return GitHubClient(token=token, repo=repo, base_url=api_url, **tuning)
+
+
+def _is_human_trigger(event: Event) -> bool:
+    # Dispatch and schedule need write access to start at all; comments and labels do not.
+    return isinstance(event, (IssueCommentEvent, IssuesEvent))
+
+
+async def refusal(
+    github: GitHubClient,
+    command: Command,
+    event: Event,
+    allowed_users: tuple[str, ...],
+    redactor: Redactor,
+) -> str | None:
+    """Why the person who asked may not make amelia act (already told so on the issue), or
+    None when they may. Raises `GitHubError` when their permission cannot be checked."""
+    from amelia.github.auth import may_trigger
+    from amelia.github.comments import render_reply
+
+    who = command.requested_by
+    if not who or not _is_human_trigger(event):
+        return None
+    decision = await asyncio.to_thread(may_trigger, github, who, allowed_users)
+    if decision.allowed:
+        return None
+    if command.number is not None:
+        body = render_reply(decision.reason, redactor)
+        await asyncio.to_thread(github.create_comment, command.number, body)
+    if not decision.checked:
+        raise GitHubError(f"could not check the permission of @{who} (see the log)")
+    return decision.reason

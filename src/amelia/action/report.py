@@ -1,0 +1,84 @@
+"""How a run ends: the outcome becomes step outputs, the job summary, the final progress
+update, one `::error::` line on failure, and the exit code."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from amelia.action.workflow_io import WorkflowIO
+from amelia.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, AmeliaError, exit_code_for
+from amelia.redaction import Redactor
+
+if TYPE_CHECKING:
+    from amelia.action.modes import ModeContext, ModeOutcome
+
+__all__ = ["report_error", "report_outcome", "report_stopped", "report_without_mode"]
+
+
+def report_without_mode(io: WorkflowIO, conclusion: str, notice: str) -> int:
+    """A run that ended before any mode ran (nothing to do, refused): one notice, exit 0."""
+    io.notice(notice)
+    io.set_outputs({"conclusion": conclusion})
+    return EXIT_OK
+
+
+def report_stopped(io: WorkflowIO, reason: str) -> int:
+    """The job was cancelled before a mode could report it."""
+    io.error(f"amelia failed: {reason}")
+    io.write_summary(f"## amelia: failure\n\n**Reason:** {reason}\n")
+    io.set_outputs({"conclusion": "failure"})
+    return EXIT_FAILED
+
+
+def report_error(io: WorkflowIO, redactor: Redactor, error: AmeliaError) -> int:
+    """Bad input (exit 2), or GitHub or git failing outside a mode (the permission check,
+    a refusal's reply): one clear line, never a traceback."""
+    code = exit_code_for(error)
+    message = redactor.redact(error.message)
+    io.set_outputs({"conclusion": "failure"})
+    if code == EXIT_BAD_INPUT:
+        io.error(message)
+        return code
+    io.error(f"amelia failed: {message}")
+    io.write_summary(f"## amelia: failure\n\n**Reason:** {message}\n")
+    return code
+
+
+async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutcome) -> int:
+    """Finish the progress comment, write outputs and summary; 1 on failure, else 0."""
+    from amelia.action.summary import render_summary, total_cost
+
+    io, redactor = context.io, context.redactor
+    cost = total_cost(outcome.state)
+    reason = redactor.redact(outcome.failure_reason) if outcome.failure_reason else None
+    conclusion = outcome.conclusion
+    if context.dry_run and conclusion == "success":
+        conclusion = "dry_run"
+    if context.progress is not None:
+        await context.progress.finish(
+            "failed" if conclusion == "failure" else "succeeded",
+            cost,
+            links=outcome.links,
+            failure_reason=reason,
+        )
+        if context.progress.update_error is not None:
+            # Nobody would learn how the run ended: fail it where people still look.
+            note = redactor.redact(
+                f"the progress comment could not be posted: {context.progress.update_error}"
+            )
+            reason = f"{reason}; {note}" if conclusion == "failure" and reason else note
+            conclusion = "failure"
+    outputs = {
+        "conclusion": conclusion,
+        **({"cost_usd": f"{cost:.4f}"} if cost is not None else {}),
+        **outcome.outputs,
+    }
+    io.set_outputs(outputs)
+    summary = render_summary(mode_name, conclusion, outputs, outcome.state, redactor, reason)
+    if context.workspace.unpushed is not None:
+        summary += "\n" + context.workspace.unpushed.summary_markdown(redactor)
+    io.write_summary(summary)
+    if conclusion == "failure":
+        io.error(f"amelia {mode_name} failed: {reason or 'unknown error'}")
+        return EXIT_FAILED
+    return EXIT_OK
