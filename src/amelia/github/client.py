@@ -503,7 +503,8 @@ class GitHubClient:
 
 def _raw(obj: Any) -> dict[str, Any]:
     """The JSON PyGithub got. Its attribute getters would fetch the object again whenever
-    GitHub omitted a field (search results omit `pull_request` on issues), one request each."""
+    GitHub omitted a field (an issue that is no pull request has no `pull_request`), one
+    request each."""
     data = obj._rawData if not isinstance(obj, dict) else obj
     return dict(data)
 
