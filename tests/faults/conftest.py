@@ -78,6 +78,10 @@ class EngineBench:
         self._monkeypatch = monkeypatch
         self._capsys = capsys
         self.plan = DEFAULT_PLAN
+        self.developer: Callable[[RecordedCall], list[AgenticMessage]] = _write_farewell
+        """The developer's work in the worktree it is given."""
+        self.verdict: dict[str, Any] = APPROVAL
+        """What the reviewer answers."""
         self.architect_calls = 0
         self.during_architect: Callable[[], object] | None = None
         """Runs while the architect works: the moment to change the world under the run."""
@@ -91,9 +95,9 @@ class EngineBench:
     def _make_driver(self, profile: Profile, **options: object) -> MakeDriver:
         def make(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
             if role == "developer":
-                return ScriptedDriver([_write_farewell])
+                return ScriptedDriver([self.developer])
             if role == "reviewer":
-                return ScriptedDriver([[result(json.dumps(APPROVAL))]])
+                return ScriptedDriver([[result(json.dumps(self.verdict))]])
             self.architect_calls += 1
 
             def answer(call: RecordedCall) -> list[AgenticMessage]:

@@ -5,7 +5,7 @@ A library: it imports nothing from amelia but `amelia.errors` and `amelia.redact
 
 from amelia.git.changes import DEFAULT_MAX_DIFF_CHARS, Changes, collect_changes
 from amelia.git.commits import commit_all, commit_message, commit_paths
-from amelia.git.names import validate_branch_name, validate_plan_path
+from amelia.git.names import unquote_path, validate_branch_name, validate_plan_path
 from amelia.git.remote import (
     fetch,
     fetch_branch,
@@ -80,6 +80,7 @@ __all__ = [
     "split_paths",
     "status_short",
     "switch_to_branch",
+    "unquote_path",
     "validate_branch_name",
     "validate_plan_path",
     "with_config",

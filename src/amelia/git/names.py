@@ -11,9 +11,33 @@ from pathlib import Path, PurePosixPath
 
 from amelia.errors import BranchNameError, PlanPathError
 
-__all__ = ["validate_branch_name", "validate_plan_path"]
+__all__ = ["unquote_path", "validate_branch_name", "validate_plan_path"]
 
 _BRANCH_CHARS = re.compile(r"[A-Za-z0-9._/-]+")
+_QUOTED_CHAR = re.compile(rb"\\(?:([0-7]{3})|(.))", re.DOTALL)
+_C_ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13}
+
+
+def unquote_path(path: str) -> str:
+    """A path as git names it in a diff, without git's C-style quoting.
+
+    Git quotes a name holding a quote, a backslash, a control character or (unless
+    `core.quotePath=false`) any byte above 0x7f: `é.txt` is written `"\\303\\251.txt"`
+    in git's default output and in GitHub's diffs. Unquoted, the bytes are read as UTF-8
+    (invalid bytes become U+FFFD, as in `amelia.git.display`); a path without quotes is
+    returned as it is.
+    """
+    if len(path) < 2 or not (path.startswith('"') and path.endswith('"')):
+        return path
+    inner = path[1:-1].encode("utf-8", "surrogateescape")
+
+    def byte(found: re.Match[bytes]) -> bytes:
+        octal, char = found.group(1), found.group(2)
+        if octal is not None:
+            return bytes([int(octal, 8) & 0xFF])
+        return bytes([_C_ESCAPES[char]]) if char in _C_ESCAPES else char
+
+    return _QUOTED_CHAR.sub(byte, inner).decode("utf-8", "replace")
 
 
 def validate_branch_name(name: str, *, prefix: str | None = None) -> str:

@@ -61,6 +61,10 @@ _HARDENED_ENV = {
     "PAGER": "cat",
     "LC_ALL": "C",  # one language, so git's messages can be recognised
 }
+_BASE_CONFIG = (("core.quotePath", "false"),)
+"""Config every command gets: paths in git's output as their bytes, not `"\\303\\251.txt"`
+(git still quotes names holding a quote, a backslash or a control character; see
+`amelia.git.names.unquote_path`)."""
 _OPTIONS_WITH_VALUE = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace"})
 _URL_REDACTOR = Redactor()
 _TRANSIENT = (
@@ -109,14 +113,13 @@ def with_config(values: Mapping[str, str]) -> Iterator[None]:
 
 def _environment() -> dict[str, str]:
     env = {**os.environ, **_HARDENED_ENV}
-    entries = _extra_config.get()
-    if entries:
-        count = env.get("GIT_CONFIG_COUNT", "")
-        start = int(count) if count.isdigit() else 0
-        for offset, (key, value) in enumerate(entries):
-            env[f"GIT_CONFIG_KEY_{start + offset}"] = key
-            env[f"GIT_CONFIG_VALUE_{start + offset}"] = value
-        env["GIT_CONFIG_COUNT"] = str(start + len(entries))
+    entries = (*_BASE_CONFIG, *_extra_config.get())
+    count = env.get("GIT_CONFIG_COUNT", "")
+    start = int(count) if count.isdigit() else 0
+    for offset, (key, value) in enumerate(entries):
+        env[f"GIT_CONFIG_KEY_{start + offset}"] = key
+        env[f"GIT_CONFIG_VALUE_{start + offset}"] = value
+    env["GIT_CONFIG_COUNT"] = str(start + len(entries))
     return env
 
 

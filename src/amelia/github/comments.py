@@ -17,6 +17,7 @@ from unidiff.patch import PatchSet
 
 from amelia.core.state import SEVERITY_ORDER, ReviewComment, ReviewResult, ToolResult
 from amelia.errors import GitHubNotFoundError
+from amelia.git import unquote_path
 from amelia.github.client import CommentInfo, InlineComment
 from amelia.github.events import help_reply
 from amelia.github.markers import marker, progress_marker
@@ -167,12 +168,15 @@ def _html_escape(text: str) -> str:
 
 
 def commentable_lines(diff_text: str) -> dict[str, set[int]]:
-    """Per file, the new-side line numbers inside the diff's hunks (added or context lines)."""
+    """Per file, the new-side line numbers inside the diff's hunks (added or context lines).
+
+    Files are named as in the repository: git's quoting of a name such as `é.txt`
+    (`"\\303\\251.txt"`) is undone, so findings on them are placed inline too."""
     lines: dict[str, set[int]] = {}
     for patched in PatchSet(diff_text):
         if patched.is_removed_file:
             continue
-        targets = lines.setdefault(patched.path, set())
+        targets = lines.setdefault(unquote_path(patched.path), set())
         for hunk in patched:
             targets.update(
                 line.target_line_no

@@ -31,7 +31,7 @@ from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 from unidiff.patch import PatchSet
 
 from amelia.errors import GitError
-from amelia.git import run_git
+from amelia.git import run_git, unquote_path
 from amelia.testing.local_server import LocalServer, QuietHandler
 
 SECONDARY_RATE_LIMIT_MESSAGE = (
@@ -637,7 +637,7 @@ def _pull_files(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> An
     files = [
         {
             "sha": "0" * 40,
-            "filename": patched.path,
+            "filename": unquote_path(patched.path),
             "status": "added"
             if patched.is_added_file
             else "removed"
@@ -658,15 +658,17 @@ def _pull_files(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> An
 
 
 def _diff_lines(diff: str) -> dict[tuple[str, str], set[int]]:
-    """Lines a review comment may target, per (path, side), as GitHub resolves them."""
+    """Lines a review comment may target, per (path, side), as GitHub resolves them: by the
+    file's name, not by git's quoting of it."""
     lines: dict[tuple[str, str], set[int]] = defaultdict(set)
     for patched in PatchSet(diff):
+        path = unquote_path(patched.path)
         for hunk in patched:
             for line in hunk:
                 if line.target_line_no is not None:
-                    lines[(patched.path, "RIGHT")].add(line.target_line_no)
+                    lines[(path, "RIGHT")].add(line.target_line_no)
                 if line.source_line_no is not None and not line.is_added:
-                    lines[(patched.path, "LEFT")].add(line.source_line_no)
+                    lines[(path, "LEFT")].add(line.source_line_no)
     return lines
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from amelia.errors import BranchNameError, PlanPathError
-from amelia.git import validate_branch_name, validate_plan_path
+from amelia.git import unquote_path, validate_branch_name, validate_plan_path
 
 
 @pytest.mark.parametrize(
@@ -91,3 +91,18 @@ def test_symlink_out_of_the_repository_is_rejected(tmp_path: Path) -> None:
     (repo / "docs").symlink_to(tmp_path)
     with pytest.raises(PlanPathError, match="leaves the repository"):
         validate_plan_path(repo, "docs/plan.md")
+
+
+@pytest.mark.parametrize(
+    ("shown", "name"),
+    [
+        ('"\\303\\251.txt"', "\u00e9.txt"),  # é.txt as git and GitHub's diffs write it
+        ('"caf\\351.txt"', "caf\ufffd.txt"),  # a Latin-1 name: not UTF-8
+        ('"tab\\there \\"q\\" back\\\\slash"', 'tab\there "q" back\\slash'),
+        ("\u00e9.txt", "\u00e9.txt"),  # core.quotePath=false: already the name
+        ("plain/path.py", "plain/path.py"),
+        ('"', '"'),
+    ],
+)
+def test_git_quoted_paths_are_unquoted(shown: str, name: str) -> None:
+    assert unquote_path(shown) == name

@@ -1,0 +1,157 @@
+"""Real repositories and real runner states: each test builds a repository with one trait
+that public projects have (an ignored `docs/`, a depth-1 checkout behind its default
+branch, a pull too big for GitHub's diff, names and contents that are not UTF-8, a branch
+rule that declines pushes, a pull request a person described, a clone on someone's own
+machine) and runs the Action's engine on it, asserting on what lands on origin and GitHub.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from amelia.drivers.base import AgenticMessage
+from amelia.testing.action_harness import ActionHarness
+from amelia.testing.scripted_driver import RecordedCall, result
+from tests.faults.conftest import EngineBench, EngineRun
+from tests.git_helpers import IDENTITY, git
+
+pytestmark = [pytest.mark.timeout(120)]
+
+BRANCH = "amelia/issue-1"
+E_ACUTE = "\u00e9.txt"
+BODY_BEGIN, BODY_END = "<!-- amelia:begin -->", "<!-- amelia:end -->"
+"""amelia's part of a pull request's description lies between these."""
+LATIN1_NAME = os.fsdecode(b"caf\xe9.txt")
+"""`café.txt` with its name in Latin-1: not valid UTF-8."""
+
+
+def _maintainer(h: ActionHarness) -> Path:
+    """A clone of origin to push from, as a maintainer would."""
+    clone = h.root / "maintainer"
+    if not clone.exists():
+        git(h.root, "clone", "--quiet", str(h.origin), str(clone))
+    git(clone, "fetch", "--quiet", "origin")
+    return clone
+
+
+def _push(
+    h: ActionHarness,
+    files: Mapping[str, bytes],
+    *,
+    branch: str = "main",
+    start: str = "origin/main",
+    empty_commits: int = 0,
+) -> str:
+    """Commit `files` (and `empty_commits` more commits) on `branch` of origin; its diff
+    against main as GitHub shows it (git's default quoting of names)."""
+    clone = _maintainer(h)
+    git(clone, "checkout", "--quiet", "-B", branch, start)
+    for name, content in files.items():
+        (clone / name).parent.mkdir(parents=True, exist_ok=True)
+        (clone / name).write_bytes(content)
+    if files:
+        git(clone, "add", "--all")
+        git(clone, *IDENTITY, "commit", "--quiet", "-m", f"Change {len(files)} files")
+    for index in range(empty_commits):
+        git(clone, *IDENTITY, "commit", "--quiet", "--allow-empty", "-m", f"Work {index}")
+    git(clone, "push", "--quiet", "origin", f"{branch}:{branch}")
+    shown = subprocess.run(
+        ["git", "diff", "origin/main...HEAD"], cwd=clone, capture_output=True, check=True
+    )
+    return shown.stdout.decode("utf-8", "replace")
+
+
+def _plan(bench: EngineBench) -> None:
+    bench.harness.add_issue("Add a farewell", "Say goodbye too.")
+    planned = bench.run_plan()
+    assert planned.exit_code == 0, planned.stdout
+
+
+def _implement(bench: EngineBench) -> EngineRun:
+    return bench.run("issue_comment", bench.harness.comment_event(1, "/amelia implement"))
+
+
+def _pull_event(h: ActionHarness, number: int, branch: str) -> dict[str, Any]:
+    actor = {"login": "contributor", "type": "User"}
+    pull = {
+        "number": number,
+        "title": "Change",
+        "body": "",
+        "draft": False,
+        "user": actor,
+        "head": {"ref": branch, "sha": ""},
+        "base": {"ref": "main", "sha": ""},
+    }
+    repository = {"full_name": h.repo, "default_branch": "main"}
+    return {
+        "action": "opened",
+        "number": number,
+        "pull_request": pull,
+        "sender": actor,
+        "repository": repository,
+    }
+
+
+def _finding(path: str, line: int) -> dict[str, Any]:
+    return {
+        "verdict": "changes_requested",
+        "severity": "minor",
+        "summary": "One nit",
+        "comments": [{"path": path, "line": line, "severity": "minor", "body": "Say why"}],
+    }
+
+
+# Names and contents that are not UTF-8 ----------------------------------------------------
+
+
+def test_a_pull_adding_a_file_named_in_latin1_is_reviewed_with_inline_findings(
+    bench: EngineBench,
+) -> None:
+    h = bench.harness
+    files = {LATIN1_NAME: b"cr\xe8me br\xfbl\xe9e\n", E_ACUTE: "caf\u00e9\n".encode()}
+    diff = _push(h, files, branch="accents")
+    assert '"b/\\303\\251.txt"' in diff  # GitHub's diff quotes the name as git does
+    number = bench.github.add_pull(h.repo, head="accents", diff=diff)
+    bench.verdict = _finding(E_ACUTE, 1)
+
+    run = bench.run("pull_request", _pull_event(h, number, "accents"))
+
+    assert run.exit_code == 0, run.stdout
+    (review,) = bench.github.reviews(h.repo, number)
+    assert [(c["path"], c["line"]) for c in review["comments"]] == [(E_ACUTE, 1)]
+    assert "1 inline, 0 listed below" in review["body"]
+
+
+def _edit_latin1_files(call: RecordedCall) -> list[AgenticMessage]:
+    assert call.cwd is not None
+    legacy = Path(call.cwd) / "legacy.txt"
+    legacy.write_bytes(legacy.read_bytes() + b"cr\xe8me\n")
+    (Path(call.cwd) / E_ACUTE).write_text("un caf\u00e9\n", encoding="utf-8")
+    return [result("Edited legacy.txt and added é.txt")]
+
+
+def test_implement_of_a_change_to_a_latin1_file_posts_its_review_inline(
+    bench: EngineBench,
+) -> None:
+    h = bench.harness
+    _push(h, {"legacy.txt": b"caf\xe9\n"})
+    h.fresh_checkout()
+    _plan(bench)
+    h.fresh_checkout()
+    bench.developer = _edit_latin1_files
+    bench.verdict = _finding(E_ACUTE, 1)
+
+    one_round = {"INPUT_MAX_REVIEW_ITERATIONS": "1"}
+    run = bench.run("issue_comment", h.comment_event(1, "/amelia implement"), one_round)
+
+    assert run.exit_code == 0, run.stdout
+    assert h.origin_git("show", f"{BRANCH}:legacy.txt") == "caf\ufffd\ncr\ufffdme\n"
+    (pull,) = bench.github.pulls(h.repo)
+    (review,) = bench.github.reviews(h.repo, pull["number"])
+    assert [(c["path"], c["line"]) for c in review["comments"]] == [(E_ACUTE, 1)]
