@@ -107,6 +107,27 @@ def _finding(path: str, line: int) -> dict[str, Any]:
     }
 
 
+# A plan directory the repository ignores ------------------------------------------------
+
+
+def test_a_plan_under_an_ignored_docs_folder_is_committed_and_the_log_says_so(
+    bench: EngineBench,
+) -> None:
+    h = bench.harness
+    _push(h, {".gitignore": b"/docs/\n"})
+    h.fresh_checkout()
+    h.add_issue("Add a farewell", "Say goodbye too.")
+
+    run = bench.run_plan()
+
+    assert run.exit_code == 0, run.stdout
+    plan_path = run.outputs["plan_path"]
+    assert plan_path.startswith("docs/plans/")
+    assert "**Goal:**" in h.origin_file(BRANCH, plan_path)
+    assert f"{plan_path} is ignored by the repository's .gitignore" in run.stdout
+    assert "git add -f" in run.stdout
+
+
 # Names and contents that are not UTF-8 ----------------------------------------------------
 
 

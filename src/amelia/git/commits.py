@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from loguru import logger
+
 from amelia.git.repo import head_sha
-from amelia.git.runner import run_git
+from amelia.git.runner import display_path, run_git, run_git_paths
 
 __all__ = ["commit_all", "commit_message", "commit_paths"]
 
@@ -30,15 +32,37 @@ def commit_all(repo: Path, message: str, *, co_author: str | None = None) -> str
     return head_sha(repo)
 
 
+def _ignored(repo: Path, paths: Sequence[str]) -> list[str]:
+    """Those of `paths` that are untracked and that a `.gitignore` (or `info/exclude`) names:
+    a plain `git add` refuses them."""
+    args = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", *paths]
+    return run_git_paths(args, repo)
+
+
 def commit_paths(
-    repo: Path, paths: Sequence[str], message: str, *, co_author: str | None = None
+    repo: Path,
+    paths: Sequence[str],
+    message: str,
+    *,
+    co_author: str | None = None,
+    force: bool = False,
 ) -> str:
     """Commit `paths` and nothing else: those in the worktree as they are there, those
     already staged (e.g. removed with `git rm`) as staged. Returns HEAD, unchanged when
-    none of the paths has a change."""
+    none of the paths has a change.
+
+    With `force`, paths the repository ignores are added all the same (`git add -f`): for
+    paths amelia chose itself, such as the plan file under an ignored `docs/`."""
     present = [path for path in paths if (repo / path).exists()]
     if present:
-        run_git(["add", "--", *present], repo)
+        if force:
+            for path in _ignored(repo, present):
+                logger.warning(
+                    "{} is ignored by the repository's .gitignore; amelia chose that path, "
+                    "so it is added with `git add -f`",
+                    display_path(path),
+                )
+        run_git(["add", *(["--force"] if force else []), "--", *present], repo)
     if run_git(["diff", "--cached", "--name-only", "-z", "--", *paths], repo).strip("\0"):
         message = commit_message(message, co_author=co_author)
         run_git(["commit", "--quiet", "--no-verify", "-m", message, "--", *paths], repo)
