@@ -8,6 +8,7 @@ machine) and runs the Action's engine on it, asserting on what lands on origin a
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -126,6 +127,31 @@ def test_a_plan_under_an_ignored_docs_folder_is_committed_and_the_log_says_so(
     assert "**Goal:**" in h.origin_file(BRANCH, plan_path)
     assert f"{plan_path} is ignored by the repository's .gitignore" in run.stdout
     assert "git add -f" in run.stdout
+
+
+# A depth-1 checkout whose default branch moved on since the plan ------------------------
+
+
+def test_implement_in_a_depth_one_checkout_deepens_only_as_far_as_the_merge_base(
+    bench: EngineBench,
+) -> None:
+    h = bench.harness
+    _push(h, {}, empty_commits=40)  # a history longer than the first deepening step
+    _plan(bench)
+    _push(h, {"CHANGELOG.md": b"moved on\n"}, empty_commits=2)  # main moves on
+    shutil.rmtree(h.workspace)  # actions/checkout's default: fetch-depth 1
+    git(h.root, "clone", "--quiet", "--depth", "1", f"file://{h.origin}", str(h.workspace))
+
+    run = _implement(bench)
+
+    assert run.exit_code == 0, run.stdout
+    (pull,) = bench.github.pulls(h.repo)
+    assert pull["head"]["ref"] == BRANCH and pull["base"]["ref"] == "main"
+    assert "greeter/farewell.py" in h.origin_files(BRANCH)
+    assert bench.github.reviews(h.repo, pull["number"])
+    # Deepened, not unshallowed: the 40 older commits of main were never needed.
+    assert git(h.workspace, "rev-parse", "--is-shallow-repository").strip() == "true"
+    assert int(git(h.workspace, "rev-list", "--count", "origin/main")) < 40
 
 
 # Names and contents that are not UTF-8 ----------------------------------------------------

@@ -9,6 +9,7 @@ from amelia.git.names import unquote_path, validate_branch_name, validate_plan_p
 from amelia.git.remote import (
     fetch,
     fetch_branch,
+    merge_base_deepening,
     push,
     remote_branch_exists,
     remote_default_branch,
@@ -68,6 +69,7 @@ __all__ = [
     "is_transient",
     "mark_safe_directory",
     "merge_base",
+    "merge_base_deepening",
     "path_exists_at",
     "push",
     "remote_branch_exists",

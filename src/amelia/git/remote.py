@@ -5,23 +5,28 @@ that was only behind (someone pushed meanwhile) is rebased onto the remote's bra
 pushed again at once; a push the remote declined (a hook, branch protection, a ruleset)
 is not retried and raises `GitPushDeclinedError` with the remote's own words; any other
 failure is retried after a pause, since a push may be the last chance to publish work.
+
+A clone may be shallow (actions/checkout fetches one commit by default): where a merge
+base is needed, `merge_base_deepening` fetches only as much history as it takes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 
 from loguru import logger
 
 from amelia.errors import GitError, GitPushDeclinedError
 from amelia.git.names import validate_branch_name
-from amelia.git.repo import is_shallow
+from amelia.git.repo import is_shallow, merge_base
 from amelia.git.runner import NetworkRetry, retrying, run_git, run_network_read
 
 __all__ = [
     "fetch",
     "fetch_branch",
+    "merge_base_deepening",
     "push",
     "remote_branch_exists",
     "remote_default_branch",
@@ -33,6 +38,9 @@ _BEHIND = ("non-fast-forward", "fetch first", "[rejected]")
 """A push refused only because the remote branch moved on (lower-cased markers)."""
 _DECLINED = ("[remote rejected]", "hook declined", "gh013", "rule violations")
 """A push the remote refused on principle: a hook, branch protection or a ruleset."""
+_DEEPEN_STEPS = (16, 128, 1024)
+"""Commits a shallow clone is deepened by, step after step, until a merge base shows up;
+after the last step the whole history is fetched."""
 
 
 def _is_behind(error: BaseException) -> bool:
@@ -65,13 +73,33 @@ def remote_branch_exists(repo: Path, branch: str, *, remote: str = "origin") -> 
     return branch in remote_heads(repo, branch, remote=remote)
 
 
-def fetch(
-    repo: Path, refspecs: Sequence[str], *, remote: str = "origin", full_history: bool = False
-) -> None:
-    """Fetch `refspecs` (no tags); with `full_history`, first deepen a shallow clone to the
-    whole history (a merge base needs it)."""
-    extra = ["--unshallow"] if full_history and is_shallow(repo) else []
-    run_network_read(["fetch", "--quiet", "--no-tags", *extra, remote, *refspecs], repo)
+def fetch(repo: Path, refspecs: Sequence[str], *, remote: str = "origin") -> None:
+    """Fetch `refspecs` (no tags)."""
+    run_network_read(["fetch", "--quiet", "--no-tags", remote, *refspecs], repo)
+
+
+def merge_base_deepening(
+    repo: Path, first: str, second: str, *, refspecs: Sequence[str], remote: str = "origin"
+) -> str:
+    """The merge base of two commits, fetching what a shallow clone lacks of it.
+
+    In a clone of one commit, a branch cut from the default branch before it moved on has
+    no merge base with it: the commits in between are missing. Then the history along
+    `refspecs` is deepened by 16, 128 and 1,024 commits, and at last fetched whole,
+    stopping as soon as the merge base is found. `GitError` when the two commits share no
+    history at all."""
+    for step in (*_DEEPEN_STEPS, None):
+        with suppress(GitError):
+            return merge_base(repo, first, second)
+        if not is_shallow(repo):
+            break
+        deepen = ["--unshallow"] if step is None else [f"--deepen={step}"]
+        logger.info("shallow clone: fetching more history ({}) for a merge base", deepen[0])
+        run_network_read(["fetch", "--quiet", "--no-tags", *deepen, remote, *refspecs], repo)
+    try:
+        return merge_base(repo, first, second)
+    except GitError:
+        raise GitError(f"{first} and {second} have no common history") from None
 
 
 def fetch_branch(repo: Path, branch: str, *, remote: str = "origin") -> str:
@@ -108,7 +136,10 @@ def switch_to_branch(
 
 
 def _rebase_onto_remote(repo: Path, branch: str, remote: str) -> None:
-    fetch_branch(repo, branch, remote=remote)
+    tracking = fetch_branch(repo, branch, remote=remote)
+    with suppress(GitError):  # unrelated histories: the rebase below says so
+        spec = f"+refs/heads/{branch}:{tracking}"
+        merge_base_deepening(repo, "HEAD", tracking, refspecs=[spec], remote=remote)
     try:
         run_git(["rebase", "--quiet", f"refs/remotes/{remote}/{branch}"], repo)
     except GitError as error:

@@ -29,7 +29,7 @@ from amelia.git import (
     diff,
     fetch_branch,
     head_sha,
-    merge_base,
+    merge_base_deepening,
     remote_branch_exists,
     remote_default_branch,
     switch_to_branch,
@@ -80,10 +80,16 @@ def pull_body(number: int, plan_path: str, plan_url: str, verdict: str | None) -
     return "\n".join(lines) + "\n"
 
 
-def fetch_default(repo: Path) -> tuple[str, str]:
-    """Fetch the default branch: its name and its merge base with HEAD (the pull's base)."""
+def fetch_default(repo: Path, branch: str) -> tuple[str, str]:
+    """Fetch the default branch: its name and its merge base with `branch`, checked out
+    (the pull's base), deepening a shallow checkout as far as that takes."""
     default = validate_branch_name(remote_default_branch(repo))
-    return default, merge_base(repo, fetch_branch(repo, default), "HEAD")
+    tracking = fetch_branch(repo, default)
+    refspecs = [
+        f"+refs/heads/{default}:{tracking}",
+        f"+refs/heads/{branch}:refs/remotes/origin/{branch}",
+    ]
+    return default, merge_base_deepening(repo, tracking, "HEAD", refspecs=refspecs)
 
 
 async def _resolve_issue(ctx: ModeContext, number: int) -> int | None:
@@ -155,7 +161,7 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
     number, branch, plan_path = planned.number, planned.branch, planned.plan_path
     await ctx.stage(STAGE_BRANCH, "running")
     with ctx.workspace.authenticated():
-        default_branch, base = await asyncio.to_thread(fetch_default, repo)
+        default_branch, base = await asyncio.to_thread(fetch_default, repo, branch)
     plan_sha = await asyncio.to_thread(head_sha, repo)
     await ctx.stage(STAGE_BRANCH, "done", f"{branch} with {plan_path}")
 

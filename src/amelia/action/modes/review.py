@@ -25,7 +25,14 @@ from amelia.action.verdicts import (
     withhold_approval,
 )
 from amelia.errors import GitError
-from amelia.git import check_out_detached, diff, fetch, head_sha, merge_base, validate_branch_name
+from amelia.git import (
+    check_out_detached,
+    diff,
+    fetch,
+    head_sha,
+    merge_base_deepening,
+    validate_branch_name,
+)
 from amelia.github.auth import may_trigger
 from amelia.github.client import PullInfo
 
@@ -46,15 +53,16 @@ def check_out_pull(repo: Path, pull: PullInfo) -> CheckedOutPull:
     base = validate_branch_name(pull.base_ref)
     base_tracking = f"refs/remotes/origin/{base}"
     base_spec = f"+refs/heads/{base}:{base_tracking}"
-    # actions/checkout fetches one commit by default; a merge base needs the history.
+    head_spec = f"+refs/pull/{pull.number}/head:{HEAD_REF}"
     try:
-        fetch(repo, [base_spec, f"+refs/pull/{pull.number}/head:{HEAD_REF}"], full_history=True)
+        fetch(repo, [base_spec, head_spec])
     except GitError:
         # Not every remote serves pull refs (a plain git server, a mirror): use the branch.
-        head = validate_branch_name(pull.head_ref)
-        fetch(repo, [base_spec, f"+refs/heads/{head}:{HEAD_REF}"], full_history=True)
+        head_spec = f"+refs/heads/{validate_branch_name(pull.head_ref)}:{HEAD_REF}"
+        fetch(repo, [base_spec, head_spec])
     head = head_sha(repo, ref=HEAD_REF)
-    base_commit = merge_base(repo, base_tracking, head)
+    # actions/checkout fetches one commit by default: fetch what the merge base needs.
+    base_commit = merge_base_deepening(repo, base_tracking, head, refspecs=[base_spec, head_spec])
     check_out_detached(repo, head)
     restored = restore_steering_files(repo, base_commit)
     return CheckedOutPull(head_sha=head, merge_base=base_commit, restored=tuple(restored))
