@@ -202,3 +202,52 @@ def test_implement_of_a_change_to_a_latin1_file_posts_its_review_inline(
     (pull,) = bench.github.pulls(h.repo)
     (review,) = bench.github.reviews(h.repo, pull["number"])
     assert [(c["path"], c["line"]) for c in review["comments"]] == [(E_ACUTE, 1)]
+
+
+# A push that a branch rule declines -------------------------------------------------------
+
+GH013 = (
+    "error: GH013: Repository rule violations found for refs/heads/amelia/issue-1.",
+    "Review all repository rules at https://github.com/octo/app/rules?ref=refs%2Fheads%2Famelia%2Fissue-1",
+    "",
+    "- Cannot create ref due to creations being restricted.",
+    "",
+)
+GH006 = (
+    "error: GH006: Protected branch update failed for refs/heads/amelia/issue-1.",
+    "error: Changes must be made through a pull request. (protected branch hook declined)",
+)
+
+
+@pytest.mark.parametrize(
+    ("said", "rule"),
+    [
+        (GH013, "Cannot create ref due to creations being restricted"),
+        (GH006, "protected branch hook declined"),
+    ],
+    ids=["GH013-ruleset", "GH006-protected-branch"],
+)
+def test_a_declined_push_names_githubs_words_and_the_fix_and_keeps_the_plan(
+    bench: EngineBench, said: tuple[str, ...], rule: str
+) -> None:
+    h = bench.harness
+    calls = h.root / "hook-calls"
+    hook = h.origin / "hooks" / "pre-receive"
+    lines = "".join(f"echo '{line}' >&2\n" for line in said)
+    hook.write_text(f'#!/bin/sh\necho push >> "{calls}"\n{lines}exit 1\n', encoding="utf-8")
+    hook.chmod(0o755)
+    h.add_issue("Add a farewell", "Say goodbye too.")
+
+    run = bench.run_plan()
+
+    assert run.exit_code == 1, run.stdout
+    assert calls.read_text(encoding="utf-8").count("push") == 1  # not retried, not rebased
+    assert "push of amelia/issue-1 was declined by origin:" in run.summary
+    assert said[0].removeprefix("error: ") in run.summary and rule in run.summary
+    assert "bypass list" in run.summary and "branch_prefix" in run.summary
+    assert "couldn't find remote ref" not in run.summary
+    (progress,) = bench.progress_comments()
+    assert rule in progress and "branch_prefix" in progress
+    patch = h.runner_temp / "amelia-artifacts" / "4242" / "unpushed.patch"
+    assert "**Goal:**" in patch.read_text(encoding="utf-8")
+    assert h.origin_branches() == ["main"]

@@ -3,8 +3,9 @@
 Reads from the remote are retried while their failures look like the network's. A push
 that was only behind (someone pushed meanwhile) is rebased onto the remote's branch and
 pushed again at once; a push the remote declined (a hook, branch protection, a ruleset)
-is not retried and raises `GitPushDeclinedError` with the remote's own words; any other
-failure is retried after a pause, since a push may be the last chance to publish work.
+is not retried and raises `GitPushDeclinedError` with the remote's own words and what to
+change; any other failure is retried after a pause, since a push may be the last chance to
+publish work.
 
 A clone may be shallow (actions/checkout fetches one commit by default): where a merge
 base is needed, `merge_base_deepening` fetches only as much history as it takes.
@@ -12,6 +13,7 @@ base is needed, `merge_base_deepening` fetches only as much history as it takes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
@@ -38,6 +40,13 @@ _BEHIND = ("non-fast-forward", "fetch first", "[rejected]")
 """A push refused only because the remote branch moved on (lower-cased markers)."""
 _DECLINED = ("[remote rejected]", "hook declined", "gh013", "rule violations")
 """A push the remote refused on principle: a hook, branch protection or a ruleset."""
+_REJECTED_REASON = re.compile(r"\[remote rejected\][^(\n]*\((?P<reason>[^)\n]+)\)")
+_DECLINED_FIX = (
+    "Branch protection or a ruleset refuses amelia's pushes to this branch: add the "
+    "identity amelia pushes as (the workflow's token or GitHub App) to the ruleset's bypass "
+    "list, or set the branch_prefix input to a prefix no rule covers."
+)
+_MAX_REMOTE_WORDS = 500
 _DEEPEN_STEPS = (16, 128, 1024)
 """Commits a shallow clone is deepened by, step after step, until a merge base shows up;
 after the last step the whole history is fetched."""
@@ -49,6 +58,25 @@ def _is_behind(error: BaseException) -> bool:
 
 def _is_declined(error: BaseException) -> bool:
     return isinstance(error, GitError) and any(m in error.stderr.lower() for m in _DECLINED)
+
+
+def _remote_words(stderr: str) -> str:
+    """What the remote said about a refused push, in its own words: its `remote:` lines
+    (e.g. GitHub's `GH013: Repository rule violations found …` and each rule) and the
+    reason git gives for the refused ref (e.g. `protected branch hook declined`)."""
+    said = []
+    for line in stderr.splitlines():
+        if line.startswith("remote:"):
+            text = line.removeprefix("remote:").strip().removeprefix("error:").strip()
+            if text:
+                said.append(text)
+    words = " ".join(said)
+    rejected = _REJECTED_REASON.search(stderr)
+    if rejected is not None:
+        words = f"{words} ({rejected.group('reason')})" if words else rejected.group("reason")
+    if len(words) > _MAX_REMOTE_WORDS:
+        words = words[: _MAX_REMOTE_WORDS - 1] + "…"
+    return words or "no reason given"
 
 
 def remote_default_branch(repo: Path, *, remote: str = "origin") -> str:
@@ -177,9 +205,11 @@ def push(
         if rebasing:
             raise  # our commits conflict with the remote's: trying again cannot help
         if _is_declined(error):
-            raise GitPushDeclinedError(
-                f"push of {branch} was declined by {remote}: {error}", error.stderr
-            ) from None
+            said = _remote_words(error.stderr)
+            message = (
+                f"push of {branch} was declined by {remote}: {said.rstrip('.')}. {_DECLINED_FIX}"
+            )
+            raise GitPushDeclinedError(message, error.stderr) from None
         message = f"push of {branch} failed after {attempts} attempt(s): {error}"
         raise GitError(message, error.stderr) from None
 

@@ -64,6 +64,11 @@ class ProgressReport(BaseModel):
     failure_reason: str | None = None
 
 
+MAX_REASON_CHARS = 800
+"""A failure's reason on the progress comment: room for where the work was saved, a
+remote's own words for refusing a push, and what to change."""
+
+
 def _duration(seconds: float) -> str:
     minutes, secs = divmod(round(seconds), 60)
     return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
@@ -89,7 +94,9 @@ def render_progress(report: ProgressReport, redactor: Redactor) -> str:
     if report.outcome == "succeeded":
         lines.append(f"**Done**{suffix}.")
     elif report.outcome == "failed":
-        reason = one_line(redactor.redact(report.failure_reason or "unknown error"), 300)
+        reason = one_line(
+            redactor.redact(report.failure_reason or "unknown error"), MAX_REASON_CHARS
+        )
         logs = f" See [the log]({report.run_url})." if report.run_url else ""
         lines.append(f"**Failed**{suffix}: {reason}.{logs}")
     else:
