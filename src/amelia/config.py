@@ -240,6 +240,8 @@ class RunnerContext(_FromEnvironment):
         default=None, validation_alias=AliasChoices("RUNNER_TEMP", "runner_temp", "temp")
     )
     """`RUNNER_TEMP`: the runner's scratch directory (not mounted into a container)."""
+    actions: bool = False
+    """`GITHUB_ACTIONS=true`: amelia runs on a GitHub runner, not on someone's machine."""
 
     @property
     def run_url(self) -> str | None:

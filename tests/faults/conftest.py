@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from loguru import logger
 
-from amelia.action.runner import run_action
+from amelia.action.runner import ActionRequest, run_action
 from amelia.core.types import Profile, ToolProfileName
 from amelia.drivers.base import AgenticMessage, DriverInterface
 from amelia.github.markers import progress_marker
@@ -120,9 +120,13 @@ class EngineBench:
         return self.run("issue_comment", self.harness.comment_event(number, "/amelia plan"), extra)
 
     def run(
-        self, event_name: str, payload: dict[str, Any], extra: dict[str, str] | None = None
+        self,
+        event_name: str,
+        payload: dict[str, Any],
+        extra: dict[str, str] | None = None,
+        request: ActionRequest | None = None,
     ) -> EngineRun:
-        """`amelia action` for one event, in this process."""
+        """`amelia action` for one event, in this process (`request`: as `amelia run` asks)."""
         h = self.harness
         self._runs += 1
         run_dir = h.root / f"engine-run-{self._runs}"
@@ -140,7 +144,7 @@ class EngineBench:
             self._monkeypatch.setenv(name, value)
         before = len(h.github.requests)
         self._capsys.readouterr()
-        code = run_action()
+        code = run_action(request)
         captured = self._capsys.readouterr()
         return EngineRun(
             exit_code=code,

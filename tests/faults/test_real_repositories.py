@@ -16,7 +16,9 @@ from typing import Any
 
 import pytest
 
+from amelia.action.runner import ActionRequest
 from amelia.drivers.base import AgenticMessage
+from amelia.git import BOT_NAME
 from amelia.testing.action_harness import ActionHarness
 from amelia.testing.scripted_driver import RecordedCall, result
 from tests.faults.conftest import EngineBench, EngineRun
@@ -250,4 +252,44 @@ def test_a_declined_push_names_githubs_words_and_the_fix_and_keeps_the_plan(
     assert rule in progress and "branch_prefix" in progress
     patch = h.runner_temp / "amelia-artifacts" / "4242" / "unpushed.patch"
     assert "**Goal:**" in patch.read_text(encoding="utf-8")
+    assert h.origin_branches() == ["main"]
+
+
+# Reproducing a run on one's own clone -----------------------------------------------------
+
+
+def _git_config(h: ActionHarness) -> tuple[str, str]:
+    """The workspace's local config and the global config HOME holds, as git lists them."""
+    env = {**os.environ, "HOME": str(h.home), "XDG_CONFIG_HOME": str(h.home / ".config")}
+
+    def listed(*args: str) -> str:
+        done = subprocess.run(
+            ["git", "config", *args, "--list"], cwd=h.workspace, env=env, capture_output=True
+        )
+        return done.stdout.decode()
+
+    return listed("--local"), listed("--global")
+
+
+def test_a_local_dry_run_leaves_the_users_git_configuration_alone(
+    bench: EngineBench,
+) -> None:
+    h = bench.harness
+    h.add_issue("Add a farewell", "Say goodbye too.")
+    before = _git_config(h)
+
+    run = bench.run(
+        "issue_comment",
+        h.comment_event(1, "/amelia plan"),
+        extra={"GITHUB_ACTIONS": "", "XDG_CONFIG_HOME": str(h.home / ".config")},
+        request=ActionRequest(workspace=h.workspace, dry_run=True),
+    )
+
+    assert run.exit_code == 0, run.stdout
+    assert run.outputs["conclusion"] == "dry_run"
+    assert _git_config(h) == before
+    assert "amelia" not in "".join(before) and not (h.home / ".gitconfig").exists()
+    # The plan is committed locally all the same, by the bot, named on that one command.
+    author = git(h.workspace, "log", "-1", "--format=%an <%ae>|%cn", BRANCH).strip()
+    assert author == f"{BOT_NAME} <amelia[bot]@users.noreply.github.com>|{BOT_NAME}"
     assert h.origin_branches() == ["main"]

@@ -170,6 +170,7 @@ class _Engine:
             token=settings.github_token,
             dry_run=dry_run,
             artifacts_dir=settings.artifacts_dir,
+            on_runner=settings.runner.actions,
         )
         # The drivers get the model keys and the environment their processes start from
         # here, explicitly; transcripts go where later steps of the job can read them.

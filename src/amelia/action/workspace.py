@@ -2,8 +2,10 @@
 
 The runner's checkout belongs to another uid (git needs `safe.directory`), and
 actions/checkout leaves the job's token in `.git/config` as an `http.<url>.extraheader`,
-where any agent tool could read it. `Workspace.prepare()` marks the directory safe, sets
-the bot identity and removes those headers before an agent runs; our own pushes and reads
+where any agent tool could read it. `Workspace.prepare()` marks the directory safe and sets
+the bot identity on a runner (outside one, a user's clone and git configuration are left as
+they are: amelia's own commits name the bot per command), and removes those headers
+before an agent runs; our own pushes and reads
 of origin pass the token to git through `GIT_CONFIG_*` variables in the environment of
 those git processes only (`amelia.git.with_config`), never in this process's environment.
 `Workspace.restore_credentials()` puts the removed headers back once no agent can run any
@@ -62,8 +64,12 @@ class Workspace:
         token: str | None = None,
         dry_run: bool = False,
         artifacts_dir: Path | None = None,
+        *,
+        on_runner: bool = True,
     ) -> None:
         self.path = path.resolve()
+        self.on_runner = on_runner
+        """A GitHub runner's throwaway checkout (`GITHUB_ACTIONS=true`), not a user's clone."""
         self._token = token
         self.dry_run = dry_run
         self.artifacts_dir = artifacts_dir
@@ -76,11 +82,14 @@ class Workspace:
         # cannot read this process's memory, and nothing else holds the values meanwhile.
 
     def prepare(self) -> None:
-        """Trust the directory, commit as amelia[bot], and hide persisted credentials."""
+        """On a runner, trust the directory and commit as amelia[bot]; hide persisted
+        credentials."""
         if not (self.path / ".git").exists():
             raise GitError(f"the workspace {self.path} is not a git checkout")
-        mark_safe_directory(self.path)
-        configure_identity(self.path)
+        if self.on_runner:
+            # Another uid owns the runner's checkout; the agents' commits name the bot too.
+            mark_safe_directory(self.path)
+            configure_identity(self.path)
         entries = _persisted_credentials(self.path)
         for key in dict.fromkeys(key for key, _value in entries):
             # Remembered before unsetting, so a failure half-way still restores all removed.

@@ -1,4 +1,8 @@
-"""Commits made by the bot: every change, or chosen paths, with an optional co-author."""
+"""Commits made by the bot: every change, or chosen paths, with an optional co-author.
+
+Every commit is made by amelia[bot] through options of that one command
+(`amelia.git.repo.identity_args`): no configuration is read or written for it.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from pathlib import Path
 
 from loguru import logger
 
-from amelia.git.repo import head_sha
+from amelia.git.repo import head_sha, identity_args
 from amelia.git.runner import display_path, run_git, run_git_paths
 
 __all__ = ["commit_all", "commit_message", "commit_paths"]
@@ -25,10 +29,8 @@ def commit_all(repo: Path, message: str, *, co_author: str | None = None) -> str
     run_git(["add", "--all", "--", "."], repo)
     if not run_git(["diff", "--cached", "--name-only", "-z"], repo).strip("\0"):
         return None
-    run_git(
-        ["commit", "--quiet", "--no-verify", "-m", commit_message(message, co_author=co_author)],
-        repo,
-    )
+    message = commit_message(message, co_author=co_author)
+    run_git([*identity_args(), "commit", "--quiet", "--no-verify", "-m", message], repo)
     return head_sha(repo)
 
 
@@ -65,5 +67,6 @@ def commit_paths(
         run_git(["add", *(["--force"] if force else []), "--", *present], repo)
     if run_git(["diff", "--cached", "--name-only", "-z", "--", *paths], repo).strip("\0"):
         message = commit_message(message, co_author=co_author)
-        run_git(["commit", "--quiet", "--no-verify", "-m", message, "--", *paths], repo)
+        args = ["commit", "--quiet", "--no-verify", "-m", message, "--", *paths]
+        run_git([*identity_args(), *args], repo)
     return head_sha(repo)

@@ -22,7 +22,7 @@ from loguru import logger
 
 from amelia.errors import GitError, GitPushDeclinedError
 from amelia.git.names import validate_branch_name
-from amelia.git.repo import is_shallow, merge_base
+from amelia.git.repo import identity_args, is_shallow, merge_base
 from amelia.git.runner import NetworkRetry, retrying, run_git, run_network_read
 
 __all__ = [
@@ -160,7 +160,8 @@ def switch_to_branch(
         return
     source = branch if on_remote else (base or remote_default_branch(repo, remote=remote))
     start = fetch_branch(repo, source, remote=remote)
-    run_git(["checkout", "--quiet", "-b", branch, start, "--"], repo)
+    # --no-track: no upstream entry in the repository's config (it would name `source`).
+    run_git(["checkout", "--quiet", "--no-track", "-b", branch, start, "--"], repo)
 
 
 def _rebase_onto_remote(repo: Path, branch: str, remote: str) -> None:
@@ -169,7 +170,7 @@ def _rebase_onto_remote(repo: Path, branch: str, remote: str) -> None:
         spec = f"+refs/heads/{branch}:{tracking}"
         merge_base_deepening(repo, "HEAD", tracking, refspecs=[spec], remote=remote)
     try:
-        run_git(["rebase", "--quiet", f"refs/remotes/{remote}/{branch}"], repo)
+        run_git([*identity_args(), "rebase", "--quiet", tracking], repo)
     except GitError as error:
         run_git(["rebase", "--abort"], repo)
         raise GitError(f"cannot rebase {branch} onto {remote}/{branch}: {error}") from None

@@ -15,6 +15,7 @@ __all__ = [
     "configure_identity",
     "diff",
     "head_sha",
+    "identity_args",
     "is_shallow",
     "mark_safe_directory",
     "merge_base",
@@ -25,6 +26,12 @@ __all__ = [
 
 BOT_NAME = "amelia[bot]"
 BOT_EMAIL = "amelia[bot]@users.noreply.github.com"
+
+
+def identity_args(*, name: str = BOT_NAME, email: str = BOT_EMAIL) -> list[str]:
+    """Options that make the one git command they precede commit as `name <email>`, whatever
+    the repository's or the user's configuration says, and without changing it."""
+    return ["-c", f"user.name={name}", "-c", f"user.email={email}"]
 
 
 def _revision(ref: str) -> str:
@@ -94,6 +101,7 @@ def mark_safe_directory(path: Path) -> None:
 
 
 def configure_identity(repo: Path, *, name: str = BOT_NAME, email: str = BOT_EMAIL) -> None:
-    """Make the bot the author and committer of commits made in `repo`."""
+    """Make the bot the author and committer of every commit made in `repo`, the agents'
+    own included (the repository's config: only for a runner's throwaway checkout)."""
     run_git(["config", "user.name", name], repo)
     run_git(["config", "user.email", email], repo)
