@@ -156,6 +156,27 @@ def test_implement_in_a_depth_one_checkout_deepens_only_as_far_as_the_merge_base
     assert int(git(h.workspace, "rev-list", "--count", "origin/main")) < 40
 
 
+# A pull request whose diff GitHub will not serve (406 too_large) --------------------------
+
+
+def test_a_pull_too_large_for_githubs_diff_is_reviewed_on_the_local_diff(
+    bench: EngineBench,
+) -> None:
+    h = bench.harness
+    big = "".join(f"row {index}\n" for index in range(20_001)).encode()
+    diff = _push(h, {"data/big.txt": big}, branch="bulk")
+    number = bench.github.add_pull(h.repo, head="bulk", diff=diff)
+    bench.verdict = _finding("data/big.txt", 5)
+
+    run = bench.run("pull_request", _pull_event(h, number, "bulk"))
+
+    assert run.exit_code == 0, run.stdout
+    assert run.requests_to("GET", rf"/repos/octo/app/pulls/{number}")  # GitHub was asked
+    (review,) = bench.github.reviews(h.repo, number)
+    assert [(c["path"], c["line"]) for c in review["comments"]] == [("data/big.txt", 5)]
+    assert "Sorry, the diff exceeded the maximum number of lines (20000)" in run.stdout
+
+
 # Names and contents that are not UTF-8 ----------------------------------------------------
 
 

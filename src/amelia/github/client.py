@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from email.utils import parsedate_to_datetime
+from http import HTTPStatus
 from typing import Any, Literal, TypeVar
 from urllib.parse import quote, urlencode
 
@@ -452,12 +453,23 @@ class GitHubClient:
         )
         return _pull_info(data)
 
-    def get_pull_diff(self, number: int) -> str:
-        """The pull's unified diff as text."""
-        data = self._call(
-            f"get diff of pull #{number}",
-            lambda: self._request("GET", f"/pulls/{number}", accept="application/vnd.github.diff"),
-        )
+    def get_pull_diff(self, number: int) -> str | None:
+        """The pull's unified diff as text; None when GitHub will not make it.
+
+        GitHub answers 406 (`too_large`) for a diff over 20,000 lines (and lists at most
+        3,000 files of a pull): callers fall back to the diff of their own checkout."""
+        try:
+            data = self._call(
+                f"get diff of pull #{number}",
+                lambda: self._request(
+                    "GET", f"/pulls/{number}", accept="application/vnd.github.diff"
+                ),
+            )
+        except GitHubError as error:
+            if error.status != HTTPStatus.NOT_ACCEPTABLE:
+                raise
+            logger.warning("{}", error.message)
+            return None
         # PyGithub wraps a non-JSON body as {"data": text}.
         if isinstance(data, dict) and isinstance(data.get("data"), str):
             return str(data["data"])

@@ -2,7 +2,8 @@
 
 It keeps repositories, issues, comments, pulls, reviews and collaborators' permissions in
 memory, records every request, validates review comments against a pull's diff like GitHub
-does, paginates with GitHub's `Link` headers, and can inject faults (error statuses, rate
+does, paginates with GitHub's `Link` headers, refuses big diffs with 406 `too_large` and
+lists at most 3,000 files of a pull like GitHub, and can inject faults (error statuses, rate
 limits, connection resets, stalls) per route so retry behaviour can be tested for real.
 
     with FakeGitHubServer() as server:
@@ -38,6 +39,10 @@ SECONDARY_RATE_LIMIT_MESSAGE = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
 )
 _DOCS = "https://docs.github.com/rest"
+MAX_DIFF_LINES = 20_000
+"""GitHub answers a diff request for a longer diff with 406 `too_large`."""
+MAX_PULL_FILES = 3_000
+"""`pulls/{n}/files` lists at most this many files of a pull request."""
 Json = dict[str, Any]
 
 
@@ -178,6 +183,8 @@ class FakeGitHubServer(LocalServer):
         self._faults: dict[str, deque[Fault]] = defaultdict(deque)
         self._ids = iter(range(1000, 10**9))
         self._lock = threading.RLock()
+        self.max_diff_lines = MAX_DIFF_LINES
+        """Diffs longer than this are refused with 406, like GitHub's (tests may lower it)."""
         super().__init__(
             type("_BoundHandler", (_RequestHandler,), {"fake": self}), name="fake-github"
         )
@@ -618,7 +625,14 @@ def _list_pulls(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> An
 def _get_pull(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
     repo, issue, pull = _pull_of(s, m)
     if "diff" in r.headers.get("accept", ""):
-        return 200, pull.diff or "", {"Content-Type": "text/plain; charset=utf-8"}
+        diff = pull.diff or ""
+        if diff.count("\n") > s.max_diff_lines:
+            raise _HttpError(
+                406,
+                f"Sorry, the diff exceeded the maximum number of lines ({s.max_diff_lines})",
+                [{"resource": "PullRequest", "field": "diff", "code": "too_large"}],
+            )
+        return 200, diff, {"Content-Type": "text/plain; charset=utf-8"}
     return 200, s._pull_json(repo, issue), {}
 
 
@@ -634,6 +648,7 @@ def _update_pull(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> A
 
 def _pull_files(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
     repo, _issue, pull = _pull_of(s, m)
+    patches = list(PatchSet(pull.diff or ""))[:MAX_PULL_FILES]
     files = [
         {
             "sha": "0" * 40,
@@ -651,7 +666,7 @@ def _pull_files(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> An
             "raw_url": f"https://github.com/{repo.full_name}/raw/{pull.head_sha}/{patched.path}",
             "contents_url": f"{s.url}/repos/{repo.full_name}/contents/{patched.path}",
         }
-        for patched in PatchSet(pull.diff or "")
+        for patched in patches
     ]
     page, headers = s._paginate(r, files)
     return 200, page, headers

@@ -155,6 +155,18 @@ def test_page_failure_resumes_instead_of_restarting(server: FakeGitHubServer) ->
     assert len(server.requests_to("GET", "/repos/octo/app/issues")) == 5
 
 
+def test_a_diff_too_large_for_github_is_none_not_a_failure(server: FakeGitHubServer) -> None:
+    big = "".join(f"+row {n}\n" for n in range(20_001))
+    diff = (
+        f"diff --git a/big.txt b/big.txt\n--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,20001 @@\n{big}"
+    )
+    number = server.add_pull(REPO, head="bulk", diff=diff)
+    client = make_client(server)
+    assert client.get_pull_diff(number) is None
+    (asked,) = server.requests_to("GET", rf"/repos/octo/app/pulls/{number}")  # not retried
+    assert asked.headers["accept"] == "application/vnd.github.diff"
+
+
 def test_review_with_inline_comments_is_validated_against_the_diff(
     server: FakeGitHubServer,
 ) -> None:

@@ -135,3 +135,28 @@ def test_unknown_route_is_404(server: FakeGitHubServer) -> None:
     with pytest.raises(urllib.error.HTTPError) as caught:
         urllib.request.urlopen(f"{server.url}/nope")
     assert caught.value.code == 404
+
+
+def test_big_pulls_are_answered_like_github(server: FakeGitHubServer) -> None:
+    """406 `too_large` for a diff over 20,000 lines; at most 3,000 files listed."""
+    header = "diff --git a/f{0} b/f{0}\nnew file mode 100644\n--- /dev/null\n+++ b/f{0}\n"
+    diff = "".join(header.format(n) + "@@ -0,0 +1,2 @@\n+x\n+y\n" for n in range(3_001))
+    number = server.add_pull("octo/app", head="bulk", diff=diff)
+
+    def get(query: str, accept: str = "application/vnd.github+json") -> bytes:
+        request = urllib.request.Request(
+            f"{server.url}/repos/octo/app/pulls/{number}{query}",
+            headers={"Accept": accept, "Authorization": "token t"},
+        )
+        with urllib.request.urlopen(request) as answer:
+            return bytes(answer.read())
+
+    last_page = json.loads(get("/files?per_page=100&page=30"))
+    assert [f["filename"] for f in last_page] == [f"f{n}" for n in range(2_900, 3_000)]
+    assert json.loads(get("/files?per_page=100&page=31")) == []
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        get("", accept="application/vnd.github.diff")
+    assert refused.value.code == 406
+    answer = json.loads(refused.value.read())
+    assert answer["message"] == "Sorry, the diff exceeded the maximum number of lines (20000)"
+    assert answer["errors"] == [{"resource": "PullRequest", "field": "diff", "code": "too_large"}]

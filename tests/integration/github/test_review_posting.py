@@ -44,6 +44,7 @@ def test_review_with_findings_inside_and_outside_the_diff_is_accepted() -> None:
             ),
         )
         diff = client.get_pull_diff(number)
+        assert diff is not None
         body, inline = build_review(result, diff, "c" * 40)
         review = client.create_review(
             number, body, choose_review_event(result, "COMMENT"), inline, "c" * 40

@@ -5,7 +5,8 @@ The head is fetched from origin (`refs/pull/<n>/head`, or the head branch) and c
 detached; files that steer agents are reset to the base's version first (see
 `amelia.action.steering`). The reviewer (read-only tools) reviews the change since the
 merge base of head and base. The verdict is posted as one review of the head commit,
-anchored on the diff GitHub shows for the pull (the local diff when the API has none);
+anchored on the diff GitHub shows for the pull (the local diff when the API has none, or
+answers 406 `too_large` for a big pull);
 error-flagged tool results go into one comment on the pull.
 """
 
@@ -14,6 +15,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
+
+from loguru import logger
 
 from amelia.action.agent_issue import agent_issue
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
@@ -107,8 +110,16 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     if review is None:
         return ModeOutcome(conclusion="failure", failure_reason="the reviewer gave no verdict")
 
+    # GitHub's diff places inline comments as GitHub shows them; for a diff too large for
+    # GitHub (406) or none at all, the checkout's own diff of the same commits does.
     diff_text = await asyncio.to_thread(ctx.github.get_pull_diff, number)
-    if not diff_text.strip():
+    if diff_text is None:
+        logger.warning(
+            "pull #{} is too large for GitHub's diff: inline comments are placed on the "
+            "checkout's own diff of the same commits",
+            number,
+        )
+    if diff_text is None or not diff_text.strip():
         diff_text = await asyncio.to_thread(diff, repo, checked.merge_base, head=checked.head_sha)
     setting = ctx.inputs.review_event
     notes = [steering_note(checked.restored)]
