@@ -276,6 +276,35 @@ def test_a_declined_push_names_githubs_words_and_the_fix_and_keeps_the_plan(
     assert h.origin_branches() == ["main"]
 
 
+# A pull request a person already described ------------------------------------------------
+
+
+def test_implement_keeps_what_a_person_wrote_in_the_pull_request_description(
+    bench: EngineBench,
+) -> None:
+    h = bench.harness
+    _plan(bench)
+    human = (
+        "Context from the maintainer: keep the API stable.\n\n"
+        f"{BODY_BEGIN}\nan older amelia summary\n{BODY_END}\n\n"
+        "- [ ] checked on staging\n"
+    )
+    number = bench.github.add_pull(h.repo, head=BRANCH, body=human, draft=True)
+    h.fresh_checkout()
+
+    run = _implement(bench)
+
+    assert run.exit_code == 0, run.stdout
+    assert run.outputs["pr_number"] == str(number)
+    (pull,) = bench.github.pulls(h.repo)
+    body = pull["body"]
+    assert body.startswith("Context from the maintainer: keep the API stable.\n\n")
+    assert body.endswith("\n\n- [ ] checked on staging\n")
+    assert body.count(BODY_BEGIN) == 1 and body.count(BODY_END) == 1
+    assert "an older amelia summary" not in body
+    assert "Closes #1" in body.split(BODY_BEGIN)[1]
+
+
 # Reproducing a run on one's own clone -----------------------------------------------------
 
 

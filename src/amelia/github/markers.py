@@ -22,5 +22,11 @@ def marker(kind: str) -> str:
     return f"{BOT_MARKER_PREFIX}{kind} -->"
 
 
+BODY_BEGIN = marker("begin")
+BODY_END = marker("end")
+"""amelia's part of a text people edit too (a pull request's description) lies between
+these; what is outside belongs to people and is never rewritten."""
+
+
 def is_bot_text(body: str) -> bool:
     return BOT_MARKER_PREFIX in body

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from amelia.action.modes.implement import commit_title, issue_of_branch, no_plan_reply, pull_body
+from amelia.action.modes.implement import (
+    commit_title,
+    issue_of_branch,
+    merge_pull_body,
+    no_plan_reply,
+    pull_body,
+)
 from amelia.action.modes.review import steering_note
 from amelia.action.modes.scan import planned_issue_numbers, waiting_issues
 from amelia.action.steering import is_steering_path, restore_steering_files
@@ -144,6 +150,19 @@ def test_texts_posted_by_implement_and_review() -> None:
     assert len(commit_title(3, "word " * 40)) == 72
     assert steering_note(()) == ""
     assert "`CLAUDE.md`" in steering_note(("CLAUDE.md",))
+
+
+def test_only_amelias_part_of_a_pull_description_is_rewritten() -> None:
+    ours = pull_body(3, "docs/plans/p.md", "https://x/p.md", None)
+    assert ours.startswith("<!-- amelia:begin -->\n") and ours.endswith("<!-- amelia:end -->\n")
+    assert merge_pull_body("", ours) == ours
+    assert merge_pull_body("Notes by a person.\n", ours) == f"Notes by a person.\n\n{ours}"
+    # Edited in the browser, the whole description comes back with CRLF line ends.
+    edited = f"Intro\n\n{ours}Outro\n".replace("\n", "\r\n")
+    newer = ours.replace("p.md", "q.md")
+    assert merge_pull_body(edited, newer) == f"Intro\r\n\r\n{newer}Outro\r\n"
+    # An end marker without a begin marker is a person's text: kept, ours appended.
+    assert merge_pull_body("x <!-- amelia:end -->", ours).startswith("x <!-- amelia:end -->\n\n")
 
 
 def test_remote_reads_carry_the_token_only_inside_the_block(

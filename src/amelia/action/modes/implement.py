@@ -6,7 +6,8 @@ Without that branch or without a plan file on it, the run replies on the issue s
 developer → reviewer rounds run (up to `max_review_iterations`, until the reviewer
 approves); after every developer round the work is committed by amelia[bot] with the
 person who asked as co-author and pushed, so every link posted afterwards resolves. Then
-the draft pull request (new, or the open one for the branch) links the issue and the plan,
+the draft pull request (new, or the open one for the branch, where only amelia's part of
+the description, between its markers, is rewritten) links the issue and the plan,
 the last verdict is posted as its review, and failed tool calls as one comment on it.
 A run that stops early still posts its failed tool calls, on the pull request if one is
 open, else on the issue.
@@ -37,7 +38,7 @@ from amelia.git import (
 )
 from amelia.github.client import PullInfo
 from amelia.github.comments import render_reply
-from amelia.github.markers import marker
+from amelia.github.markers import BODY_BEGIN, BODY_END, marker
 from amelia.pipeline.planfile import existing_plan
 
 STAGE_BRANCH = "check out plan"
@@ -66,7 +67,9 @@ def commit_title(number: int, title: str) -> str:
 
 
 def pull_body(number: int, plan_path: str, plan_url: str, verdict: str | None) -> str:
+    """amelia's part of the pull request's description, between its begin and end markers."""
     lines = [
+        BODY_BEGIN,
         marker("implement"),
         f"Closes #{number}",
         "",
@@ -77,7 +80,23 @@ def pull_body(number: int, plan_path: str, plan_url: str, verdict: str | None) -
     ]
     if verdict:
         lines += ["", f"Latest automated verdict: **{verdict}**."]
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, BODY_END]) + "\n"
+
+
+def merge_pull_body(current: str, ours: str) -> str:
+    """`current` (the description as it is on GitHub) with amelia's part replaced by `ours`.
+
+    Only the text between amelia's begin and end markers is amelia's: what people wrote
+    before or after it stays as it is. A description without amelia's part gets it appended.
+    """
+    begin = current.find(BODY_BEGIN)
+    end = current.find(BODY_END, begin + len(BODY_BEGIN)) if begin >= 0 else -1
+    if begin >= 0 and end >= 0:
+        after = current[end + len(BODY_END) :].removeprefix("\r\n").removeprefix("\n")
+        return current[:begin] + ours + after
+    if not current.strip():
+        return ours
+    return current.rstrip() + "\n\n" + ours
 
 
 def fetch_default(repo: Path, branch: str) -> tuple[str, str]:
@@ -235,7 +254,10 @@ async def _open_or_update_pull(
     ctx: ModeContext, existing: PullInfo | None, branch: str, base: str, title: str, body: str
 ) -> PullInfo:
     if existing is not None:
-        return await asyncio.to_thread(ctx.github.update_pull, existing.number, None, body)
+        # Read the description now, not before the rounds: someone may have edited it.
+        current = await asyncio.to_thread(ctx.github.get_pull, existing.number)
+        merged = merge_pull_body(current.body, body)
+        return await asyncio.to_thread(ctx.github.update_pull, existing.number, None, merged)
     return await asyncio.to_thread(ctx.github.create_pull, branch, base, title, body, True)
 
 
