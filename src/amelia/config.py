@@ -94,7 +94,10 @@ class _MappingSource(EnvSettingsSource):
 
 
 class _FromEnvironment(BaseSettings):
-    """Settings read from an explicit mapping (`from_environ`), never implicitly."""
+    """Settings read from an explicit mapping (`from_environ`), never implicitly. Names are
+    matched whatever their case, and an empty variable means "not set"."""
+
+    model_config = SettingsConfigDict(case_sensitive=False, env_ignore_empty=True, extra="ignore")
 
     @classmethod
     def settings_customise_sources(
@@ -121,13 +124,7 @@ class ActionInputs(_FromEnvironment):
     apart.
     """
 
-    model_config = SettingsConfigDict(
-        env_prefix="INPUT_",
-        case_sensitive=False,
-        env_ignore_empty=True,
-        extra="ignore",
-        frozen=True,
-    )
+    model_config = SettingsConfigDict(env_prefix="INPUT_", frozen=True)
 
     github_token: SecretStr | None = None
     driver: DriverType = DEFAULT_DRIVER
@@ -216,13 +213,7 @@ class ActionInputs(_FromEnvironment):
 class RunnerContext(_FromEnvironment):
     """What the GitHub runner tells a container action through `GITHUB_*` variables."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="GITHUB_",
-        case_sensitive=False,
-        env_ignore_empty=True,
-        extra="ignore",
-        populate_by_name=True,
-    )
+    model_config = SettingsConfigDict(env_prefix="GITHUB_", populate_by_name=True)
 
     event_name: str | None = None
     event_path: str | None = None
@@ -253,9 +244,7 @@ class RunnerContext(_FromEnvironment):
 class AmeliaVariables(_FromEnvironment):
     """amelia's own `AMELIA_*` variables."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="AMELIA_", case_sensitive=False, env_ignore_empty=True, extra="ignore"
-    )
+    model_config = SettingsConfigDict(env_prefix="AMELIA_")
 
     command: str = ""
     """`AMELIA_COMMAND`: run this command instead of routing the event (a matrix job)."""
@@ -276,9 +265,7 @@ class AmeliaVariables(_FromEnvironment):
 class GitHubTuning(_FromEnvironment):
     """`AMELIA_GITHUB_*`: documented knobs so tests and impatient users can shorten waits."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="AMELIA_GITHUB_", case_sensitive=False, env_ignore_empty=True, extra="ignore"
-    )
+    model_config = SettingsConfigDict(env_prefix="AMELIA_GITHUB_")
 
     timeout: str = ""
     throttle: str = ""
