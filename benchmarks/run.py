@@ -109,7 +109,7 @@ def _overhead_api(settings: Settings, root: Path, shared: dict[str, object]) -> 
         settings.repetitions * 2,
         settings.turns,
         long_session=long_session,
-        long_repetitions=settings.long_repetitions,
+        long_repetitions=settings.long_repetitions * 2,
     )
     return Outcome(figures=figures)
 

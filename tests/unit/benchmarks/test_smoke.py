@@ -53,15 +53,16 @@ def test_api_overhead_benchmark_runs_both_sides_of_the_session(tmp_path: Path) -
     bound = figures["overhead bound (1 + extra CPU / bare wall time)"]
     assert len(extra_cpu.samples) == 2 and all(cpu > 0 for cpu in extra_cpu.samples)
     assert bound.value == pytest.approx(1 + max(0.0, extra_cpu.value) / bare.value)
-    per_message = figures["amelia's CPU per message (extra CPU / messages yielded)"]
+    per_message = figures["amelia's CPU per message (least extra CPU / messages yielded)"]
     assert per_message.unit == "µs"
     long = {f.name: f for f in report.figures if f.benchmark == "overhead: API, 6 tool calls"}
     assert "pydantic-ai Agent.run 6-call session (2 turns of 3)" in long
     assert long["overhead ratio (driver / bare), 6 tool calls"].target == Target(limit=1.05)
+    long_bare = long["pydantic-ai Agent.run 6-call session (2 turns of 3)"]
     long_cpu = long["driver's extra CPU on the event-loop thread, 6 tool calls"]
-    assert long["amelia's CPU per message (extra CPU / messages yielded), 6 tool calls"].value == (
-        pytest.approx(long_cpu.value / 14 * 1e6)  # 6 calls, 6 results, 1 text, 1 result
-    )
+    assert len(long_bare.samples) == len(long_cpu.samples) == 2
+    long_name = "amelia's CPU per message (least extra CPU / messages yielded), 6 tool calls"
+    assert long[long_name].unit == "µs"
 
 
 def test_sanitize_benchmark_times_hostile_bodies_against_plain_text(tmp_path: Path) -> None:
