@@ -14,7 +14,6 @@ from amelia.action.agent_issue import agent_issue
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
 from amelia.git import remote_branch_exists, switch_to_branch, validate_branch_name
 from amelia.github.sanitize import as_untrusted_data, sanitize_untrusted
-from amelia.pipeline.planfile import existing_plan
 
 STAGE_BRANCH = "prepare branch"
 STAGE_ARCHITECT = "architect"
@@ -40,6 +39,7 @@ def commit_title(number: int, title: str) -> str:
 async def run(ctx: ModeContext) -> ModeOutcome:
     from amelia.core.state import ExecutionState
     from amelia.pipeline import RunContext, run_plan
+    from amelia.pipeline.planfile import existing_plan
 
     number = ctx.command.number
     if number is None:
