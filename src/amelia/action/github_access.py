@@ -55,7 +55,6 @@ async def refusal(
     """Why the person who asked may not make amelia act (already told so on the issue), or
     None when they may. Raises `GitHubError` when their permission cannot be checked."""
     from amelia.github.auth import may_trigger
-    from amelia.github.comments import render_reply
 
     who = command.requested_by
     if not who or not _is_human_trigger(event):
@@ -64,6 +63,8 @@ async def refusal(
     if decision.allowed:
         return None
     if command.number is not None:
+        from amelia.github.comments import render_reply  # only a refusal needs the renderers
+
         body = render_reply(decision.reason, redactor)
         await asyncio.to_thread(github.create_comment, command.number, body)
     if not decision.checked:
