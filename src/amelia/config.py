@@ -41,7 +41,8 @@ from pydantic_settings import (
 from pydantic_settings.sources.utils import parse_env_vars
 
 from amelia.core.types import DEFAULT_DRIVER, DriverType
-from amelia.errors import ConfigError
+from amelia.errors import BranchNameError, ConfigError
+from amelia.git.names import validate_branch_name
 from amelia.github.options import DEFAULT_TIMEOUT, RetryPolicy, ReviewEvent
 from amelia.redaction import secret_values
 
@@ -144,8 +145,14 @@ class ActionInputs(_FromEnvironment):
     review_drafts: bool = False
     review_event: ReviewEventSetting = "COMMENT"
     max_issues: int = Field(default=0, ge=0, le=50)
-    timeout_minutes: float = Field(default=30.0, gt=0, le=360)
+    timeout_minutes: float = Field(default=30.0, gt=0, le=360, allow_inf_nan=False)
     dry_run: bool = False
+
+    @field_validator("model", mode="before")
+    @classmethod
+    def _model_or_default(cls, value: object) -> object:
+        """A blank model means the driver's default model."""
+        return (value.strip() or None) if isinstance(value, str) else value
 
     @field_validator("allowed_users", mode="before")
     @classmethod
@@ -169,12 +176,15 @@ class ActionInputs(_FromEnvironment):
     @field_validator("plan_dir")
     @classmethod
     def _relative_dir(cls, value: str) -> str:
+        """A directory inside the repository, normalised (`./docs//plans/` is
+        `docs/plans`); `.git` in any letter case is refused, as case-insensitive file
+        systems (macOS, Windows runners) read `.GIT` as `.git`."""
         path = PurePosixPath(value.strip())
         if (
             not value.strip()
             or path.is_absolute()
             or ".." in path.parts
-            or ".git" in path.parts
+            or any(part.lower() == ".git" for part in path.parts)
             or not _SAFE_PREFIX.match(value)
         ):
             raise ValueError(
@@ -186,6 +196,8 @@ class ActionInputs(_FromEnvironment):
     @field_validator("branch_prefix")
     @classmethod
     def _branch_prefix(cls, value: str) -> str:
+        """A prefix that makes branch names git accepts (`git check-ref-format` rules,
+        checked on `<prefix>issue-1`), so a bad one fails here, before anything is posted."""
         if (
             not _SAFE_PREFIX.match(value)
             or ".." in value
@@ -196,6 +208,10 @@ class ActionInputs(_FromEnvironment):
                 "must contain only letters, digits, '.', '_', '-' and '/', "
                 "without '..', '//' or a leading '-' or '/'"
             )
+        try:
+            validate_branch_name(f"{value}issue-1")
+        except BranchNameError as error:
+            raise ValueError(f"makes branch names git refuses: {error.message}") from None
         return value
 
     def secret_values(self) -> list[str]:

@@ -343,3 +343,42 @@ def test_a_local_dry_run_leaves_the_users_git_configuration_alone(
     author = git(h.workspace, "log", "-1", "--format=%an <%ae>|%cn", BRANCH).strip()
     assert author == f"{BOT_NAME} <amelia[bot]@users.noreply.github.com>|{BOT_NAME}"
     assert h.origin_branches() == ["main"]
+
+
+# Configuration a run cannot work with --------------------------------------------------------
+
+UNWORKABLE = {
+    "branch-prefix-lock": ("INPUT_BRANCH_PREFIX", "x.lock/", "end with '.lock'"),
+    "branch-prefix-dot-part": ("INPUT_BRANCH_PREFIX", "a/.b/", "start with '.'"),
+    "plan-dir-upper-case-git": ("INPUT_PLAN_DIR", ".GIT/x", "no .git"),
+    "timeout-nan": ("INPUT_TIMEOUT_MINUTES", "nan", "Input should be a finite number"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNWORKABLE))
+def test_configuration_that_cannot_work_stops_the_run_before_anything_is_posted(
+    bench: EngineBench, case: str
+) -> None:
+    variable, value, problem = UNWORKABLE[case]
+    bench.harness.add_issue("Add a farewell", "Say goodbye too.")
+
+    run = bench.run_plan(extra={variable: value})
+
+    assert run.exit_code == 2, run.stdout
+    (error,) = [line for line in run.stdout.splitlines() if line.startswith("::error::")]
+    assert f"{variable}: " in error and problem in error
+    assert run.github_requests == [] and bench.architect_calls == 0
+    assert bench.harness.origin_branches() == ["main"]
+
+
+def test_plan_dir_dot_saves_plans_at_the_top_without_dot_slash(bench: EngineBench) -> None:
+    bench.harness.add_issue("Add a farewell", "Say goodbye too.")
+
+    run = bench.run_plan(extra={"INPUT_PLAN_DIR": "."})
+
+    assert run.exit_code == 0, run.stdout
+    plan_path = run.outputs["plan_path"]
+    assert plan_path.endswith("-issue-1-add-a-farewell.md") and "/" not in plan_path
+    assert "**Goal:**" in bench.harness.origin_file(BRANCH, plan_path)
+    (progress,) = bench.progress_comments()
+    assert f"/{plan_path})" in progress and "/./" not in progress

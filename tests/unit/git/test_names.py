@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,36 @@ def test_symlink_out_of_the_repository_is_rejected(tmp_path: Path) -> None:
 )
 def test_git_quoted_paths_are_unquoted(shown: str, name: str) -> None:
     assert unquote_path(shown) == name
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "amelia/issue-1",
+        "x.lock/issue-1",
+        "a/.b/issue-1",
+        "a/b.lock",
+        "a./issue-1",
+        "a/b./c",
+        "bots/amelia-issue-1",
+        "HEAD",
+        "@",
+        "a@b/issue-1",
+        "-x/issue-1",
+        "a.b.c/issue-1",
+    ],
+)
+def test_every_branch_name_accepted_is_one_git_check_ref_format_accepts(
+    tmp_path: Path, name: str
+) -> None:
+    git_accepts = (
+        subprocess.run(
+            ["git", "check-ref-format", "--branch", name], cwd=tmp_path, capture_output=True
+        ).returncode
+        == 0
+    )
+    try:
+        validate_branch_name(name)
+    except BranchNameError:
+        return  # stricter than git is allowed; looser is not
+    assert git_accepts, name
