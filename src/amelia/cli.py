@@ -40,8 +40,21 @@ def build_app() -> typer.Typer:
         rich_markup_mode=None,
     )
 
+    def print_version(asked: bool) -> None:
+        if asked:
+            typer.echo(__version__)
+            raise typer.Exit()
+
     @app.callback()
-    def _root() -> None:
+    def _root(
+        version: bool = typer.Option(
+            False,
+            "--version",
+            help="Print amelia's version and exit.",
+            is_eager=True,
+            callback=print_version,
+        ),
+    ) -> None:
         """Turn an issue into a reviewed change: plan, implement, review."""
 
     @app.command()

@@ -68,14 +68,20 @@ def _configure_logging(verbose: bool) -> None:
 
 
 def _git_root(repo: Path) -> Path:
-    """The top of the work tree `repo` is in (plans are saved relative to it)."""
-    from amelia.git import worktree_root
+    """The top of the work tree `repo` is in (plans are saved relative to it, also when
+    `repo` is a folder inside it)."""
+    from amelia.git import is_bare_repository, worktree_root
 
     if not repo.is_dir():
         raise BadInputError(f"repository directory not found: {repo}")
     try:
         return worktree_root(repo)
     except GitError:
+        if is_bare_repository(repo):
+            raise BadInputError(
+                f"{repo} is a bare repository, which has no files to work on: "
+                "clone it and pass the clone to --repo"
+            ) from None
         raise BadInputError(f"not a git repository: {repo}") from None
 
 
@@ -91,12 +97,13 @@ def _context(
     driver: str | None,
     model: str | None,
     max_turns: int | None,
-    sinks: list[Callable[[Any], Awaitable[None]]],
 ) -> RunContext:
+    """The run's context, once the driver is known to reach its model (else bad input)."""
     from typing import get_args
 
     from amelia.config import load_settings
     from amelia.core.types import DriverType, Profile
+    from amelia.drivers.credentials import missing_credentials
     from amelia.drivers.factory import DriverFactory
     from amelia.drivers.runtime import DriverEnvironment
     from amelia.pipeline import RunContext, default_make_driver
@@ -115,11 +122,13 @@ def _context(
         credentials=settings.model_credentials(),
         home=settings.amelia.home,
     )
+    problem = missing_credentials(key, profile.model, environment)
+    if problem is not None:
+        raise BadInputError(problem)
     return RunContext(
         repo_dir=repo,
         make_driver=default_make_driver(profile, driver_key=key, environment=environment),
         profile=profile,
-        sinks=sinks,
     )
 
 
@@ -132,14 +141,19 @@ def _run_stage(
     stage: Callable[[RunContext], Awaitable[ExecutionState]],
 ) -> ExecutionState:
     """Run one pipeline stage in `root` with the terminal, log and optional transcript sinks."""
+    from dataclasses import replace
+
     from amelia.pipeline.sinks import JsonlTranscriptSink, Sink, TerminalProgressSink, log_sink
+
+    # Before any output: a driver that cannot reach its model is one line, not a failed run.
+    context = _context(root, driver, model, max_turns)
 
     async def main() -> ExecutionState:
         async with TerminalProgressSink(sys.stderr) as progress:
             sinks: list[Sink] = [progress, log_sink]
             if transcript is not None:
                 sinks.append(JsonlTranscriptSink(transcript))
-            return await stage(_context(root, driver, model, max_turns, sinks))
+            return await stage(replace(context, sinks=sinks))
 
     import asyncio
 

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from amelia.core.types import DEFAULT_DRIVER, DriverType
 from amelia.drivers.base import DriverInterface
+from amelia.drivers.credentials import API_DRIVER_PROVIDERS
 from amelia.drivers.runtime import DriverEnvironment
 from amelia.errors import ConfigError
 
@@ -42,9 +43,9 @@ def _api_driver(provider: str | None) -> DriverFactoryFn:
 BUILTIN_DRIVERS: dict[DriverType, DriverFactoryFn] = {
     "cli:claude": _lazy("amelia.drivers.cli.claude", "ClaudeCliDriver"),
     "cli": _lazy("amelia.drivers.cli.claude", "ClaudeCliDriver"),
-    "api:openai": _api_driver("openai"),
-    "api:openrouter": _api_driver("openrouter"),
-    "api": _api_driver(None),
+    "api:openai": _api_driver(API_DRIVER_PROVIDERS["api:openai"]),
+    "api:openrouter": _api_driver(API_DRIVER_PROVIDERS["api:openrouter"]),
+    "api": _api_driver(API_DRIVER_PROVIDERS["api"]),
 }
 """One factory for every key of `DriverType`."""
 

@@ -16,6 +16,7 @@ __all__ = [
     "diff",
     "head_sha",
     "identity_args",
+    "is_bare_repository",
     "is_shallow",
     "mark_safe_directory",
     "merge_base",
@@ -45,6 +46,14 @@ def worktree_root(path: Path) -> Path:
     """The top folder of the work tree `path` is in; `GitError` outside one (or in a bare
     repository, which has no work tree)."""
     return Path(run_git(["rev-parse", "--show-toplevel"], path).strip())
+
+
+def is_bare_repository(path: Path) -> bool:
+    """True when `path` is (inside) a bare repository: history without a work tree."""
+    try:
+        return run_git(["rev-parse", "--is-bare-repository"], path).strip() == "true"
+    except GitError:
+        return False
 
 
 def head_sha(repo: Path, *, ref: str = "HEAD") -> str:

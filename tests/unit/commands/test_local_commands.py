@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from amelia.cli import app
 from amelia.drivers.base import DriverInterface
 from amelia.drivers.factory import DriverFactory
 from amelia.testing.scripted_driver import RecordedCall, ScriptedDriver, ScriptStep, result
+from tests.git_helpers import git
 
 PLAN = "# Plan\n\n**Goal:** Add farewell.\n\n### Task 1: farewell"
 TEST_KEY = "test:scripted"
@@ -181,3 +183,73 @@ def test_review_exit_code_follows_the_verdict(
     assert printed["verdict"] == verdict
     assert printed["comments"][0]["body"] == "Name x better"
     assert scripts.options[0]["tool_profile"] == "read_only"
+
+
+def test_repo_may_be_a_folder_inside_the_work_tree(repo: Path, scripts: Scripts) -> None:
+    scripts.turns.append([result(PLAN)])
+    outcome = _invoke("plan", "--title", "T", "--repo", str(repo / "greeter"), "--driver", TEST_KEY)
+    assert outcome.exit_code == 0, outcome.output
+    assert len(list((repo / "docs" / "plans").glob("*-local-t.md"))) == 1
+    assert not (repo / "greeter" / "docs").exists()
+
+
+def test_a_bare_repository_is_named_as_one(tmp_path: Path, repo: Path) -> None:
+    bare = tmp_path / "origin.git"
+    git(tmp_path, "clone", "--quiet", "--bare", str(repo), str(bare))
+    outcome = _invoke("plan", "--title", "T", "--repo", str(bare))
+    assert outcome.exit_code == 2
+    assert outcome.output == (
+        f"error: {bare} is a bare repository, which has no files to work on: "
+        "clone it and pass the clone to --repo\n"
+    )
+
+
+NO_KEYS = (
+    "ANTHROPIC_API_KEY",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CONFIG_DIR",
+    "CLAUDE_CODE_USE_BEDROCK",
+    "CLAUDE_CODE_USE_VERTEX",
+    "OPENAI_API_KEY",
+    "AMELIA_DRIVER",
+    "AMELIA_MODEL",
+)
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="a Claude login may be in the keychain")
+@pytest.mark.parametrize(
+    ("driver", "message"),
+    [
+        (
+            "cli:claude",
+            "error: Claude Code has no credentials: set ANTHROPIC_API_KEY (an Anthropic API key)"
+            " or CLAUDE_CODE_OAUTH_TOKEN (made by `claude setup-token`), or log in with "
+            "`claude /login`\n",
+        ),
+        (
+            "api:openai",
+            "error: OPENAI_API_KEY is not set: set it to use 'openai:gpt-4o' with the api driver\n",
+        ),
+    ],
+    ids=["cli:claude", "api:openai"],
+)
+def test_a_driver_without_a_key_is_one_line_naming_the_variable_before_anything_runs(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, driver: str, message: str
+) -> None:
+    for name in NO_KEYS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    outcome = _invoke("plan", "--title", "T", "--repo", str(repo), "--driver", driver)
+    assert outcome.exit_code == 2
+    assert outcome.output == message  # once, and nothing started before it
+    assert not (repo / "docs").exists()
+
+
+def test_version_is_an_option_and_flags_show_no_type_in_help() -> None:
+    from amelia import __version__
+
+    shown = _invoke("--version")
+    assert (shown.exit_code, shown.output) == (0, f"{__version__}\n")
+    usage = _invoke("run", "--help").output + _invoke("plan", "--help").output
+    assert "--dry-run" in usage and "--verbose" in usage and "<bool>" not in usage

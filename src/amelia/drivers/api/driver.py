@@ -29,6 +29,7 @@ from amelia.drivers.api.providers import ModelName, open_model, parse_model_name
 from amelia.drivers.api.sessions import SessionStore, new_session_id
 from amelia.drivers.api.tools import ToolContext, tools_for_profile
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverUsage, GenerateResult
+from amelia.drivers.credentials import DEFAULT_API_MODEL
 from amelia.drivers.runtime import DriverEnvironment
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
 from amelia.errors import DriverError
@@ -75,7 +76,7 @@ class ApiDriver:
 
     def __init__(
         self,
-        model: str | Model = "openai:gpt-4o",
+        model: str | Model = DEFAULT_API_MODEL,
         tool_profile: ToolProfileName = "full",
         max_turns: int | None = None,
         timeout_seconds: float | None = None,
