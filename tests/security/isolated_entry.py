@@ -21,7 +21,7 @@ from pathlib import Path
 
 from amelia.isolation.handoff import IsolationError, handed_over_secrets, isolate_secrets
 from amelia.isolation.inspection import inspection_forbidden
-from amelia.isolation.secret_names import secret_variables
+from amelia.redaction.names import secret_variables
 
 PROBE = Path(__file__).with_name("credential_probe.py")
 

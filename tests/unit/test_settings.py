@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -11,20 +10,16 @@ from amelia.config import load_settings
 from amelia.errors import ConfigError
 from amelia.github.options import RetryPolicy
 from amelia.pipeline.planfile import plan_path_pattern
+from amelia.testing.action_inputs import runner_inputs
 
-ACTION_YML = Path(__file__).resolve().parents[2] / "action.yml"
 TOKEN = "ghs_" + "T" * 36
 
 
 def runner_environment(**inputs: str) -> dict[str, str]:
     """What a runner passes a container action: every input of action.yml with its default
     (the token's expression filled in), unless set in `inputs`, plus GITHUB_*."""
-    text = ACTION_YML.read_text(encoding="utf-8").split("\noutputs:")[0]
-    defaults = dict(re.findall(r"\n  (\w+):\n(?:    .*\n)*?    default: \"?([^\"\n]*)\"?", text))
-    defaults["github_token"] = TOKEN
-    chosen = {**defaults, **inputs}
     return {
-        **{f"INPUT_{name.upper()}": value for name, value in chosen.items()},
+        **runner_inputs(TOKEN, inputs),
         "GITHUB_REPOSITORY": "octo/app",
         "GITHUB_RUN_ID": "77",
         "GITHUB_WORKSPACE": "/github/workspace",

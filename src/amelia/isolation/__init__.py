@@ -1,7 +1,7 @@
 """What keeps credentials out of every agent's reach.
 
-- `secret_names`: which environment variables hold credentials.
-- `handoff`: amelia restarts itself without them, receiving their values through an
+- `handoff`: amelia restarts itself without the credential-holding variables
+  (`amelia.redaction.names` says which), receiving their values through an
   inherited pipe, so no `/proc/<pid>/environ` of amelia holds one.
 - `inspection`: amelia forbids inspection of its own process (memory, environ, fds) by
   processes without CAP_SYS_PTRACE.

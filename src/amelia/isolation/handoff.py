@@ -6,7 +6,7 @@ INPUT_GITHUB_TOKEN, INPUT_ANTHROPIC_API_KEY, ACTIONS_RUNTIME_TOKEN, ... in it. U
 them in `os.environ` changes nothing there: the kernel shows the block the process was
 started with. So `isolate_secrets()`, called first thing by the `amelia action` entry:
 
-1. takes the credential-holding variables out of the environment (`secret_names`),
+1. takes the credential-holding variables out of the environment (`amelia.redaction.names`),
 2. writes their values into a pipe whose read end it marks inheritable (never argv,
    never the environment), closes the write end, and
 3. `os.execve`s the same interpreter and command line with the environment minus those
@@ -40,7 +40,7 @@ from typing import Final, NoReturn
 
 from amelia.errors import RunError
 from amelia.isolation.inspection import forbid_inspection
-from amelia.isolation.secret_names import is_secret_variable, secret_variables
+from amelia.redaction.names import is_secret_name, secret_variables
 
 __all__ = [
     "HANDOFF_FD_VARIABLE",
@@ -190,7 +190,7 @@ def _parse(data: bytes) -> dict[str, str]:
     except ValueError as error:
         raise IsolationError("The credentials handed over at start are malformed") from error
     if not isinstance(parsed, dict) or not all(
-        isinstance(name, str) and isinstance(value, str) and is_secret_variable(name)
+        isinstance(name, str) and isinstance(value, str) and is_secret_name(name)
         for name, value in parsed.items()
     ):
         raise IsolationError("The credentials handed over at start are malformed")

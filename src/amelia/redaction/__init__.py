@@ -5,18 +5,20 @@ the git layer, the drivers and the GitHub layer can all use it."""
 from amelia.redaction.environment import (
     MODEL_CONNECTION_VARS,
     blanking_overrides,
-    is_secret_name,
     scrubbed_environment,
     secret_values,
 )
+from amelia.redaction.names import SECRET_INPUTS, is_secret_name, secret_variables
 from amelia.redaction.redactor import MASK, Redactor
 
 __all__ = [
     "MASK",
     "MODEL_CONNECTION_VARS",
+    "SECRET_INPUTS",
     "Redactor",
     "blanking_overrides",
     "is_secret_name",
     "scrubbed_environment",
     "secret_values",
+    "secret_variables",
 ]

@@ -1,28 +1,24 @@
 """The environment a model CLI or an agent's tool sees: everything but the secrets.
 
 A tool an agent runs executes commands the model chose, and the model reads untrusted
-text, so no credential it does not need may be visible to it.
+text, so no credential may be visible to it. Which variables are secrets is decided by
+their names alone (`names.is_secret_name`): the five secret inputs and variables whose
+name says they hold a credential; every other input (`INPUT_TRIGGER_PHRASE=/amelia`, ...)
+is plain text.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
+
+from amelia.redaction.names import is_secret_name
 
 __all__ = [
     "MODEL_CONNECTION_VARS",
     "blanking_overrides",
-    "is_secret_name",
     "scrubbed_environment",
     "secret_values",
 ]
-
-_SECRET_PREFIXES = ("INPUT_", "ACTIONS_", "GITHUB_TOKEN", "GH_")
-_SECRET_NAME = re.compile(
-    r"(TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|API_?KEY|ACCESS_?KEY|AUTH)",
-    re.IGNORECASE,
-)
-_ALWAYS_SAFE = frozenset({"PATH", "HOME", "LANG", "LC_ALL", "TERM", "TZ", "TMPDIR", "USER"})
 
 MODEL_CONNECTION_VARS = (
     "ANTHROPIC_API_KEY",
@@ -31,14 +27,6 @@ MODEL_CONNECTION_VARS = (
     "CLAUDE_CODE_OAUTH_TOKEN",
 )
 """What the Claude Code CLI needs to reach its model; nothing else secret passes."""
-
-
-def is_secret_name(name: str) -> bool:
-    """True when an environment variable's name marks it as a credential or an input."""
-    if name in _ALWAYS_SAFE:
-        return False
-    upper = name.upper()
-    return upper.startswith(_SECRET_PREFIXES) or bool(_SECRET_NAME.search(upper))
 
 
 def scrubbed_environment(base: Mapping[str, str], allow: Iterable[str] = ()) -> dict[str, str]:
@@ -61,7 +49,8 @@ def blanking_overrides(base: Mapping[str, str], allow: Iterable[str] = ()) -> di
 
 
 def secret_values(base: Mapping[str, str], min_length: int = 6) -> list[str]:
-    """Values of secret-looking variables of `base`, longest first, for redaction."""
+    """Values of the secret variables of `base`, longest first, for redaction. Shorter
+    values are left alone: masking a 3-letter value would mask ordinary words."""
     values = {
         value
         for name, value in base.items()

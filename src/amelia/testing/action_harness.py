@@ -4,9 +4,9 @@ One `ActionHarness` holds: a bare git repository as `origin` (a small Python pro
 `main`), a checkout of it as the workspace (with the token actions/checkout would persist in
 `.git/config`), a `FakeGitHubServer` seeded with the repository, a `ScriptedAnthropicServer`
 for the Claude Code CLI, and a fresh HOME. `run()` writes the event payload, builds the
-runner's environment (`GITHUB_*`, `INPUT_*`, `RUNNER_TEMP`, …) and starts amelia as a
-subprocess, returning exit code, output, step outputs, summary and the requests both servers
-recorded during that run.
+runner's environment (`GITHUB_*`, every input of action.yml as `INPUT_*` with its default,
+`RUNNER_TEMP`, …) and starts amelia as a subprocess, returning exit code, output, step
+outputs, summary and the requests both servers recorded during that run.
 
     with ActionHarness(tmp_path) as h:
         number = h.add_issue("Add farewell", "Say goodbye too.")
@@ -31,6 +31,7 @@ from typing import Any, Self
 
 from amelia.config import process_environment
 from amelia.git import run_git, with_config
+from amelia.testing.action_inputs import runner_inputs
 from amelia.testing.anthropic_script import RecordedRequest as ModelRequest
 from amelia.testing.anthropic_script import ScriptFunction, Turn, text, tool_use
 from amelia.testing.anthropic_server import ScriptedAnthropicServer
@@ -54,6 +55,8 @@ DEFAULT_PLAN = """# Farewell Implementation Plan
 
 **Approach:** Follow the pattern of `greet` in `greeter/core.py:4-6`.
 """
+HARNESS_MODEL_KEY = "sk-ant-local-fake-key"
+"""The `anthropic_api_key` input of every run unless a test sets its own."""
 PROBE_COMMAND = "cat .git/config"
 """What the scripted architect runs first: shows what an agent's tools can read."""
 
@@ -331,10 +334,13 @@ class ActionHarness:
         inputs: Mapping[str, str] | None = None,
         extra: Mapping[str, str] | None = None,
     ) -> dict[str, str]:
-        """The variables a runner gives a container action, pointed at the local servers."""
+        """The variables a runner gives a container action, pointed at the local servers.
+
+        Like a runner, it passes every input declared in action.yml (`INPUT_*`), with its
+        default unless `inputs` sets it; the token and a model key are set by default."""
         self.home.mkdir(parents=True, exist_ok=True)
         self.runner_temp.mkdir(parents=True, exist_ok=True)
-        chosen_inputs = {"github_token": self.token, "anthropic_api_key": "sk-ant-local-fake-key"}
+        chosen_inputs = {"github_token": self.token, "anthropic_api_key": HARNESS_MODEL_KEY}
         chosen_inputs.update(inputs or {})
         env = {
             "PATH": process_environment().get("PATH", "/usr/bin:/bin"),
@@ -357,7 +363,7 @@ class ActionHarness:
             **scripted_claude_environment(self.model.url, self.home / ".claude", api_key=None),
             "AMELIA_DRY_RUN_DIR": str(self.runner_temp / f"dry-run-{self._runs}"),
         }
-        env.update({f"INPUT_{name.upper()}": value for name, value in chosen_inputs.items()})
+        env.update(runner_inputs(self.token, chosen_inputs))
         env.update(extra or {})
         return env
 

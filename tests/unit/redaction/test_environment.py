@@ -18,6 +18,8 @@ PARENT = {
     "GH_TOKEN": "gho_abcdefabcdef",
     "INPUT_OPENAI_API_KEY": "sk-proj-secret",
     "INPUT_DRIVER": "cli:claude",
+    "INPUT_TRIGGER_PHRASE": "/amelia",
+    "INPUT_BRANCH_PREFIX": "amelia/",
     "ACTIONS_RUNTIME_TOKEN": "runtime",
     "ACTIONS_ID_TOKEN_REQUEST_URL": "https://example.invalid",
     "AWS_SECRET_ACCESS_KEY": "aws-secret",
@@ -32,13 +34,14 @@ def test_scrub_keeps_what_the_model_needs_and_drops_secrets() -> None:
     assert env["PATH"] == "/usr/bin"
     assert env["ANTHROPIC_API_KEY"] == "sk-ant-xyz123"
     assert env["GITHUB_REPOSITORY"] == "o/r"
+    # Ordinary inputs are plain text, only the secret inputs are secrets.
+    assert env["INPUT_DRIVER"] == "cli:claude"
+    assert env["INPUT_TRIGGER_PHRASE"] == "/amelia"
     for name in (
         "GITHUB_TOKEN",
         "GH_TOKEN",
         "INPUT_OPENAI_API_KEY",
-        "INPUT_DRIVER",
         "ACTIONS_RUNTIME_TOKEN",
-        "ACTIONS_ID_TOKEN_REQUEST_URL",
         "AWS_SECRET_ACCESS_KEY",
     ):
         assert name not in env
@@ -65,6 +68,17 @@ def test_secret_values_longest_first() -> None:
     assert values == sorted(values, key=len, reverse=True)
 
 
-@given(st.from_regex(r"[A-Z_]{0,10}(TOKEN|SECRET|PASSWORD|API_KEY)[A-Z_]{0,10}", fullmatch=True))
+def test_secret_values_never_hold_an_ordinary_input_whatever_its_length() -> None:
+    values = secret_values(base=PARENT)
+    assert {"cli:claude", "/amelia", "amelia/"}.isdisjoint(values)
+    assert "sk-proj-secret" in values
+
+
+@given(
+    st.from_regex(
+        r"(?:[A-Z]{1,6}_){0,2}(TOKEN|SECRET|PASSWORD|API_KEY|AUTH_TOKEN)(?:_[A-Z]{1,6}){0,2}",
+        fullmatch=True,
+    )
+)
 def test_any_name_with_a_secret_word_is_secret(name: str) -> None:
     assert is_secret_name(name)

@@ -41,9 +41,16 @@ def test_pem_bearer_authorization_and_url_credentials() -> None:
 
 
 def test_exact_values_from_the_environment_are_masked() -> None:
-    env = {"INPUT_CUSTOM_KEY": "hunter2-value", "PATH": "/usr/bin", "MY_API_KEY": "opaque-42x"}
+    env = {
+        "INPUT_OPENAI_API_KEY": "hunter2-value",
+        "PATH": "/usr/bin",
+        "MY_API_KEY": "opaque-42x",
+        "INPUT_PLAN_DIR": "docs/plans",
+    }
     redactor = Redactor(secret_values(env))
-    assert redactor.redact("a hunter2-value b opaque-42x /usr/bin") == "a *** b *** /usr/bin"
+    assert redactor.redact("a hunter2-value b opaque-42x /usr/bin docs/plans") == (
+        "a *** b *** /usr/bin docs/plans"
+    )
 
 
 def test_short_values_are_not_treated_as_secrets() -> None:

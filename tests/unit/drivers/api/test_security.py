@@ -182,7 +182,7 @@ async def test_commands_run_in_the_working_directory(tmp_path: Path) -> None:
 async def test_no_secret_reaches_the_shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     secrets = {
         "GITHUB_TOKEN": "ghs_secretvalue123",
-        "INPUT_X": "input-secret-456",
+        "INPUT_OPENAI_API_KEY": "input-secret-456",
         "OPENAI_API_KEY": "sk-model-key-789",
         "OPENROUTER_API_KEY": "sk-or-key-000",
         "ACTIONS_RUNTIME_TOKEN": "runtime-token-111",
@@ -191,6 +191,7 @@ async def test_no_secret_reaches_the_shell(tmp_path: Path, monkeypatch: pytest.M
     for name, value in secrets.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("HARMLESS_SETTING", "visible")
+    monkeypatch.setenv("INPUT_PLAN_DIR", "docs/plans")  # an ordinary input is plain text
     inherited = dict(os.environ)
     result = await SafeShellExecutor(tmp_path, inherited=inherited).execute("env")
     assert result.ok
@@ -198,6 +199,7 @@ async def test_no_secret_reaches_the_shell(tmp_path: Path, monkeypatch: pytest.M
         assert name not in result.stdout
         assert value not in result.stdout
     assert "HARMLESS_SETTING=visible" in result.stdout
+    assert "INPUT_PLAN_DIR=docs/plans" in result.stdout
     assert "PATH=" in result.stdout
 
 

@@ -1,4 +1,5 @@
-"""Which environment variables hold a credential, by name.
+"""Which environment variables hold a credential, by name: the one rule for every use
+(restarting without them, scrubbing children's environments, redacting their values).
 
 A runner passes every input of `action.yml` as `INPUT_<NAME>`, with its default, so an
 input is a secret only when it is one of the secret inputs: `/amelia`, `docs/plans` or
@@ -12,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Final
 
-__all__ = ["SECRET_INPUTS", "is_secret_variable", "secret_variables"]
+__all__ = ["SECRET_INPUTS", "is_secret_name", "secret_variables"]
 
 SECRET_INPUTS: Final = frozenset(
     {
@@ -39,7 +40,7 @@ _SECRET_KEY: Final = re.compile(
 )
 
 
-def is_secret_variable(name: str) -> bool:
+def is_secret_name(name: str) -> bool:
     """True when the variable `name` holds a credential (see the module's rules)."""
     upper = name.upper()
     if upper.startswith(_INPUT_PREFIX):
@@ -49,4 +50,4 @@ def is_secret_variable(name: str) -> bool:
 
 def secret_variables(environ: Mapping[str, str]) -> dict[str, str]:
     """The credential-holding variables of `environ` with a non-empty value."""
-    return {name: value for name, value in environ.items() if value and is_secret_variable(name)}
+    return {name: value for name, value in environ.items() if value and is_secret_name(name)}

@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
 
-from amelia.isolation.secret_names import SECRET_INPUTS, is_secret_variable, secret_variables
-
-ACTION_YML = Path(__file__).resolve().parents[3] / "action.yml"
-
-
-def _action_input_variables() -> list[str]:
-    """`INPUT_<NAME>` for every input declared in action.yml, as a runner passes them."""
-    text = ACTION_YML.read_text()
-    inputs = text.split("\ninputs:\n", 1)[1].split("\noutputs:\n", 1)[0]
-    return [f"INPUT_{name.upper()}" for name in re.findall(r"^  ([a-z_]+):$", inputs, re.M)]
+from amelia.redaction.names import SECRET_INPUTS, is_secret_name, secret_variables
+from amelia.testing.action_inputs import runner_inputs
 
 
 def test_only_the_secret_inputs_of_action_yml_are_secrets() -> None:
-    variables = _action_input_variables()
+    variables = list(runner_inputs("ghs_token"))
     assert len(variables) > len(SECRET_INPUTS)
-    assert {name for name in variables if is_secret_variable(name)} == SECRET_INPUTS
+    assert {name for name in variables if is_secret_name(name)} == SECRET_INPUTS
 
 
 @pytest.mark.parametrize(
@@ -50,7 +39,7 @@ def test_only_the_secret_inputs_of_action_yml_are_secrets() -> None:
     ],
 )
 def test_secret_named_variables_are_secrets(name: str) -> None:
-    assert is_secret_variable(name)
+    assert is_secret_name(name)
 
 
 @pytest.mark.parametrize(
@@ -74,7 +63,7 @@ def test_secret_named_variables_are_secrets(name: str) -> None:
     ],
 )
 def test_ordinary_variables_are_not(name: str) -> None:
-    assert not is_secret_variable(name)
+    assert not is_secret_name(name)
 
 
 def test_secret_variables_keeps_set_values_only() -> None:
