@@ -8,6 +8,7 @@ as it is recorded. The clock starts just before the harness starts the amelia pr
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections import Counter
@@ -60,29 +61,46 @@ def endpoint(request: RecordedRequest) -> str:
 class PlanRun:
     """One measured `/amelia plan` run."""
 
-    def __init__(self, result: ActionRun, started: float, arrived: list[float]) -> None:
+    def __init__(
+        self, result: ActionRun, started: float, arrived: list[float], first_request_cpu: float
+    ) -> None:
         self.result = result
         self.first_request_seconds = arrived[0] - started if arrived else float("nan")
+        self.first_request_cpu = first_request_cpu
+        """CPU seconds the process had used when it opened its first connection."""
         spelled = [f"{r.method} {r.path}" for r in result.github_requests]
         timed = zip(spelled, arrived, strict=True)
         posts = [at for line, at in timed if _PROGRESS_POST.match(line)]
         self.progress_post_seconds = posts[0] - started if posts else float("nan")
 
 
+def _probed(cpu_file: Path) -> dict[str, str]:
+    """The environment that makes the amelia process stamp its CPU time into `cpu_file` at
+    its first connection (see benchmarks/cpu_probe/sitecustomize.py)."""
+    path = [str(CPU_PROBE_DIR), *filter(None, [os.environ.get("PYTHONPATH")])]
+    return {
+        **_CACHED,
+        "PYTHONPATH": os.pathsep.join(path),
+        "AMELIA_BENCHMARK_CPU_FILE": str(cpu_file),
+    }
+
+
 def plan_once(root: Path) -> PlanRun:
     harness = ActionHarness(root)
     server = StampedGitHubServer()
     harness.github = server
+    cpu_file = root / "first-request-cpu"
     with harness:
         number = harness.add_issue("Add a farewell", "greeter says hello; let it say goodbye too.")
         event = harness.comment_event(number, "/amelia plan")
         before = len(server.stamped)
         started = time.monotonic()
-        result = harness.run("issue_comment", event, env=_CACHED)
+        result = harness.run("issue_comment", event, env=_probed(cpu_file))
         arrived = server.stamped.arrived[before:]
     if result.exit_code != 0 or result.outputs.get("conclusion") != "success":
         raise RuntimeError(f"plan run exited {result.exit_code}: {result.stderr[-600:]}")
-    return PlanRun(result, started, arrived)
+    cpu = float(cpu_file.read_text(encoding="utf-8")) if cpu_file.is_file() else float("nan")
+    return PlanRun(result, started, arrived, cpu)
 
 
 def action_plan(root: Path, repetitions: int) -> list[Figure]:
@@ -90,11 +108,15 @@ def action_plan(root: Path, repetitions: int) -> list[Figure]:
     plan_once(root / "warm-up")  # compiles the action's own modules into the cache
     runs = [plan_once(root / f"run-{index}") for index in range(max(1, repetitions))]
     first = [run.first_request_seconds for run in runs]
+    cpu = [run.first_request_cpu for run in runs]
     progress = [run.progress_post_seconds for run in runs]
     started = "`amelia action` (/amelia plan) →"
     return [
         Figure.median_of(
             "start-up", f"{started} first GitHub request", first, "s", FIRST_REQUEST_TARGET
+        ),
+        Figure.median_of(
+            "start-up", f"{started} first GitHub request: the process's CPU time", cpu, "s"
         ),
         Figure.median_of(
             "start-up", f"{started} progress comment posted", progress, "s", PROGRESS_TARGET
@@ -113,6 +135,7 @@ APPROVED: dict[str, Any] = {
     ],
 }
 _CACHED = {"PYTHONPYCACHEPREFIX": str(CACHE_DIR)}
+CPU_PROBE_DIR = Path(__file__).resolve().parent / "cpu_probe"
 
 
 def _pipeline_script(workspace: Path) -> ScriptFunction:
