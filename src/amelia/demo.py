@@ -31,6 +31,18 @@ from amelia.testing.anthropic_server import ScriptedAnthropicServer
 from amelia.testing.sample_repo import create_sample_repo
 from amelia.testing.scripted_claude import role_of, scripted_claude_environment, step_of
 
+__all__ = [
+    "DEMO_ISSUE",
+    "DEMO_PLAN",
+    "DEMO_VERDICT",
+    "FAREWELL_FUNCTION",
+    "FAREWELL_TEST",
+    "DemoReport",
+    "demo_script",
+    "run_demo",
+]
+
+
 DEMO_ISSUE = Issue(
     id="1",
     number=1,

@@ -22,6 +22,9 @@ from amelia.github.client import (
 )
 from amelia.github.options import ReviewEvent
 
+__all__ = ["DryRunGitHubClient"]
+
+
 _FAKE_IDS = itertools.count(900_000_000)
 
 

@@ -7,6 +7,8 @@ from amelia.core.types import StreamEvent, StreamEventType
 from amelia.pipeline.sinks import describe
 from amelia.redaction import Redactor
 
+__all__ = ["LogGroupSink"]
+
 
 class LogGroupSink:
     """Opens `::group::` when a stage starts and closes it when the stage ends."""

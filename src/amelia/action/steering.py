@@ -14,6 +14,14 @@ from pathlib import Path, PurePosixPath
 
 from amelia.git import changed_paths, commit_paths, path_exists_at, run_git
 
+__all__ = [
+    "STEERING_DIR_NAMES",
+    "STEERING_FILE_NAMES",
+    "is_steering_path",
+    "restore_steering_files",
+]
+
+
 STEERING_FILE_NAMES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", ".mcp.json"})
 STEERING_DIR_NAMES = frozenset({".claude"})
 

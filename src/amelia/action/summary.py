@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from amelia.core.state import AgentUsage, ExecutionState
 from amelia.redaction import Redactor
 
+__all__ = ["render_summary", "total_cost"]
+
 
 def total_cost(state: ExecutionState | None) -> float | None:
     if state is None or not state.usage:

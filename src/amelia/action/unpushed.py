@@ -17,6 +17,15 @@ from amelia.git import display, run_git, run_git_bytes, run_git_paths, validate_
 from amelia.redaction import Redactor
 from amelia.text import code_fence
 
+__all__ = [
+    "ARTIFACTS_DIR_NAME",
+    "PATCH_NAME",
+    "SUMMARY_PATCH_LIMIT",
+    "UnpushedWork",
+    "save_unpushed",
+]
+
+
 ARTIFACTS_DIR_NAME = "amelia-artifacts"
 PATCH_NAME = "unpushed.patch"
 SUMMARY_PATCH_LIMIT = 60_000

@@ -17,6 +17,14 @@ from amelia.github.comments import build_review, render_tool_errors
 from amelia.github.options import ReviewEvent
 from amelia.redaction import Redactor
 
+__all__ = [
+    "APPROVAL_WITHHELD_NOTE",
+    "choose_review_event",
+    "post_tool_errors",
+    "post_verdict",
+    "withhold_approval",
+]
+
 
 def choose_review_event(result: ReviewResult, setting: ReviewEventSetting) -> ReviewEvent:
     """The event a review is posted with.

@@ -32,6 +32,9 @@ from amelia.git import (
     with_config,
 )
 
+__all__ = ["Workspace", "basic_auth_header"]
+
+
 _EXTRAHEADER_KEYS = r"^http\..*extraheader$"
 
 

@@ -14,6 +14,8 @@ from amelia.core.types import StreamEvent
 from amelia.drivers.base import AgenticMessage, AgenticMessageType
 from amelia.errors import AgentRunFailedError
 
+__all__ = ["AgentRun", "merge_usage"]
+
 
 def merge_usage(usages: tuple[AgentUsage, ...], extra: AgentUsage) -> tuple[AgentUsage, ...]:
     """Add `extra` to the entry of the same agent, keeping the order agents first ran in."""

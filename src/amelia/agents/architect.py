@@ -32,6 +32,9 @@ from amelia.drivers.base import DriverInterface
 from amelia.errors import PlanError, PlanPathError
 from amelia.git import validate_plan_path
 
+__all__ = ["AGENT", "Architect", "build_plan_prompt"]
+
+
 AGENT = "architect"
 
 

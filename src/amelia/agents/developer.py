@@ -18,6 +18,9 @@ from amelia.core.types import StreamEvent
 from amelia.drivers.base import AgenticMessageType, DriverInterface
 from amelia.errors import AgentError, AgentRunFailedError, DriverError
 
+__all__ = ["AGENT", "Developer", "build_developer_prompt", "render_review_feedback"]
+
+
 AGENT = "developer"
 
 

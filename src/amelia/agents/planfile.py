@@ -16,6 +16,18 @@ from amelia.core.types import Issue
 from amelia.errors import PlanPathError
 from amelia.git import validate_plan_path
 
+__all__ = [
+    "PLAN_PATH_FIELDS",
+    "SLUG_MAX_LENGTH",
+    "clean_plan_markdown",
+    "extract_goal",
+    "looks_like_plan",
+    "render_plan_path",
+    "slugify",
+    "write_plan",
+]
+
+
 PLAN_PATH_FIELDS = frozenset({"date", "number", "slug", "id"})
 SLUG_MAX_LENGTH = 50
 

@@ -8,6 +8,18 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from amelia.core.types import Issue
 
+__all__ = [
+    "ARCHITECT_PLAN_PROMPT",
+    "DATA_TAGS",
+    "DEVELOPER_INSTRUCTIONS",
+    "PLAN_RETRY_PROMPT",
+    "REVIEWER_INSTRUCTIONS",
+    "as_data",
+    "issue_as_data",
+    "issue_section",
+]
+
+
 ARCHITECT_PLAN_PROMPT = """You are a senior software architect creating implementation plans.
 
 ## Your Role

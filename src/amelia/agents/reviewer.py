@@ -17,6 +17,9 @@ from amelia.core.types import StreamEvent, StreamEventType
 from amelia.drivers.base import AgenticMessageType, DriverInterface
 from amelia.git import Changes, collect_changes
 
+__all__ = ["AGENT", "Reviewer", "build_review_prompt"]
+
+
 AGENT = "reviewer"
 
 

@@ -15,6 +15,15 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from amelia.core.state import SEVERITY_ORDER, ReviewComment, ReviewResult, Severity
 
+__all__ = [
+    "ReviewVerdict",
+    "VerdictComment",
+    "is_success_report",
+    "parse_review",
+    "to_review_result",
+]
+
+
 _FENCED_JSON = re.compile(r"```(?:json|JSON)?\s*\n(?P<body>\{.*?\})\s*\n```", re.DOTALL)
 _SUCCESS_LINE = re.compile(
     r"^\s*(?:[-*]\s*)?(?:"

@@ -11,6 +11,8 @@ from typing import Annotated
 
 import typer
 
+__all__ = ["action", "register", "run"]
+
 
 def action() -> None:
     """Handle the event of a GitHub Actions run.

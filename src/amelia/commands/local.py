@@ -22,6 +22,21 @@ if TYPE_CHECKING:
     from amelia.core.state import ExecutionState
     from amelia.pipeline import RunContext
 
+__all__ = [
+    "DriverOption",
+    "MaxTurnsOption",
+    "ModelOption",
+    "RepoOption",
+    "TranscriptOption",
+    "VerboseOption",
+    "demo",
+    "implement",
+    "plan",
+    "register",
+    "review",
+]
+
+
 RepoOption = Annotated[
     Path, typer.Option("--repo", help="The git repository (worktree) to work in.")
 ]

@@ -9,6 +9,19 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from amelia.core.types import Issue
 
+__all__ = [
+    "SEVERITY_ORDER",
+    "AgentUsage",
+    "ExecutionState",
+    "ReviewComment",
+    "ReviewResult",
+    "Severity",
+    "ToolCall",
+    "ToolResult",
+    "Verdict",
+]
+
+
 Verdict = Literal["approved", "changes_requested"]
 Severity = Literal["none", "minor", "major", "critical"]
 SEVERITY_ORDER: tuple[Severity, ...] = get_args(Severity)

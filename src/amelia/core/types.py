@@ -9,6 +9,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+__all__ = [
+    "DEFAULT_DRIVER",
+    "AgentRole",
+    "DriverType",
+    "Issue",
+    "Profile",
+    "StreamEvent",
+    "StreamEventType",
+    "ToolProfileName",
+]
+
+
 DriverType = Literal["cli:claude", "api:openai", "api:openrouter", "cli", "api"]
 """The driver keys the registry knows out of the box."""
 

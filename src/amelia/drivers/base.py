@@ -13,6 +13,14 @@ from pydantic import BaseModel, ConfigDict
 
 from amelia.core.types import StreamEvent, StreamEventType
 
+__all__ = [
+    "AgenticMessage",
+    "AgenticMessageType",
+    "DriverInterface",
+    "DriverUsage",
+    "GenerateResult",
+]
+
 
 class AgenticMessageType(StrEnum):
     """Types of messages yielded during agentic execution."""

@@ -15,6 +15,9 @@ from amelia.drivers.credentials import API_DRIVER_PROVIDERS
 from amelia.drivers.runtime import DriverEnvironment
 from amelia.errors import ConfigError
 
+__all__ = ["BUILTIN_DRIVERS", "DriverFactory", "DriverFactoryFn"]
+
+
 DriverFactoryFn = Callable[..., DriverInterface]
 
 

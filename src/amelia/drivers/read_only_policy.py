@@ -10,6 +10,17 @@ from __future__ import annotations
 
 from amelia.errors import CommandRefused
 
+__all__ = [
+    "MAX_COMMAND_CHARS",
+    "READ_ONLY_GIT_SUBCOMMANDS",
+    "READ_ONLY_PROGRAMS",
+    "check_git_arguments",
+    "read_only_argv",
+    "read_only_git_argv",
+    "split_plain_command",
+]
+
+
 MAX_COMMAND_CHARS = 10_000
 
 

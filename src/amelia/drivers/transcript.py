@@ -11,6 +11,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+__all__ = ["TranscriptWriter", "amelia_home", "new_transcript_path"]
+
 
 def amelia_home(override: str | os.PathLike[str] | None = None) -> Path:
     """The argument (amelia passes `$AMELIA_HOME` from its settings), else `~/.amelia`."""

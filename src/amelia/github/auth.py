@@ -10,6 +10,9 @@ from pydantic import BaseModel, ConfigDict
 
 from amelia.errors import GitHubError
 
+__all__ = ["TRUSTED_ROLES", "Decision", "PermissionSource", "may_trigger"]
+
+
 TRUSTED_ROLES = frozenset({"admin", "maintain", "write"})
 
 

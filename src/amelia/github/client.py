@@ -35,6 +35,19 @@ from amelia.errors import (
 )
 from amelia.github.options import DEFAULT_API_URL, DEFAULT_TIMEOUT, RetryPolicy, ReviewEvent
 
+__all__ = [
+    "CommentInfo",
+    "GitHubClient",
+    "InlineComment",
+    "IssueInfo",
+    "PullInfo",
+    "RetryRecord",
+    "ReviewInfo",
+    "is_retryable",
+    "server_requested_delay",
+]
+
+
 T = TypeVar("T")
 
 

@@ -24,6 +24,25 @@ from amelia.github.markers import marker, progress_marker
 from amelia.redaction import Redactor
 from amelia.text import code_fence, one_line
 
+__all__ = [
+    "MAX_COMMENT_CHARS",
+    "MAX_REASON_CHARS",
+    "CommentStore",
+    "DeletingCommentStore",
+    "Outcome",
+    "ProgressComment",
+    "ProgressReport",
+    "Stage",
+    "StageStatus",
+    "build_review",
+    "commentable_lines",
+    "render_help",
+    "render_progress",
+    "render_reply",
+    "render_tool_errors",
+]
+
+
 StageStatus = Literal["pending", "running", "done", "failed", "skipped"]
 Outcome = Literal["running", "succeeded", "failed"]
 

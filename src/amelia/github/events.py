@@ -15,6 +15,31 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from amelia.errors import EventError
 from amelia.github.markers import COMMANDS, is_bot_text
 
+__all__ = [
+    "Actor",
+    "Command",
+    "CommandKind",
+    "CommentPayload",
+    "DispatchInputs",
+    "Event",
+    "EventBase",
+    "GitRefPayload",
+    "IssueCommentEvent",
+    "IssuePayload",
+    "IssuesEvent",
+    "Label",
+    "OtherEvent",
+    "PullRequestEvent",
+    "PullRequestPayload",
+    "RepositoryRef",
+    "RoutingSettings",
+    "ScheduleEvent",
+    "WorkflowDispatchEvent",
+    "help_reply",
+    "parse_event",
+    "route",
+]
+
 
 class _Payload(BaseModel):
     # GitHub sends far more than we read; unknown fields are ignored, not rejected.

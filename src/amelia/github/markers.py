@@ -2,6 +2,17 @@
 
 from __future__ import annotations
 
+__all__ = [
+    "BODY_BEGIN",
+    "BODY_END",
+    "BOT_MARKER_PREFIX",
+    "COMMANDS",
+    "is_bot_text",
+    "marker",
+    "progress_marker",
+]
+
+
 BOT_MARKER_PREFIX = "<!-- amelia:"
 """Every comment, review and PR body the bot writes contains a marker starting with this."""
 

@@ -10,6 +10,15 @@ from __future__ import annotations
 import re
 import unicodedata
 
+__all__ = [
+    "MAX_PASSES",
+    "MAX_UNTRUSTED_CHARS",
+    "TRUNCATED_NOTE",
+    "as_untrusted_data",
+    "sanitize_untrusted",
+]
+
+
 _INVISIBLE_EXTRA = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 """Blank-looking letters (Hangul fillers, braille blank) that are not category Cf."""
 

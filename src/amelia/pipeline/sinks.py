@@ -19,6 +19,18 @@ from loguru import logger
 from amelia.core.types import StreamEvent, StreamEventType
 from amelia.text import one_line
 
+__all__ = [
+    "PREVIEW_CHARS",
+    "JsonlTranscriptSink",
+    "Sink",
+    "TerminalProgressSink",
+    "describe",
+    "dispatch",
+    "guarded",
+    "log_sink",
+]
+
+
 Sink = Callable[[StreamEvent], Awaitable[None]]
 
 PREVIEW_CHARS = 200

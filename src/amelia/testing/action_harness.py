@@ -40,6 +40,19 @@ from amelia.testing.github_server import RecordedRequest as GitHubRequest
 from amelia.testing.sample_repo import create_sample_repo
 from amelia.testing.scripted_claude import role_of, scripted_claude_environment, step_of
 
+__all__ = [
+    "DEFAULT_PLAN",
+    "DEFAULT_REPO",
+    "DEFAULT_TOKEN",
+    "PROBE_COMMAND",
+    "ActionHarness",
+    "ActionRun",
+    "git",
+    "parse_outputs",
+    "plan_script",
+]
+
+
 DEFAULT_REPO = "octo/app"
 DEFAULT_TOKEN = "ghs_" + "T0kenForTheLocalFakeGitHub0123456789"
 """Shaped like a GitHub App installation token so token patterns apply to it too."""

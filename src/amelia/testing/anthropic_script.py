@@ -14,6 +14,29 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+__all__ = [
+    "END_OF_SCRIPT",
+    "ContentBlock",
+    "Fault",
+    "RecordedRequest",
+    "Reply",
+    "RequestKind",
+    "ScriptFunction",
+    "StopReason",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolUseBlock",
+    "Turn",
+    "api_error",
+    "as_turn",
+    "dropped",
+    "reply",
+    "stall",
+    "text",
+    "thinking",
+    "tool_use",
+]
+
 
 def _new_tool_use_id() -> str:
     return f"toolu_{uuid.uuid4().hex[:24]}"

@@ -35,6 +35,18 @@ from amelia.errors import GitError
 from amelia.git import run_git, unquote_path
 from amelia.testing.local_server import LocalServer, QuietHandler
 
+__all__ = [
+    "MAX_DIFF_LINES",
+    "MAX_PULL_FILES",
+    "SECONDARY_RATE_LIMIT_MESSAGE",
+    "FakeGitHubServer",
+    "Fault",
+    "Handler",
+    "Json",
+    "RecordedRequest",
+]
+
+
 SECONDARY_RATE_LIMIT_MESSAGE = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
 )

@@ -19,6 +19,26 @@ from typing import Any, Literal
 
 from amelia.testing.local_server import LocalServer, QuietHandler
 
+__all__ = [
+    "ARGUMENT_PIECE_CHARS",
+    "END_OF_SCRIPT",
+    "Fault",
+    "RecordedRequest",
+    "Script",
+    "ScriptFunction",
+    "ScriptItem",
+    "ScriptedOpenAIServer",
+    "TextItem",
+    "ToolCallItem",
+    "Turn",
+    "drop_connection",
+    "fault",
+    "stall",
+    "text",
+    "tool_call",
+]
+
+
 END_OF_SCRIPT = "end of script"
 ARGUMENT_PIECE_CHARS = 8
 """Tool call arguments are streamed in pieces this long, as real servers split them."""

@@ -6,6 +6,9 @@ from pathlib import Path
 
 from amelia.git import run_git, with_config
 
+__all__ = ["SAMPLE_FILES", "create_sample_repo"]
+
+
 SAMPLE_FILES: dict[str, str] = {
     "README.md": "# greeter\n\nA tiny library that greets people.\n",
     "greeter/__init__.py": '"""Greets people."""\n',

@@ -9,6 +9,9 @@ from amelia.agents.prompts import ARCHITECT_PLAN_PROMPT, DEVELOPER_INSTRUCTIONS
 from amelia.core.types import AgentRole
 from amelia.testing.anthropic_script import RecordedRequest
 
+__all__ = ["SCRIPTED_API_KEY", "role_of", "scripted_claude_environment", "step_of"]
+
+
 SCRIPTED_API_KEY = "sk-ant-key-for-the-local-scripted-server"
 """The server accepts any key; the CLI only needs one to start."""
 

@@ -25,6 +25,18 @@ from pydantic import BaseModel
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverUsage, GenerateResult
 from amelia.errors import DriverError
 
+__all__ = [
+    "RecordedCall",
+    "ScriptStep",
+    "ScriptTurn",
+    "ScriptedDriver",
+    "result",
+    "thinking",
+    "tool_call",
+    "tool_result",
+]
+
+
 ScriptStep = AgenticMessage | BaseException
 ScriptTurn = Sequence[ScriptStep] | BaseException | Callable[["RecordedCall"], Sequence[ScriptStep]]
 

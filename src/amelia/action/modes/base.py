@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from amelia.pipeline import MakeDriver
     from amelia.pipeline.sinks import Sink
 
+__all__ = ["Conclusion", "Mode", "ModeContext", "ModeOutcome", "ModePrepare", "ModeRun"]
+
+
 Conclusion = Literal["success", "failure", "refused", "skipped", "dry_run"]
 
 

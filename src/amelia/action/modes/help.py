@@ -7,6 +7,8 @@ import asyncio
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
 from amelia.github.comments import render_help, render_reply
 
+__all__ = ["MODE", "run"]
+
 
 async def run(ctx: ModeContext) -> ModeOutcome:
     command = ctx.command

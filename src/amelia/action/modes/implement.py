@@ -41,6 +41,24 @@ from amelia.github.comments import render_reply
 from amelia.github.markers import BODY_BEGIN, BODY_END, marker
 from amelia.pipeline.planfile import existing_plan
 
+__all__ = [
+    "MODE",
+    "STAGES",
+    "STAGE_BRANCH",
+    "STAGE_DEVELOPER",
+    "STAGE_PUBLISH",
+    "STAGE_REVIEWER",
+    "commit_title",
+    "fetch_default",
+    "issue_of_branch",
+    "merge_pull_body",
+    "no_plan_reply",
+    "prepare",
+    "pull_body",
+    "run",
+]
+
+
 STAGE_BRANCH = "check out plan"
 STAGE_DEVELOPER = "developer"
 STAGE_REVIEWER = "reviewer"

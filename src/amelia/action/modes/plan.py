@@ -15,6 +15,19 @@ from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
 from amelia.git import remote_branch_exists, switch_to_branch, validate_branch_name
 from amelia.github.sanitize import as_untrusted_data, sanitize_untrusted
 
+__all__ = [
+    "MODE",
+    "STAGES",
+    "STAGE_ARCHITECT",
+    "STAGE_BRANCH",
+    "STAGE_PUBLISH",
+    "co_author",
+    "commit_subject",
+    "commit_title",
+    "run",
+]
+
+
 STAGE_BRANCH = "prepare branch"
 STAGE_ARCHITECT = "architect"
 STAGE_PUBLISH = "commit and push"

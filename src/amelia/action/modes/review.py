@@ -39,6 +39,9 @@ from amelia.git import (
 from amelia.github.auth import may_trigger
 from amelia.github.client import PullInfo
 
+__all__ = ["HEAD_REF", "MODE", "CheckedOutPull", "check_out_pull", "run", "steering_note"]
+
+
 HEAD_REF = "refs/amelia/review-head"
 
 

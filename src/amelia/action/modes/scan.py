@@ -21,6 +21,8 @@ from loguru import logger
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
 from amelia.git import check_out_detached, fetch, remote_default_branch, remote_heads
 
+__all__ = ["MODE", "planned_issue_numbers", "run", "waiting_issues"]
+
 
 def planned_issue_numbers(repo: Path, prefix: str) -> set[int]:
     """Issue numbers that already have a `<prefix>issue-<n>` branch on origin."""

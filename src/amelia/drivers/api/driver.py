@@ -34,6 +34,15 @@ from amelia.drivers.runtime import DriverEnvironment
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
 from amelia.errors import DriverError
 
+__all__ = [
+    "DEFAULT_MAX_TURNS",
+    "MAX_INSTRUCTIONS_CHARS",
+    "MAX_PROMPT_CHARS",
+    "ApiDriver",
+    "validate_prompt",
+]
+
+
 MAX_PROMPT_CHARS = 100_000
 MAX_INSTRUCTIONS_CHARS = 10_000
 DEFAULT_MAX_TURNS = 100

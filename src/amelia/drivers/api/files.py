@@ -13,6 +13,15 @@ from pathlib import Path
 
 from amelia.errors import PathRefused
 
+__all__ = [
+    "MAX_READ_CHARS",
+    "MAX_WRITE_BYTES",
+    "SafeFileReader",
+    "SafeFileWriter",
+    "resolve_confined",
+]
+
+
 MAX_WRITE_BYTES = 1_000_000
 MAX_READ_CHARS = 200_000
 

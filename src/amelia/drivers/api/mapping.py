@@ -26,6 +26,9 @@ from pydantic_ai.messages import (
 from amelia.drivers.base import AgenticMessage, AgenticMessageType
 from amelia.text import one_line
 
+__all__ = ["OUTPUT_TOOL_NAME", "MessageMapper", "error_reason"]
+
+
 OUTPUT_TOOL_NAME = "final_result"
 """The tool through which a model returns a structured (schema) result; not a user tool."""
 

@@ -20,6 +20,17 @@ from pydantic_ai.providers.openrouter import OpenRouterProvider
 
 from amelia.errors import DriverError
 
+__all__ = [
+    "DEFAULT_PROVIDER",
+    "OPENROUTER_DEFAULT_BASE_URL",
+    "PROVIDERS",
+    "ModelName",
+    "ProviderSpec",
+    "open_model",
+    "parse_model_name",
+]
+
+
 OPENROUTER_DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
 
 

@@ -11,6 +11,9 @@ from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 
 from amelia.errors import DriverError
 
+__all__ = ["SessionStore", "new_session_id"]
+
+
 _SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 

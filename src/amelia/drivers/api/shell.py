@@ -18,6 +18,9 @@ from amelia.drivers.api.shell_policy import MAX_TIMEOUT_SECONDS, check_command
 from amelia.errors import CommandRefused
 from amelia.redaction import scrubbed_environment
 
+__all__ = ["MAX_OUTPUT_CHARS", "SafeShellExecutor", "ShellResult", "truncation_marker"]
+
+
 MAX_OUTPUT_CHARS = 30_000
 """Per stream; more would flood the model's context."""
 

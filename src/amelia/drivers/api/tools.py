@@ -24,6 +24,24 @@ from amelia.drivers.api.shell import SafeShellExecutor
 from amelia.drivers.read_only_policy import read_only_git_argv
 from amelia.errors import CommandRefused, PathRefused
 
+__all__ = [
+    "FULL_TOOLS",
+    "MAX_LISTED_FILES",
+    "MAX_SEARCHED_FILE_BYTES",
+    "MAX_SEARCH_MATCHES",
+    "READ_ONLY_TOOLS",
+    "ToolContext",
+    "edit_file",
+    "list_files",
+    "read_file",
+    "run_read_only_git",
+    "run_shell_command",
+    "search_code",
+    "tools_for_profile",
+    "write_file",
+]
+
+
 MAX_LISTED_FILES = 1_000
 MAX_SEARCH_MATCHES = 200
 MAX_SEARCHED_FILE_BYTES = 2_000_000

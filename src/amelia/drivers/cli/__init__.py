@@ -1,1 +1,3 @@
 """Drivers that run a coding-agent CLI (Claude Code)."""
+
+__all__: list[str] = []

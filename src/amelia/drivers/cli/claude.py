@@ -37,6 +37,9 @@ from amelia.errors import DriverError
 from amelia.redaction import MODEL_CONNECTION_VARS, blanking_overrides
 from amelia.text import one_line
 
+__all__ = ["QUIET_CLI_ENV", "ClaudeCliDriver", "validate_answer"]
+
+
 QUIET_CLI_ENV: dict[str, str] = {
     "DISABLE_AUTOUPDATER": "1",
     "DISABLE_TELEMETRY": "1",
