@@ -6,6 +6,11 @@ does, paginates with GitHub's `Link` headers, refuses big diffs with 406 `too_la
 lists at most 3,000 files of a pull like GitHub, and can inject faults (error statuses, rate
 limits, connection resets, stalls) per route so retry behaviour can be tested for real.
 
+A review's inline comments become review comments, each starting a thread: they are listed
+(`GET …/pulls/{n}/comments`), answered (`POST …/pulls/{n}/comments/{id}/replies`), and their
+threads are read and resolved through `POST /graphql` (`pullRequest.reviewThreads`,
+`resolveReviewThread`), as GitHub's REST and GraphQL APIs describe them.
+
     with FakeGitHubServer() as server:
         server.add_repo("octo/app", bare_path=origin)
         server.add_issue("octo/app", title="Crash", body="…", labels=["amelia"])
@@ -123,6 +128,30 @@ class _Comment:
 
 
 @dataclass
+class _ReviewComment:
+    id: int
+    review_id: int
+    path: str
+    line: int
+    side: str
+    body: str
+    user: _User
+    commit_id: str
+    created_at: str
+    in_reply_to_id: int | None = None
+    diff_hunk: str = ""
+    position: int | None = None
+
+
+@dataclass
+class _Thread:
+    id: str
+    comment_ids: list[int]
+    is_resolved: bool = False
+    resolved_by: str | None = None
+
+
+@dataclass
 class _Pull:
     number: int
     head: str
@@ -131,6 +160,8 @@ class _Pull:
     draft: bool
     diff: str | None = None
     reviews: list[Json] = field(default_factory=list)
+    review_comments: dict[int, _ReviewComment] = field(default_factory=dict)
+    threads: list[_Thread] = field(default_factory=list)
 
 
 @dataclass
@@ -197,6 +228,8 @@ class FakeGitHubServer(LocalServer):
         self._lock = threading.RLock()
         self.max_diff_lines = MAX_DIFF_LINES
         """Diffs longer than this are refused with 406, like GitHub's (tests may lower it)."""
+        self.forbid_resolving = False
+        """True: `resolveReviewThread` answers FORBIDDEN, as for a token that may not."""
         super().__init__(
             type("_BoundHandler", (_RequestHandler,), {"fake": self}), name="fake-github"
         )
@@ -263,6 +296,16 @@ class FakeGitHubServer(LocalServer):
             issue.pull = _Pull(number, head, base, head_sha, draft, diff)
             return number
 
+    def push_to_pull(
+        self, full_name: str, number: int, head_sha: str, diff: str | None = None
+    ) -> None:
+        """The pull's head moved (a push: `synchronize`); `diff` is its new diff."""
+        with self._lock:
+            pull = self._repo(full_name).issues[number].pull
+            assert pull is not None
+            pull.head_sha = head_sha
+            pull.diff = diff
+
     def inject(self, method: str, path_pattern: str, *faults: Fault) -> None:
         """Queue `faults` for requests whose `METHOD path` fully matches the regex given."""
         with self._lock:
@@ -279,6 +322,32 @@ class FakeGitHubServer(LocalServer):
         with self._lock:
             pull = self._repo(full_name).issues[pull_number].pull
             return list(pull.reviews) if pull else []
+
+    def review_comments(self, full_name: str, pull_number: int) -> list[Json]:
+        """The pull's review comments as `GET …/pulls/{n}/comments` lists them."""
+        with self._lock:
+            repo = self._repo(full_name)
+            pull = repo.issues[pull_number].pull
+            if pull is None:
+                return []
+            return [
+                self._review_comment_json(repo, pull_number, c)
+                for c in pull.review_comments.values()
+            ]
+
+    def threads(self, full_name: str, pull_number: int) -> list[Json]:
+        """The pull's review threads: node id, resolved or not, by whom, comment ids."""
+        with self._lock:
+            pull = self._repo(full_name).issues[pull_number].pull
+            return [
+                {
+                    "id": t.id,
+                    "isResolved": t.is_resolved,
+                    "resolvedBy": t.resolved_by,
+                    "comment_ids": list(t.comment_ids),
+                }
+                for t in (pull.threads if pull else [])
+            ]
 
     def pulls(self, full_name: str) -> list[Json]:
         with self._lock:
@@ -407,6 +476,44 @@ class FakeGitHubServer(LocalServer):
                 f"#issuecomment-{comment.id}"
             ),
         }
+
+    def _review_comment_json(self, repo: _Repo, number: int, comment: _ReviewComment) -> Json:
+        api = f"{self.url}/repos/{repo.full_name}"
+        html = f"https://github.com/{repo.full_name}/pull/{number}#discussion_r{comment.id}"
+        data: Json = {
+            "url": f"{api}/pulls/comments/{comment.id}",
+            "pull_request_review_id": comment.review_id,
+            "id": comment.id,
+            "node_id": f"PRRC_{comment.id}",
+            "diff_hunk": comment.diff_hunk,
+            "path": comment.path,
+            "position": comment.position,
+            "original_position": comment.position,
+            "commit_id": comment.commit_id,
+            "original_commit_id": comment.commit_id,
+            "user": self._user_json(comment.user),
+            "body": comment.body,
+            "created_at": comment.created_at,
+            "updated_at": comment.created_at,
+            "html_url": html,
+            "pull_request_url": f"{api}/pulls/{number}",
+            "author_association": "NONE",
+            "_links": {
+                "self": {"href": f"{api}/pulls/comments/{comment.id}"},
+                "html": {"href": html},
+                "pull_request": {"href": f"{api}/pulls/{number}"},
+            },
+            "start_line": None,
+            "original_start_line": None,
+            "start_side": None,
+            "line": comment.line,
+            "original_line": comment.line,
+            "side": comment.side,
+            "subject_type": "line",
+        }
+        if comment.in_reply_to_id is not None:
+            data["in_reply_to_id"] = comment.in_reply_to_id
+        return data
 
     def _paginate(
         self, request: RecordedRequest, items: list[Json]
@@ -720,23 +827,270 @@ def _create_review(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) ->
                     "Unprocessable Entity",
                     ["Pull request review thread line must be part of the diff"],
                 )
-    state = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED"}.get(event, event)
-    state = "COMMENTED" if state == "COMMENT" else state
+    state = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED"}.get(str(event), "")
+    state = state or ("COMMENTED" if event == "COMMENT" else str(event))
+    review = _add_review(s, repo, issue.number, pull, str(body.get("body", "")), state)
+    review["commit_id"] = body.get("commit_id") or pull.head_sha
+    review["comments"] = comments
+    for comment in comments:
+        path, line = str(comment.get("path")), int(comment.get("line") or 0)
+        side = str(comment.get("side", "RIGHT"))
+        hunk, position = _hunk_up_to(pull.diff or "", path, line, side)
+        stored = _ReviewComment(
+            next(s._ids),
+            review["id"],
+            path,
+            line,
+            side,
+            str(comment.get("body", "")),
+            s.token_user,
+            review["commit_id"],
+            _now(),
+            diff_hunk=hunk,
+            position=position,
+        )
+        pull.review_comments[stored.id] = stored
+        pull.threads.append(_Thread(f"PRRT_{stored.id}", [stored.id]))
+    return 200, {k: v for k, v in review.items() if k != "comments"}, {}
+
+
+def _add_review(
+    s: FakeGitHubServer, repo: _Repo, number: int, pull: _Pull, body: str, state: str
+) -> Json:
     review_id = next(s._ids)
-    review = {
+    review: Json = {
         "id": review_id,
         "node_id": f"PRR_{review_id}",
         "user": s._user_json(s.token_user),
-        "body": body.get("body", ""),
+        "body": body,
         "state": state,
-        "commit_id": body.get("commit_id") or pull.head_sha,
+        "commit_id": pull.head_sha,
         "submitted_at": _now(),
-        "comments": comments,
-        "html_url": f"https://github.com/{repo.full_name}/pull/{issue.number}#pullrequestreview-{review_id}",
-        "pull_request_url": f"{s.url}/repos/{repo.full_name}/pulls/{issue.number}",
+        "comments": [],
+        "html_url": f"https://github.com/{repo.full_name}/pull/{number}#pullrequestreview-{review_id}",
+        "pull_request_url": f"{s.url}/repos/{repo.full_name}/pulls/{number}",
     }
     pull.reviews.append(review)
-    return 200, {k: v for k, v in review.items() if k != "comments"}, {}
+    return review
+
+
+def _hunk_up_to(diff: str, path: str, line: int, side: str) -> tuple[str, int | None]:
+    """GitHub's `diff_hunk` of a review comment (its hunk up to the line) and `position`
+    (lines below the file's first hunk header)."""
+    position = 0
+    for patched in PatchSet(diff):
+        if unquote_path(patched.path) != path:
+            continue
+        for index, hunk in enumerate(patched):
+            position += 0 if index == 0 else 1
+            header = str(hunk).split("\n", 1)[0]
+            shown = [header]
+            for row in hunk:
+                position += 1
+                shown.append(str(row).rstrip("\n"))
+                number = row.target_line_no if side == "RIGHT" else row.source_line_no
+                if number == line and (side == "RIGHT" or not row.is_added):
+                    return "\n".join(shown), position
+    return "", None
+
+
+def _review_comments_of(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    repo, issue, pull = _pull_of(s, m)
+    found = [s._review_comment_json(repo, issue.number, c) for c in pull.review_comments.values()]
+    if r.query.get("direction", ["asc"])[0] == "desc":
+        found.reverse()
+    page, headers = s._paginate(r, found)
+    return 200, page, headers
+
+
+def _reply_to_review_comment(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    repo, issue, pull = _pull_of(s, m)
+    text = _body(r).get("body")
+    if not isinstance(text, str) or not text:
+        raise _HttpError(422, "Validation Failed", [{"field": "body", "code": "missing_field"}])
+    target = pull.review_comments.get(int(m["id"]))
+    if target is None:
+        raise _HttpError(404, "Not Found")
+    if target.in_reply_to_id is not None:
+        raise _HttpError(422, "Validation Failed", ["Replies to replies are not supported"])
+    # GitHub files each reply under a review of its own (COMMENTED, empty body).
+    review = _add_review(s, repo, issue.number, pull, "", "COMMENTED")
+    reply = _ReviewComment(
+        next(s._ids),
+        review["id"],
+        target.path,
+        target.line,
+        target.side,
+        text,
+        s.token_user,
+        pull.head_sha,
+        _now(),
+        in_reply_to_id=target.id,
+        diff_hunk=target.diff_hunk,
+        position=target.position,
+    )
+    pull.review_comments[reply.id] = reply
+    for thread in pull.threads:
+        if target.id in thread.comment_ids:
+            thread.comment_ids.append(reply.id)
+    return 201, s._review_comment_json(repo, issue.number, reply), {}
+
+
+# --- GraphQL: the two review-thread operations amelia uses ----------------------------------
+
+_ARGUMENT = r"\s*(?:\$(?P<{0}_var>\w+)|\"(?P<{0}_str>[^\"]*)\"|(?P<{0}_num>\d+))"
+_REPOSITORY = re.compile(
+    r"repository\(\s*owner:"
+    + _ARGUMENT.format("owner")
+    + r"\s*,\s*name:"
+    + _ARGUMENT.format("name")
+)
+_PULL_REQUEST = re.compile(r"pullRequest\(\s*number:" + _ARGUMENT.format("number"))
+_CONNECTION = r"{0}\((?P<args>[^)]*)\)"
+_RESOLVE = re.compile(
+    r"(?<![A-Za-z])resolveReviewThread\(\s*input:\s*\{\s*threadId:" + _ARGUMENT.format("thread")
+)
+
+
+def _graphql_value(found: re.Match[str], name: str, variables: Json) -> Any:
+    if found[f"{name}_var"] is not None:
+        return variables.get(found[f"{name}_var"])
+    if found[f"{name}_str"] is not None:
+        return found[f"{name}_str"]
+    return int(found[f"{name}_num"])
+
+
+def _graphql_error(message: str, kind: str | None = None, path: list[str] | None = None) -> Json:
+    error: Json = {"message": message, "locations": [{"line": 1, "column": 1}]}
+    if kind is not None:
+        error["type"] = kind
+    if path is not None:
+        error["path"] = path
+    return error
+
+
+def _connection_args(query: str, field_name: str, variables: Json) -> tuple[int, int]:
+    """(first, offset) of a connection field; GitHub requires `first` or `last`."""
+    found = re.search(_CONNECTION.format(field_name), query)
+    args = found["args"] if found else ""
+    values: dict[str, Any] = {}
+    for name, value in re.findall(r"(\w+):\s*(\$\w+|\"[^\"]*\"|\d+|null)", args):
+        if value.startswith("$"):
+            values[name] = variables.get(value[1:])
+        elif value.startswith('"'):
+            values[name] = value[1:-1]
+        elif value != "null":
+            values[name] = int(value)
+    first = values.get("first")
+    if not isinstance(first, int):
+        raise _GraphQLError(
+            f"You must provide a `first` or `last` value to properly paginate the "
+            f"`{field_name}` connection."
+        )
+    after = values.get("after")
+    offset = int(after.removeprefix("cursor:")) if isinstance(after, str) else 0
+    return min(first, 100), offset
+
+
+class _GraphQLError(Exception):
+    pass
+
+
+def _review_threads(s: FakeGitHubServer, query: str, variables: Json) -> Json:
+    where = _REPOSITORY.search(query)
+    number = _PULL_REQUEST.search(query)
+    if where is None or number is None:
+        raise _GraphQLError("the local GitHub reads reviewThreads through repository.pullRequest")
+    full_name = (
+        f"{_graphql_value(where, 'owner', variables)}/{_graphql_value(where, 'name', variables)}"
+    )
+    repo = s._repos.get(full_name.lower())
+    issue = repo.issues.get(int(_graphql_value(number, "number", variables))) if repo else None
+    if repo is None or issue is None or issue.pull is None:
+        return {
+            "data": {"repository": None},
+            "errors": [
+                _graphql_error(
+                    f"Could not resolve to a Repository or PullRequest ({full_name})",
+                    "NOT_FOUND",
+                    ["repository"],
+                )
+            ],
+        }
+    pull = issue.pull
+    first, offset = _connection_args(query, "reviewThreads", variables)
+    per_thread, _ = _connection_args(query, "comments", variables)
+    chosen = pull.threads[offset : offset + first]
+    nodes = []
+    for thread in chosen:
+        comments = [pull.review_comments[i] for i in thread.comment_ids][:per_thread]
+        root = pull.review_comments[thread.comment_ids[0]]
+        nodes.append(
+            {
+                "id": thread.id,
+                "isResolved": thread.is_resolved,
+                "isOutdated": False,
+                "path": root.path,
+                "line": root.line,
+                "comments": {
+                    "totalCount": len(thread.comment_ids),
+                    "nodes": [
+                        {
+                            "id": f"PRRC_{c.id}",
+                            "databaseId": c.id,
+                            "body": c.body,
+                            "author": {"login": c.user.login},
+                        }
+                        for c in comments
+                    ],
+                },
+            }
+        )
+    end = offset + len(chosen)
+    page_info = {
+        "hasNextPage": end < len(pull.threads),
+        "endCursor": f"cursor:{end}" if chosen else None,
+        "hasPreviousPage": offset > 0,
+        "startCursor": f"cursor:{offset}" if chosen else None,
+    }
+    connection = {"totalCount": len(pull.threads), "pageInfo": page_info, "nodes": nodes}
+    return {"data": {"repository": {"pullRequest": {"reviewThreads": connection}}}}
+
+
+def _resolve_thread(s: FakeGitHubServer, found: re.Match[str], variables: Json) -> Json:
+    thread_id = str(_graphql_value(found, "thread", variables))
+    path = ["resolveReviewThread"]
+    if s.forbid_resolving:
+        error = _graphql_error("Resource not accessible by integration", "FORBIDDEN", path)
+        return {"data": {"resolveReviewThread": None}, "errors": [error]}
+    for repo in s._repos.values():
+        for issue in repo.issues.values():
+            for thread in issue.pull.threads if issue.pull else ():
+                if thread.id == thread_id:
+                    thread.is_resolved = True
+                    thread.resolved_by = s.token_user.login
+                    payload = {"thread": {"id": thread.id, "isResolved": True}}
+                    return {"data": {"resolveReviewThread": payload}}
+    message = f"Could not resolve to a node with the global id of '{thread_id}'"
+    return {
+        "data": {"resolveReviewThread": None},
+        "errors": [_graphql_error(message, "NOT_FOUND", path)],
+    }
+
+
+def _graphql(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    body = _body(r)
+    query = str(body.get("query") or "")
+    variables = body.get("variables") or {}
+    try:
+        resolve = _RESOLVE.search(query)
+        if resolve is not None:
+            return 200, _resolve_thread(s, resolve, variables), {}
+        if "reviewThreads" in query:
+            return 200, _review_threads(s, query, variables), {}
+        raise _GraphQLError("the local GitHub answers only reviewThreads and resolveReviewThread")
+    except _GraphQLError as error:
+        return 200, {"errors": [_graphql_error(str(error))]}, {}
 
 
 def _list_reviews(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
@@ -768,6 +1122,13 @@ _ROUTES: list[tuple[str, str, Handler]] = [
     ("GET", _R + r"/pulls/(?P<number>\d+)/files", _pull_files),
     ("POST", _R + r"/pulls/(?P<number>\d+)/reviews", _create_review),
     ("GET", _R + r"/pulls/(?P<number>\d+)/reviews", _list_reviews),
+    ("GET", _R + r"/pulls/(?P<number>\d+)/comments", _review_comments_of),
+    (
+        "POST",
+        _R + r"/pulls/(?P<number>\d+)/comments/(?P<id>\d+)/replies",
+        _reply_to_review_comment,
+    ),
+    ("POST", r"/graphql", _graphql),
 ]
 
 
