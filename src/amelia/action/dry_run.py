@@ -18,6 +18,7 @@ from amelia.github.client import (
     GitHubClient,
     InlineComment,
     PullInfo,
+    ReviewCommentInfo,
     ReviewInfo,
 )
 from amelia.github.options import ReviewEvent
@@ -106,3 +107,15 @@ class DryRunGitHubClient(GitHubClient):
             commit_id=commit_id,
         )
         return ReviewInfo(id=next(_FAKE_IDS), state=event, commit_id=commit_id)
+
+    def reply_to_review_comment(
+        self, pull_number: int, comment_id: int, body: str
+    ) -> ReviewCommentInfo:
+        self._record(
+            "reply_to_review_comment", pull_number=pull_number, comment_id=comment_id, body=body
+        )
+        return ReviewCommentInfo(id=next(_FAKE_IDS), path="", body=body, in_reply_to_id=comment_id)
+
+    def resolve_review_thread(self, thread_id: str) -> bool:
+        self._record("resolve_review_thread", thread_id=thread_id)
+        return True

@@ -21,6 +21,8 @@ from urllib.parse import quote, urlencode
 from github import Auth, Github, GithubException
 from github.IssueComment import IssueComment
 from github.PaginatedList import PaginatedList
+from github.PullRequestComment import PullRequestComment
+from github.PullRequestReview import PullRequestReview
 from github.Repository import Repository
 from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field
@@ -42,7 +44,9 @@ __all__ = [
     "IssueInfo",
     "PullInfo",
     "RetryRecord",
+    "ReviewCommentInfo",
     "ReviewInfo",
+    "ReviewThreadInfo",
     "is_retryable",
     "server_requested_delay",
 ]
@@ -106,6 +110,45 @@ class ReviewInfo(BaseModel):
     state: str
     commit_id: str | None = None
     html_url: str = ""
+    body: str = ""
+    author: str = ""
+    author_type: str = ""
+    """`User`, `Bot` or `Organization`, as GitHub types the review's author."""
+
+
+class ReviewCommentInfo(BaseModel):
+    """One comment of a pull request review thread (an inline comment or a reply in it)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: int
+    review_id: int | None = None
+    path: str
+    line: int | None = None
+    """The line in the pull's current diff; None once a push changed it (outdated)."""
+    original_line: int | None = None
+    """The line at `original_commit_id`, the commit the comment was made on."""
+    side: str = "RIGHT"
+    body: str
+    author: str = ""
+    author_type: str = ""
+    commit_id: str = ""
+    original_commit_id: str = ""
+    in_reply_to_id: int | None = None
+    """Set on replies: the comment the thread starts with."""
+    html_url: str = ""
+
+
+class ReviewThreadInfo(BaseModel):
+    """A review thread as GraphQL's `PullRequestReviewThread` describes it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    """The thread's node id (what `resolveReviewThread` takes)."""
+    is_resolved: bool
+    comment_ids: tuple[int, ...] = ()
+    """The REST ids (`databaseId`) of its comments, the first one starting the thread."""
 
 
 class InlineComment(BaseModel):
@@ -518,12 +561,109 @@ class GitHubClient:
             lambda: self._request("POST", f"/pulls/{pull_number}/reviews", payload),
             existing,
         )
-        return ReviewInfo(
-            id=int(data["id"]),
-            state=str(data.get("state", "")),
-            commit_id=data.get("commit_id"),
-            html_url=str(data.get("html_url") or ""),
+        return _review_info(data)
+
+    def list_reviews(self, pull_number: int) -> list[ReviewInfo]:
+        """The pull's reviews, oldest first."""
+        repo = self._repository()
+        reviews = PaginatedList(
+            PullRequestReview, repo.requester, f"{repo.url}/pulls/{pull_number}/reviews", None
         )
+        operation = f"list reviews of pull #{pull_number}"
+        return [_review_info(_raw(r)) for r in self._collect(operation, reviews)]
+
+    def list_review_comments(self, pull_number: int) -> list[ReviewCommentInfo]:
+        """Every review comment of the pull (thread starts and replies), oldest first."""
+        repo = self._repository()
+        comments = PaginatedList(
+            PullRequestComment, repo.requester, f"{repo.url}/pulls/{pull_number}/comments", None
+        )
+        operation = f"list review comments of pull #{pull_number}"
+        return [_review_comment_info(_raw(c)) for c in self._collect(operation, comments)]
+
+    def reply_to_review_comment(
+        self, pull_number: int, comment_id: int, body: str
+    ) -> ReviewCommentInfo:
+        """Answer in the thread of review comment `comment_id`."""
+
+        def existing() -> Any | None:
+            # Newest first: a reply just made is on the first page.
+            query = "sort=created&direction=desc&per_page=100"
+            found = self._request("GET", f"/pulls/{pull_number}/comments?{query}")
+            for comment in found if isinstance(found, list) else []:
+                if comment.get("in_reply_to_id") == comment_id and comment.get("body") == body:
+                    return comment
+            return None
+
+        path = f"/pulls/{pull_number}/comments/{comment_id}/replies"
+        data = self._create_once(
+            f"reply to review comment {comment_id}",
+            lambda: self._request("POST", path, {"body": body}),
+            existing,
+        )
+        return _review_comment_info(data)
+
+    def _graphql(self, operation: str, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        requester = self._gh.requester
+        _, data = self._call(operation, lambda: requester.graphql_query(query, variables))
+        return dict(data.get("data") or {})
+
+    def list_review_threads(self, pull_number: int) -> list[ReviewThreadInfo]:
+        """The pull's review threads (GraphQL: REST does not say whether one is resolved)."""
+        owner, name = self.full_name.split("/", 1)
+        threads: list[ReviewThreadInfo] = []
+        cursor: str | None = None
+        while True:
+            variables = {"owner": owner, "name": name, "number": pull_number, "cursor": cursor}
+            data = self._graphql(
+                f"list review threads of pull #{pull_number}", _THREADS_QUERY, variables
+            )
+            page = ((data.get("repository") or {}).get("pullRequest") or {}).get(
+                "reviewThreads"
+            ) or {}
+            for node in page.get("nodes") or ():
+                comments = (node.get("comments") or {}).get("nodes") or ()
+                threads.append(
+                    ReviewThreadInfo(
+                        id=str(node["id"]),
+                        is_resolved=bool(node.get("isResolved")),
+                        comment_ids=tuple(
+                            int(c["databaseId"]) for c in comments if c.get("databaseId")
+                        ),
+                    )
+                )
+            info = page.get("pageInfo") or {}
+            if not info.get("hasNextPage") or not info.get("endCursor"):
+                return threads
+            cursor = str(info["endCursor"])
+
+    def resolve_review_thread(self, thread_id: str) -> bool:
+        """Mark a review thread resolved; True when GitHub says it now is. A token that may
+        not resolve threads raises `GitHubError` (GitHub answers with a GraphQL error)."""
+        data = self._graphql(
+            f"resolve review thread {thread_id}", _RESOLVE_MUTATION, {"threadId": thread_id}
+        )
+        thread = (data.get("resolveReviewThread") or {}).get("thread") or {}
+        return bool(thread.get("isResolved"))
+
+
+_THREADS_QUERY = """
+query($owner: String!, $name: String!, $number: Int!, $cursor: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(first: 100, after: $cursor) {
+        pageInfo { hasNextPage endCursor }
+        nodes { id isResolved comments(first: 100) { nodes { databaseId } } }
+      }
+    }
+  }
+}
+"""
+_RESOLVE_MUTATION = """
+mutation($threadId: ID!) {
+  resolveReviewThread(input: {threadId: $threadId}) { thread { id isResolved } }
+}
+"""
 
 
 def _raw(obj: Any) -> dict[str, Any]:
@@ -553,6 +693,42 @@ def _comment_info(data: Any) -> CommentInfo:
         id=int(data["id"]),
         body=str(data.get("body") or ""),
         author=str((data.get("user") or {}).get("login", "")),
+        html_url=str(data.get("html_url") or ""),
+    )
+
+
+def _review_info(data: Any) -> ReviewInfo:
+    user = data.get("user") or {}
+    return ReviewInfo(
+        id=int(data["id"]),
+        state=str(data.get("state", "")),
+        commit_id=data.get("commit_id"),
+        html_url=str(data.get("html_url") or ""),
+        body=str(data.get("body") or ""),
+        author=str(user.get("login", "")),
+        author_type=str(user.get("type", "")),
+    )
+
+
+def _optional_int(value: Any) -> int | None:
+    return int(value) if value is not None else None
+
+
+def _review_comment_info(data: Any) -> ReviewCommentInfo:
+    user = data.get("user") or {}
+    return ReviewCommentInfo(
+        id=int(data["id"]),
+        review_id=_optional_int(data.get("pull_request_review_id")),
+        path=str(data.get("path") or ""),
+        line=_optional_int(data.get("line")),
+        original_line=_optional_int(data.get("original_line")),
+        side=str(data.get("side") or "RIGHT"),
+        body=str(data.get("body") or ""),
+        author=str(user.get("login", "")),
+        author_type=str(user.get("type", "")),
+        commit_id=str(data.get("commit_id") or ""),
+        original_commit_id=str(data.get("original_commit_id") or ""),
+        in_reply_to_id=_optional_int(data.get("in_reply_to_id")),
         html_url=str(data.get("html_url") or ""),
     )
 
