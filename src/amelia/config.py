@@ -53,6 +53,7 @@ __all__ = [
     "AmeliaVariables",
     "GitHubTuning",
     "ReviewEventSetting",
+    "ReviewScopeSetting",
     "RunnerContext",
     "Settings",
     "describe_validation_error",
@@ -64,6 +65,9 @@ __all__ = [
 
 ReviewEventSetting = Literal[ReviewEvent, "AUTO"]
 """The `review_event` input: a GitHub review event, or AUTO (the verdict decides)."""
+
+ReviewScopeSetting = Literal["auto", "full", "incremental"]
+"""The `review_scope` input: what a review of a pull request covers (see the review mode)."""
 
 CONTAINER_HOME = Path("/github/home")
 """The one directory a container action shares with the job's later steps."""
@@ -144,6 +148,7 @@ class ActionInputs(_FromEnvironment):
     review_pull_requests: bool = True
     review_drafts: bool = False
     review_event: ReviewEventSetting = "COMMENT"
+    review_scope: ReviewScopeSetting = "auto"
     max_issues: int = Field(default=0, ge=0, le=50)
     timeout_minutes: float = Field(default=30.0, gt=0, le=360, allow_inf_nan=False)
     dry_run: bool = False
@@ -165,6 +170,11 @@ class ActionInputs(_FromEnvironment):
     @classmethod
     def _upper(cls, value: object) -> object:
         return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("review_scope", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator("trigger_phrase", "label_trigger")
     @classmethod

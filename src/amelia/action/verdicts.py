@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Sequence
 
 from amelia.config import ReviewEventSetting
-from amelia.core.state import ReviewResult, ToolResult
+from amelia.core.state import ReviewResult, ReviewScope, ToolResult
 from amelia.github.client import GitHubClient, ReviewInfo
 from amelia.github.comments import build_review, render_tool_errors
 from amelia.github.options import ReviewEvent
@@ -70,9 +70,12 @@ async def post_verdict(
     redactor: Redactor,
     setting: ReviewEventSetting = "COMMENT",
     note: str = "",
+    *,
+    scope: ReviewScope | None = None,
 ) -> ReviewInfo:
-    """Post `result` as one review of `commit_sha`; `note` is appended to the body."""
-    body, inline = build_review(result, diff_text, commit_sha, redactor)
+    """Post `result` as one review of `commit_sha`; `note` is appended to the body, which
+    names the range reviewed when `scope` is given."""
+    body, inline = build_review(result, diff_text, commit_sha, redactor, scope=scope)
     if note:
         body += "\n" + redactor.redact(note.strip()) + "\n"
     return await asyncio.to_thread(

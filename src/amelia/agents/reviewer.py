@@ -2,6 +2,9 @@
 
 It reviews committed work (`git diff <base>...HEAD`) and whatever the developer left
 uncommitted, so the pipeline works whether or not anything was committed between stages.
+An incremental review (`ReviewScope(kind="incremental")`) reads only the commits since the
+last reviewed one, with the list of files the whole change touches and the earlier findings
+still open, and says which of those the new commits fixed.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from pathlib import Path
 from amelia.agents.agent_run import AgentRun
 from amelia.agents.prompts import REVIEWER_INSTRUCTIONS, as_data, issue_section
 from amelia.agents.verdict import ReviewVerdict, parse_review
-from amelia.core.state import ExecutionState, ReviewResult
+from amelia.core.state import ExecutionState, PriorFinding, ReviewResult, ReviewScope
 from amelia.core.types import StreamEvent, StreamEventType
 from amelia.drivers.base import AgenticMessageType, DriverInterface
 from amelia.git import Changes, collect_changes
@@ -23,16 +26,48 @@ __all__ = ["AGENT", "Reviewer", "build_review_prompt"]
 AGENT = "reviewer"
 
 
-def build_review_prompt(state: ExecutionState, changes: Changes) -> str:
+INCREMENTAL_TASK = """This pull request was reviewed before, up to commit `{base}`. Review only
+what the commits since then changed (the diff above), in the context of the whole pull
+request: the files it changes are listed above, and you may read them. Judge the new
+commits: approve when they are correct. Do not repeat the earlier findings listed above;
+put the id of each one these commits fix in `fixed` and leave the rest out of your
+comments: they stay open on their own."""
+
+
+def _finding_line(finding: PriorFinding) -> str:
+    where = f"{finding.path}:{finding.line}" if finding.line else finding.path
+    text = " ".join(finding.body.split())
+    return f"- id {finding.id}: `{where}` ({finding.severity}) {text}"
+
+
+def build_review_prompt(
+    state: ExecutionState, changes: Changes, scope: ReviewScope | None = None
+) -> str:
     parts = issue_section(state.issue)
     if state.plan_markdown:
         parts += ["## Plan the change implements", as_data("plan", state.plan_markdown), ""]
+    if scope is None or scope.kind == "full":
+        parts += [
+            f"## Diff against `{changes.base_ref}`",
+            as_data("diff", changes.as_text()),
+            "",
+            "## Your Task",
+            "Review this change and return your verdict.",
+        ]
+        return "\n".join(parts)
+    findings = "\n".join(_finding_line(f) for f in scope.open_findings) or "(none)"
     parts += [
-        f"## Diff against `{changes.base_ref}`",
+        "## Files this pull request changes",
+        as_data("files", "\n".join(scope.changed_files) or "(none)"),
+        "",
+        "## Earlier findings still open",
+        as_data("findings", findings),
+        "",
+        f"## New commits since the last review (`{changes.base_ref}..HEAD`)",
         as_data("diff", changes.as_text()),
         "",
         "## Your Task",
-        "Review this change and return your verdict.",
+        INCREMENTAL_TASK.format(base=changes.base_ref),
     ]
     return "\n".join(parts)
 
@@ -54,9 +89,11 @@ class Reviewer:
         workflow_id: str,
         repo_dir: Path,
         base_ref: str,
+        scope: ReviewScope | None = None,
     ) -> AsyncGenerator[tuple[ExecutionState, StreamEvent], None]:
         """Review the changes since `base_ref`; the last state holds `last_review`.
 
+        With an incremental `scope` the prompt holds its files and open findings too.
         Raises `AgentRunFailedError` when the driver ends with an error result.
         """
         changes = await collect_changes(repo_dir, base_ref)
@@ -79,7 +116,7 @@ class Reviewer:
 
         run = AgentRun(AGENT, workflow_id, state)
         async for message in self.driver.execute_agentic(
-            prompt=build_review_prompt(state, changes),
+            prompt=build_review_prompt(state, changes, scope),
             cwd=str(repo_dir),
             instructions=self.instructions,
             schema=ReviewVerdict,

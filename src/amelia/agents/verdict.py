@@ -59,6 +59,10 @@ class ReviewVerdict(BaseModel):
     severity: Severity = "none"
     summary: str = ""
     comments: list[VerdictComment] = Field(default_factory=list)
+    fixed: list[int] = Field(
+        default_factory=list,
+        description="Ids of the earlier findings listed to you that this change fixes",
+    )
 
     @field_validator("verdict", "severity", mode="before")
     @classmethod
@@ -117,6 +121,7 @@ def to_review_result(verdict: ReviewVerdict) -> ReviewResult:
         severity=severity,
         summary=verdict.summary.strip() or f"Reviewer verdict: {verdict.verdict}",
         comments=comments,
+        fixed=tuple(dict.fromkeys(verdict.fixed)),
     )
 
 

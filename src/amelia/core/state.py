@@ -13,8 +13,10 @@ __all__ = [
     "SEVERITY_ORDER",
     "AgentUsage",
     "ExecutionState",
+    "PriorFinding",
     "ReviewComment",
     "ReviewResult",
+    "ReviewScope",
     "Severity",
     "ToolCall",
     "ToolResult",
@@ -75,10 +77,43 @@ class ReviewResult(BaseModel):
     severity: Severity = "none"
     summary: str
     comments: tuple[ReviewComment, ...] = ()
+    fixed: tuple[int, ...] = ()
+    """Ids of earlier findings (`PriorFinding.id`) the reviewer found fixed."""
 
     @property
     def approved(self) -> bool:
         return self.verdict == "approved"
+
+
+class PriorFinding(BaseModel):
+    """A finding of an earlier review of the same change that nobody has resolved yet."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: int
+    """The id of the review comment that holds it."""
+    path: str
+    line: int | None = None
+    severity: Severity = "minor"
+    body: str
+
+
+ReviewKind = Literal["full", "incremental"]
+
+
+class ReviewScope(BaseModel):
+    """What a review covers: the whole change since `base`, or only the commits pushed
+    since the last reviewed commit `base`, with what the earlier reviews left open."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: ReviewKind = "full"
+    base: str
+    """The commit the diff starts at: the merge base (full) or the last reviewed commit."""
+    head: str
+    changed_files: tuple[str, ...] = ()
+    """Every file the whole change touches (context for an incremental review)."""
+    open_findings: tuple[PriorFinding, ...] = ()
 
 
 class AgentUsage(BaseModel):

@@ -15,12 +15,18 @@ from typing import Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict
 from unidiff.patch import PatchSet
 
-from amelia.core.state import SEVERITY_ORDER, ReviewComment, ReviewResult, ToolResult
+from amelia.core.state import (
+    SEVERITY_ORDER,
+    ReviewComment,
+    ReviewResult,
+    ReviewScope,
+    ToolResult,
+)
 from amelia.errors import GitHubNotFoundError
 from amelia.git import unquote_path
 from amelia.github.client import CommentInfo, InlineComment
 from amelia.github.events import help_reply
-from amelia.github.markers import marker, progress_marker
+from amelia.github.markers import marker, progress_marker, review_marker
 from amelia.redaction import Redactor
 from amelia.text import code_fence, one_line
 
@@ -40,6 +46,7 @@ __all__ = [
     "render_progress",
     "render_reply",
     "render_tool_errors",
+    "reviewed_range",
 ]
 
 
@@ -221,13 +228,25 @@ def _comment_body(comment: ReviewComment, redactor: Redactor) -> str:
     return text
 
 
+def reviewed_range(scope: ReviewScope) -> str:
+    """`Reviewed <base>..<head> (full)` or `Reviewed <old>..<new> (incremental)`."""
+    return f"Reviewed {scope.base[:12]}..{scope.head[:12]} ({scope.kind})"
+
+
 def build_review(
-    result: ReviewResult, diff_text: str, commit_sha: str, redactor: Redactor | None = None
+    result: ReviewResult,
+    diff_text: str,
+    commit_sha: str,
+    redactor: Redactor | None = None,
+    *,
+    scope: ReviewScope | None = None,
 ) -> tuple[str, list[InlineComment]]:
     """The review body and the inline comments GitHub will accept for this diff.
 
     A finding on a line outside every hunk (or without a line) would make GitHub refuse
-    the whole review with 422, so such findings are listed in the body instead.
+    the whole review with 422, so such findings are listed in the body instead. The body's
+    first line names `commit_sha` (see `review_marker`); with `scope` it names the range
+    reviewed too.
     """
     redactor = redactor or Redactor()
     allowed = commentable_lines(diff_text)
@@ -252,7 +271,7 @@ def build_review(
         if level != "none" and counts[level]
     )
     lines = [
-        marker("review"),
+        review_marker(commit_sha),
         f"## amelia review: {verdict}",
         "",
         f"**Severity:** {result.severity}",
@@ -264,6 +283,8 @@ def build_review(
         + f"; {len(inline)} inline, {len(outside)} listed below.",
         f"**Commit reviewed:** `{commit_sha[:12]}`",
     ]
+    if scope is not None:
+        lines += ["", reviewed_range(scope)]
     if outside:
         lines += ["", "### Findings outside the changed lines", ""]
         size = sum(len(line) + 1 for line in lines)

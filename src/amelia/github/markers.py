@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "BODY_BEGIN",
     "BODY_END",
@@ -10,6 +12,8 @@ __all__ = [
     "is_bot_text",
     "marker",
     "progress_marker",
+    "review_marker",
+    "reviewed_commit",
 ]
 
 
@@ -31,6 +35,23 @@ def progress_marker(issue_number: int) -> str:
 
 def marker(kind: str) -> str:
     return f"{BOT_MARKER_PREFIX}{kind} -->"
+
+
+_REVIEW_MARKER = re.compile(r"<!-- amelia:review commit=(?P<sha>[0-9a-f]{40}) -->")
+
+
+def review_marker(commit_sha: str) -> str:
+    """The first line of every review amelia posts: it names the commit reviewed, so the
+    next review of the pull request can start where this one ended."""
+    return f"{BOT_MARKER_PREFIX}review commit={commit_sha} -->"
+
+
+def reviewed_commit(body: str) -> str | None:
+    """The commit an amelia review names on its first line; None for any other text (the
+    marker counts only there: what follows it may quote model output)."""
+    first = body.split("\n", 1)[0].strip()
+    found = _REVIEW_MARKER.fullmatch(first)
+    return found["sha"] if found else None
 
 
 BODY_BEGIN = marker("begin")

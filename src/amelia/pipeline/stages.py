@@ -18,7 +18,7 @@ from amelia.agents.architect import Architect
 from amelia.agents.developer import Developer
 from amelia.agents.planfile import extract_goal
 from amelia.agents.reviewer import Reviewer
-from amelia.core.state import ExecutionState
+from amelia.core.state import ExecutionState, ReviewScope
 from amelia.core.types import AgentRole, StreamEvent, StreamEventType
 from amelia.drivers.base import DriverInterface
 from amelia.errors import AgentError, RunError
@@ -133,15 +133,25 @@ async def run_implement(state: ExecutionState, context: RunContext) -> Execution
 
 
 async def run_review(
-    state: ExecutionState, context: RunContext, *, base_ref: str
+    state: ExecutionState,
+    context: RunContext,
+    *,
+    base_ref: str,
+    scope: ReviewScope | None = None,
 ) -> ExecutionState:
-    """Review the worktree's changes since `base_ref`; the result holds `last_review`."""
+    """Review the worktree's changes since `base_ref`; the result holds `last_review`.
+
+    `scope` makes it an incremental review (see `amelia.agents.reviewer`)."""
 
     def start(
         driver: DriverInterface, current: ExecutionState
     ) -> AsyncGenerator[tuple[ExecutionState, StreamEvent], None]:
         return Reviewer(driver).review(
-            current, workflow_id=context.workflow_id, repo_dir=context.repo_dir, base_ref=base_ref
+            current,
+            workflow_id=context.workflow_id,
+            repo_dir=context.repo_dir,
+            base_ref=base_ref,
+            scope=scope,
         )
 
     reviewed = await _run_stage(

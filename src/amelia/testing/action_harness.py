@@ -165,6 +165,7 @@ class ActionHarness:
         self.github = FakeGitHubServer()
         self.model = ScriptedAnthropicServer(script=plan_script() if script is None else script)
         self._runs = 0
+        self._pushes = 0
         self._make_origin()
         self.fresh_checkout()
 
@@ -284,12 +285,18 @@ class ActionHarness:
             "repository": self._repository(),
         }
 
-    def push_branch(self, branch: str, files: Mapping[str, str]) -> tuple[str, str]:
+    def push_branch(
+        self, branch: str, files: Mapping[str, str], *, onto: str | None = None
+    ) -> tuple[str, str]:
         """Push `branch` (main plus `files` appended to or created) to origin, as a
-        contributor would: (head sha, diff against main)."""
-        clone = self.root / f"author-{branch.replace('/', '-')}"
+        contributor would: (head sha, diff against main). With `onto` (the branch itself)
+        the commit goes on top of that branch instead; without it an existing `branch` is
+        replaced (a force-push)."""
+        self._pushes += 1
+        clone = self.root / f"author-{branch.replace('/', '-')}-{self._pushes}"
         git(self.root, "clone", "--quiet", str(self.origin), str(clone))
-        git(clone, "checkout", "--quiet", "-b", branch)
+        start = f"origin/{onto}" if onto else "HEAD"
+        git(clone, "checkout", "--quiet", "-b", branch, start)
         for name, addition in files.items():
             path = clone / name
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -306,8 +313,8 @@ class ActionHarness:
             "-qm",
             "Change",
         )
-        git(clone, "push", "--quiet", "origin", branch)
-        return git(clone, "rev-parse", "HEAD").strip(), git(clone, "diff", "main...HEAD")
+        git(clone, "push", "--quiet", "--force", "origin", branch)
+        return git(clone, "rev-parse", "HEAD").strip(), git(clone, "diff", "origin/main...HEAD")
 
     def open_pull(
         self, branch: str, files: Mapping[str, str], draft: bool = False
@@ -318,23 +325,45 @@ class ActionHarness:
         number = self.github.add_pull(
             self.repo, head=branch, title="Add farewell", draft=draft, diff=diff, head_sha=sha
         )
-        actor = {"login": "contributor", "type": "User"}
         event = {
             "action": "opened",
             "number": number,
-            "pull_request": {
-                "number": number,
-                "title": "Add farewell",
-                "body": "Adds farewell.",
-                "draft": draft,
-                "user": actor,
-                "head": {"ref": branch, "sha": sha},
-                "base": {"ref": "main", "sha": ""},
-            },
-            "sender": actor,
+            "pull_request": self._pull_payload(number, branch, sha, draft),
+            "sender": {"login": "contributor", "type": "User"},
             "repository": self._repository(),
         }
         return number, event
+
+    def _pull_payload(self, number: int, branch: str, sha: str, draft: bool) -> dict[str, Any]:
+        return {
+            "number": number,
+            "title": "Add farewell",
+            "body": "Adds farewell.",
+            "draft": draft,
+            "user": {"login": "contributor", "type": "User"},
+            "head": {"ref": branch, "sha": sha},
+            "base": {"ref": "main", "sha": self.origin_git("rev-parse", "main").strip()},
+        }
+
+    def push_to_pull(
+        self, number: int, branch: str, files: Mapping[str, str], *, force: bool = False
+    ) -> tuple[str, dict[str, Any]]:
+        """Push a commit with `files` to pull `number`'s `branch`: on top of it, or with
+        `force` a new history from main in its place. Returns the new head and GitHub's
+        `pull_request` `synchronize` event (`before` and `after` name the two heads)."""
+        before = self.origin_git("rev-parse", f"refs/heads/{branch}").strip()
+        sha, diff = self.push_branch(branch, files, onto=None if force else branch)
+        self.github.push_to_pull(self.repo, number, sha, diff)
+        event = {
+            "action": "synchronize",
+            "number": number,
+            "before": before,
+            "after": sha,
+            "pull_request": self._pull_payload(number, branch, sha, False),
+            "sender": {"login": "contributor", "type": "User"},
+            "repository": self._repository(),
+        }
+        return sha, event
 
     # running ---------------------------------------------------------------------------------
 

@@ -69,7 +69,7 @@ def test_build_review_keeps_inline_only_inside_hunks() -> None:
         ("src/app.py", 12, "RIGHT"),
     ]
     assert inline[1].body == "**minor**: use c\n\n```suggestion\n    c = 5\n```"
-    assert "<!-- amelia:review -->" in body
+    assert body.startswith("<!-- amelia:review commit=abcdef0123456789 -->\n")
     assert "Changes requested" in body and "**Severity:** major" in body
     assert "**Findings:** 4 (1 critical, 1 major, 2 minor); 2 inline, 2 listed below." in body
     assert "`abcdef012345`" in body

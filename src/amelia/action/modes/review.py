@@ -4,10 +4,12 @@
 The head is fetched from origin (`refs/pull/<n>/head`, or the head branch) and checked out
 detached; files that steer agents are reset to the base's version first (see
 `amelia.action.steering`). The reviewer (read-only tools) reviews the change since the
-merge base of head and base. The verdict is posted as one review of the head commit,
-anchored on the diff GitHub shows for the pull (the local diff when the API has none, or
-answers 406 `too_large` for a big pull);
-error-flagged tool results go into one comment on the pull.
+merge base of head and base, or only the commits since the last reviewed one (see
+`amelia.action.review_scope`), and its result is set against the findings earlier reviews
+left open (`amelia.action.earlier_findings`). The verdict is posted as one review of the
+head commit, anchored on the diff GitHub shows for the pull (the local diff when the API
+has none, or answers 406 `too_large` for a big pull); error-flagged tool results go into
+one comment on the pull.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from pathlib import Path
 from loguru import logger
 
 from amelia.action.agent_issue import agent_issue
+from amelia.action.earlier_findings import close_fixed, render_earlier_findings, settle
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
+from amelia.action.review_scope import plan_scope, requested_kind
 from amelia.action.steering import restore_steering_files
 from amelia.action.verdicts import (
     APPROVAL_WITHHELD_NOTE,
@@ -38,6 +42,8 @@ from amelia.git import (
 )
 from amelia.github.auth import may_trigger
 from amelia.github.client import PullInfo
+from amelia.github.events import PullRequestEvent
+from amelia.github.review_history import load_review_history
 
 __all__ = ["HEAD_REF", "MODE", "CheckedOutPull", "check_out_pull", "run", "steering_note"]
 
@@ -100,18 +106,37 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     with ctx.workspace.authenticated():
         checked = await asyncio.to_thread(check_out_pull, repo, pull)
 
+    on_push = isinstance(ctx.event, PullRequestEvent) and ctx.event.action == "synchronize"
+    kind = requested_kind(ctx.inputs.review_scope, on_push=on_push, notes=ctx.command.instructions)
+    history = await asyncio.to_thread(load_review_history, ctx.github, number)
+    scope = await asyncio.to_thread(
+        plan_scope,
+        repo,
+        merge_base_sha=checked.merge_base,
+        head=checked.head_sha,
+        history=history,
+        kind=kind,
+    )
+
     context = RunContext(
         repo_dir=repo, make_driver=ctx.make_driver, profile=ctx.profile, sinks=ctx.sinks
     )
     start = ExecutionState(issue=agent_issue(pull))
     try:
-        state = await run_review(start, context, base_ref=checked.merge_base)
+        state = await run_review(start, context, base_ref=scope.base, scope=scope)
     except StageFailedError as error:
         await post_tool_errors(ctx.github, number, error.state.tool_results, ctx.redactor)
         raise
-    review = state.last_review
-    if review is None:
+    if state.last_review is None:
         return ModeOutcome(conclusion="failure", failure_reason="the reviewer gave no verdict")
+    push_diff = ""
+    if scope.kind == "incremental" and state.last_review.fixed:
+        push_diff = await asyncio.to_thread(
+            diff, repo, scope.base, head=scope.head, merge_base=False
+        )
+    settled = settle(state.last_review, history, scope, push_diff=push_diff, redactor=ctx.redactor)
+    review = settled.result
+    state = state.evolve(last_review=review)
 
     # GitHub's diff places inline comments as GitHub shows them; for a diff too large for
     # GitHub (406) or none at all, the checkout's own diff of the same commits does.
@@ -125,7 +150,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     if diff_text is None or not diff_text.strip():
         diff_text = await asyncio.to_thread(diff, repo, checked.merge_base, head=checked.head_sha)
     setting = ctx.inputs.review_event
-    notes = [steering_note(checked.restored)]
+    notes = [render_earlier_findings(settled), steering_note(checked.restored)]
     if setting in ("APPROVE", "AUTO"):
         author = await asyncio.to_thread(
             may_trigger, ctx.github, pull.author, ctx.inputs.allowed_users
@@ -143,7 +168,9 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         ctx.redactor,
         setting,
         note="\n\n".join(note for note in notes if note),
+        scope=scope,
     )
+    await close_fixed(ctx.github, number, settled.fixed, checked.head_sha, warn=ctx.io.warning)
     await post_tool_errors(ctx.github, number, state.tool_results, ctx.redactor)
     links = (("Review", posted.html_url),) if posted.html_url else ()
     return ModeOutcome(

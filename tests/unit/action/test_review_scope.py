@@ -1,0 +1,185 @@
+"""What a review covers, and what the findings earlier reviews left open mean for it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from amelia.action.earlier_findings import render_earlier_findings, settle
+from amelia.action.review_scope import follows, plan_scope, requested_kind
+from amelia.config import ReviewScopeSetting
+from amelia.core.state import ReviewComment, ReviewKind, ReviewResult, ReviewScope, Severity
+from amelia.github.client import ReviewCommentInfo, ReviewInfo, ReviewThreadInfo
+from amelia.github.markers import review_marker, reviewed_commit
+from amelia.github.review_history import (
+    OpenFinding,
+    ReviewHistory,
+    load_review_history,
+    split_finding,
+)
+from tests.git_helpers import IDENTITY, git, init_repo
+
+OLD, NEW = "a" * 40, "b" * 40
+
+
+@pytest.mark.parametrize(
+    ("setting", "on_push", "notes", "expected"),
+    [
+        ("auto", True, "", "incremental"),
+        ("auto", False, "", "full"),
+        ("auto", False, "please, incremental", "incremental"),
+        ("auto", False, "Incremental please", "incremental"),
+        ("full", True, "", "full"),
+        ("full", False, "incremental", "incremental"),  # the command asked for it
+        ("incremental", False, "", "incremental"),
+        ("incremental", True, "full", "full"),
+    ],
+)
+def test_requested_kind(
+    setting: ReviewScopeSetting, on_push: bool, notes: str, expected: ReviewKind
+) -> None:
+    assert requested_kind(setting, on_push=on_push, notes=notes) == expected
+
+
+def test_an_increment_needs_the_last_reviewed_commit_below_the_head(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo", {"a.py": "a = 1\n"})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "a.py").write_text("a = 2\n")
+    git(repo, *IDENTITY, "commit", "-qam", "two")
+    old = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "b.py").write_text("b = 1\n")
+    git(repo, "add", "b.py")
+    git(repo, *IDENTITY, "commit", "-qm", "three")
+    head = git(repo, "rev-parse", "HEAD").strip()
+
+    assert follows(repo, old, head)
+    assert not follows(repo, head, head)  # nothing new since
+    assert not follows(repo, head, old)
+    assert not follows(repo, "f" * 40, head)  # force-pushed away: not here at all
+
+    history = ReviewHistory(last_reviewed=old)
+    scope = plan_scope(repo, merge_base_sha=base, head=head, history=history, kind="incremental")
+    assert (scope.kind, scope.base, scope.changed_files) == ("incremental", old, ("a.py", "b.py"))
+    rewritten = ReviewHistory(last_reviewed="f" * 40)
+    scope = plan_scope(repo, merge_base_sha=base, head=head, history=rewritten, kind="incremental")
+    assert (scope.kind, scope.base) == ("full", base)
+
+
+def test_only_the_first_line_of_a_review_names_the_reviewed_commit() -> None:
+    assert reviewed_commit(f"{review_marker(OLD)}\n## amelia review") == OLD
+    assert reviewed_commit(f"Looks fine\n{review_marker(OLD)}") is None
+    assert reviewed_commit(review_marker("not-a-sha")) is None
+    assert split_finding("**major**: x is wrong\n\n```suggestion\nx = 1\n```") == (
+        "major",
+        "x is wrong",
+    )
+
+
+class _GitHub:
+    """Reviews as GitHub lists them, and who has which role."""
+
+    def __init__(self, reviews: list[ReviewInfo], roles: dict[str, str]) -> None:
+        self.reviews = reviews
+        self.roles = roles
+        self.comments = [
+            ReviewCommentInfo(id=10 + r.id, review_id=r.id, path="a.py", body="**major**: bad")
+            for r in reviews
+        ]
+
+    def list_reviews(self, pull_number: int) -> list[ReviewInfo]:
+        return self.reviews
+
+    def list_review_comments(self, pull_number: int) -> list[ReviewCommentInfo]:
+        return self.comments
+
+    def list_review_threads(self, pull_number: int) -> list[ReviewThreadInfo]:
+        return [
+            ReviewThreadInfo(id=f"T{c.id}", is_resolved=False, comment_ids=(c.id,))
+            for c in self.comments
+        ]
+
+    def get_permission(self, user: str) -> str:
+        return self.roles.get(user, "none")
+
+
+def _review(review_id: int, commit: str, author: str, author_type: str = "User") -> ReviewInfo:
+    body = f"{review_marker(commit)}\n## amelia review"
+    return ReviewInfo(
+        id=review_id, state="COMMENTED", body=body, author=author, author_type=author_type
+    )
+
+
+def test_a_marker_counts_only_from_a_bot_or_someone_with_write_access() -> None:
+    amelia = _review(1, OLD, "github-actions[bot]", "Bot")
+    forged = _review(2, NEW, "outsider")  # would make the next increment empty
+    history = load_review_history(_GitHub([amelia, forged], {"outsider": "read"}), 7)
+    assert history.last_reviewed == OLD
+    assert [f.comment.review_id for f in history.open_findings] == [1]
+
+    maintainer = _review(3, NEW, "maintainer")  # amelia running with a person's token
+    history = load_review_history(_GitHub([amelia, maintainer], {"maintainer": "write"}), 7)
+    assert history.last_reviewed == NEW
+    assert load_review_history(_GitHub([forged], {}), 7) == ReviewHistory()
+
+
+def _open(comment_id: int, severity: Severity, text: str, line: int = 5) -> OpenFinding:
+    comment = ReviewCommentInfo(
+        id=comment_id,
+        path="a.py",
+        original_line=line,
+        original_commit_id=OLD,
+        body=f"**{severity}**: {text}",
+        html_url=f"https://github.example/o/r/pull/1#discussion_r{comment_id}",
+    )
+    return OpenFinding(comment=comment, thread_id=f"T{comment_id}", severity=severity, text=text)
+
+
+PUSH_DIFF = "--- a/a.py\n+++ b/a.py\n@@ -4,3 +4,3 @@\n x\n-y\n+z\n w\n"
+"""The push changes a.py's lines 4 to 6."""
+
+
+def _scope(kind: ReviewKind) -> ReviewScope:
+    return ReviewScope(kind=kind, base=OLD, head=NEW)
+
+
+def test_a_finding_still_open_is_not_posted_again() -> None:
+    history = ReviewHistory(last_reviewed=OLD, open_findings=(_open(1, "minor", "Name it x"),))
+    result = ReviewResult(
+        verdict="changes_requested",
+        summary="s",
+        comments=(
+            ReviewComment(path="a.py", line=9, body="name  it X"),  # same words, other line
+            ReviewComment(path="b.py", line=9, body="Name it x"),  # another file
+        ),
+    )
+    for kind in ("full", "incremental"):
+        settled = settle(result, history, _scope(kind))
+        assert [c.path for c in settled.result.comments] == ["b.py"]
+        assert settled.repeats == 1
+    note = render_earlier_findings(settled)
+    assert "1 still open" in note and "discussion_r1" in note and "not posted again" in note
+
+
+def test_fixed_needs_the_push_to_change_the_findings_lines() -> None:
+    touched, elsewhere = _open(1, "major", "bad y", line=5), _open(2, "major", "bad q", line=40)
+    history = ReviewHistory(last_reviewed=OLD, open_findings=(touched, elsewhere))
+    result = ReviewResult(verdict="approved", summary="s", fixed=(1, 2, 99))
+
+    settled = settle(result, history, _scope("incremental"), push_diff=PUSH_DIFF)
+    assert [f.comment.id for f in settled.fixed] == [1]
+    assert [f.comment.id for f in settled.still_open] == [2]
+    # The one left open is major: the verdict on the whole pull is not approved.
+    assert settled.result.verdict == "changes_requested" and settled.result.severity == "major"
+    assert "Not approved: 1 earlier finding(s)" in render_earlier_findings(settled)
+
+    # A full review reviews everything itself: nothing is marked fixed or held.
+    full = settle(result, history, _scope("full"), push_diff=PUSH_DIFF)
+    assert full.fixed == () and full.result.verdict == "approved"
+
+
+def test_open_minor_findings_do_not_hold_an_approval() -> None:
+    history = ReviewHistory(last_reviewed=OLD, open_findings=(_open(1, "minor", "nit"),))
+    result = ReviewResult(verdict="approved", summary="s")
+    settled = settle(result, history, _scope("incremental"))
+    assert settled.result.verdict == "approved" and settled.held_by == ()
