@@ -27,8 +27,10 @@ DriverType = Literal["cli:claude", "api:openai", "api:openrouter", "cli", "api"]
 DEFAULT_DRIVER: DriverType = "cli:claude"
 """The driver used when nobody chooses one."""
 
-ToolProfileName = Literal["read_only", "full"]
-"""Which tools a driver exposes to an agent: read-only exploration or full editing."""
+ToolProfileName = Literal["read_only", "full", "read_files"]
+"""Which tools a driver exposes to an agent: read-only exploration (files and read-only
+commands), full editing, or `read_files`: read-only file tools confined to the working
+directory and nothing else (no shell, no network), for content that must stay data."""
 
 AgentRole = Literal["architect", "developer", "reviewer"]
 """The agents of the pipeline."""

@@ -25,6 +25,7 @@ from amelia.drivers.read_only_policy import read_only_git_argv
 from amelia.errors import CommandRefused, PathRefused
 
 __all__ = [
+    "FILE_READING_TOOLS",
     "FULL_TOOLS",
     "MAX_LISTED_FILES",
     "MAX_SEARCHED_FILE_BYTES",
@@ -47,7 +48,8 @@ MAX_SEARCH_MATCHES = 200
 MAX_SEARCHED_FILE_BYTES = 2_000_000
 _SKIPPED_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".mypy_cache"})
 
-READ_ONLY_TOOLS = ("read_file", "list_files", "search_code", "run_shell_command")
+FILE_READING_TOOLS = ("read_file", "list_files", "search_code")
+READ_ONLY_TOOLS = (*FILE_READING_TOOLS, "run_shell_command")
 FULL_TOOLS = (*READ_ONLY_TOOLS, "write_file", "edit_file")
 
 
@@ -253,12 +255,15 @@ async def edit_file(
 
 
 def tools_for_profile(profile: ToolProfileName) -> list[Tool[ToolContext]]:
-    """`read_only` explores and inspects git history; `full` also runs commands and edits."""
-    reading = [
+    """`read_files` only reads files in the working directory (no shell of any kind);
+    `read_only` also inspects git history; `full` also runs commands and edits."""
+    reading: list[Tool[ToolContext]] = [
         Tool(read_file, takes_ctx=True),
         Tool(list_files, takes_ctx=True),
         Tool(search_code, takes_ctx=True),
     ]
+    if profile == "read_files":
+        return reading
     if profile == "read_only":
         return [*reading, Tool(run_read_only_git, takes_ctx=True, name="run_shell_command")]
     if profile == "full":
@@ -268,4 +273,6 @@ def tools_for_profile(profile: ToolProfileName) -> list[Tool[ToolContext]]:
             Tool(write_file, takes_ctx=True),
             Tool(edit_file, takes_ctx=True),
         ]
-    raise ValueError(f"unknown tool profile {profile!r}; expected 'read_only' or 'full'")
+    raise ValueError(
+        f"unknown tool profile {profile!r}; expected 'read_files', 'read_only' or 'full'"
+    )

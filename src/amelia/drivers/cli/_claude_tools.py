@@ -15,6 +15,9 @@ from amelia.core.types import ToolProfileName
 from amelia.drivers.read_only_policy import READ_ONLY_GIT_SUBCOMMANDS, READ_ONLY_PROGRAMS
 
 WEB_TOOLS = ("WebFetch", "WebSearch")
+FILE_READING_TOOLS = ("Read", "Glob", "Grep")
+"""The `read_files` profile: reading files and nothing else. Glob and Grep are not in the
+CLI's default set but exist when named in `tools` (measured)."""
 
 READ_ONLY_COMMANDS = (
     *sorted(READ_ONLY_PROGRAMS - {"git"}),
@@ -35,10 +38,23 @@ class ToolPermissions(BaseModel):
     tools: tuple[str, ...]
     allowed_tools: tuple[str, ...]
     permission_mode: str
+    setting_sources: tuple[str, ...] | None = None
+    """Which settings files the CLI reads (None: its defaults, which include the working
+    directory's CLAUDE.md and `.claude/`; empty: none at all, so nothing in the working
+    directory or under HOME configures the CLI: no instructions, hooks or MCP servers)."""
 
 
 def tool_permissions(profile: ToolProfileName, web_tools: bool = False) -> ToolPermissions:
-    """`read_only`: Read plus read-only Bash commands; `full`: Bash, Read, Write, Edit."""
+    """`read_only`: Read plus read-only Bash commands; `full`: Bash, Read, Write, Edit;
+    `read_files`: Read, Glob and Grep, no web tools whatever `web_tools` says, and no
+    settings files (the working directory is data: its CLAUDE.md must not instruct)."""
+    if profile == "read_files":
+        return ToolPermissions(
+            tools=FILE_READING_TOOLS,
+            allowed_tools=FILE_READING_TOOLS,
+            permission_mode="default",
+            setting_sources=(),
+        )
     web = WEB_TOOLS if web_tools else ()
     if profile == "read_only":
         bash_rules = tuple(f"Bash({command}:*)" for command in READ_ONLY_COMMANDS)

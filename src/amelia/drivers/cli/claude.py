@@ -22,13 +22,13 @@ from claude_agent_sdk import (
     ProcessError,
     query,
 )
-from claude_agent_sdk.types import PermissionMode, SystemPromptPreset
+from claude_agent_sdk.types import HookEvent, HookMatcher, PermissionMode, SystemPromptPreset
 from loguru import logger
 from pydantic import BaseModel, ValidationError
 
 from amelia.core.types import ToolProfileName
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, GenerateResult
-from amelia.drivers.cli._claude_hooks import read_only_bash_hooks
+from amelia.drivers.cli._claude_hooks import confined_file_hooks, read_only_bash_hooks
 from amelia.drivers.cli._claude_mapping import MessageMapper, extract_json_text
 from amelia.drivers.cli._claude_tools import tool_permissions
 from amelia.drivers.runtime import DriverEnvironment
@@ -119,13 +119,14 @@ class ClaudeCliDriver:
         permission_mode: PermissionMode = (
             "acceptEdits" if permissions.permission_mode == "acceptEdits" else "default"
         )
-        # Read-only Bash needs the hook: prefix rules cannot see options such as --output.
-        guarded = self.tool_profile == "read_only" and tools is None
         return ClaudeAgentOptions(
             tools=list(permissions.tools) if tools is None else tools,
             allowed_tools=list(permissions.allowed_tools) if tools is None else tools,
             permission_mode=permission_mode,
-            hooks=read_only_bash_hooks() if guarded else None,
+            hooks=self._hooks(Path(cwd)) if tools is None else None,
+            setting_sources=(
+                None if permissions.setting_sources is None else list(permissions.setting_sources)  # type: ignore[arg-type]
+            ),
             system_prompt=system_prompt,
             resume=session_id,
             model=self.model,
@@ -140,6 +141,15 @@ class ClaudeCliDriver:
                 else None
             ),
         )
+
+    def _hooks(self, cwd: Path) -> dict[HookEvent, list[HookMatcher]] | None:
+        """Read-only Bash needs a hook (prefix rules cannot see options such as --output);
+        `read_files` one that keeps the file tools inside `cwd`."""
+        if self.tool_profile == "read_only":
+            return read_only_bash_hooks()
+        if self.tool_profile == "read_files":
+            return confined_file_hooks(cwd)
+        return None
 
     async def execute_agentic(
         self,

@@ -295,6 +295,29 @@ async def test_read_only_profile_offers_read_tools_and_git_only(workdir: Path) -
     ]
 
 
+async def test_file_reading_profile_offers_file_tools_and_no_shell(workdir: Path) -> None:
+    offered: list[str] = []
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        offered.extend(tool.name for tool in info.function_tools)
+        return ModelResponse(parts=[TextPart("ok")])
+
+    await collect(ApiDriver(model=FunctionModel(answer), tool_profile="read_files"), "x", workdir)
+    assert sorted(offered) == ["list_files", "read_file", "search_code"]
+    # A model asking for a shell anyway gets no such tool, and nothing runs.
+    scripted = ScriptedModel(
+        [
+            ModelResponse(parts=[call("run_shell_command", {"command": "touch ran"}, "c1")]),
+            "done",
+        ]
+    )
+    messages = await collect(
+        ApiDriver(model=scripted.model, tool_profile="read_files"), "go", workdir
+    )
+    assert not (workdir / "ran").exists()
+    assert messages[-1].type == T.RESULT
+
+
 async def test_read_only_shell_refuses_writes(workdir: Path) -> None:
     scripted = ScriptedModel(
         [

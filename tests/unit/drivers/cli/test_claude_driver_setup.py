@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import deque
 
 import pytest
 
@@ -59,3 +60,15 @@ def test_profiles_never_bypass_permissions() -> None:
     assert {read_only.permission_mode, full.permission_mode} == {"default", "acceptEdits"}
     assert "WebFetch" not in full.tools
     assert "WebFetch" in tool_permissions("full", web_tools=True).tools
+
+
+def test_the_file_reading_profile_has_no_shell_no_network_and_reads_no_settings() -> None:
+    files = tool_permissions("read_files", web_tools=True)
+    assert files.tools == files.allowed_tools == ("Read", "Glob", "Grep")
+    assert files.permission_mode == "default"
+    assert files.setting_sources == ()
+    assert tool_permissions("read_only").setting_sources is None
+    driver = ClaudeCliDriver(tool_profile="read_files", web_tools=True)
+    options = driver._options("/tmp", None, "system", None, deque())
+    assert options.tools == ["Read", "Glob", "Grep"]
+    assert options.setting_sources == []  # no CLAUDE.md, settings or hooks of any directory

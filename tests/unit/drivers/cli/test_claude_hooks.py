@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from claude_agent_sdk.types import HookContext, HookInput
 
 from amelia.core.types import ToolProfileName
-from amelia.drivers.cli._claude_hooks import deny_unless_read_only, read_only_bash_hooks
+from amelia.drivers.cli._claude_hooks import (
+    confine_to,
+    confined_file_hooks,
+    deny_unless_read_only,
+    path_outside,
+    read_only_bash_hooks,
+)
 from amelia.drivers.cli.claude import ClaudeCliDriver
 
 NO_SIGNAL: HookContext = {"signal": None}
@@ -69,9 +76,54 @@ def test_the_hook_blocks_when_it_fails() -> None:
     assert matcher.hooks == [deny_unless_read_only]
 
 
-@pytest.mark.parametrize(("profile", "hooked"), [("read_only", True), ("full", False)])
-def test_only_the_read_only_profile_installs_the_hook(
-    profile: ToolProfileName, hooked: bool
-) -> None:
+@pytest.mark.parametrize(
+    ("profile", "hooked"), [("read_only", "Bash"), ("full", None), ("read_files", "Read|Glob|Grep")]
+)
+def test_each_profile_installs_its_own_hook(profile: ToolProfileName, hooked: str | None) -> None:
     options = ClaudeCliDriver(tool_profile=profile)._options("/tmp", None, "system", None, deque())
-    assert bool(options.hooks) is hooked
+    matchers = (options.hooks or {}).get("PreToolUse", [])
+    assert [matcher.matcher for matcher in matchers] == ([hooked] if hooked else [])
+
+
+@pytest.mark.parametrize(
+    ("value", "outside"),
+    [
+        ("src/app.py", False),
+        ("", False),
+        ("**/*.py", False),
+        ("src/**/x?.md", False),
+        ("../x", True),
+        ("src/../../x", True),
+        ("/etc/passwd", True),
+        ("/proc/1/environ", True),
+        ("/etc/*", True),
+        ("/**/environ", True),
+        ("link/secret", True),  # a symbolic link planted inside pointing out
+    ],
+)
+def test_paths_outside_the_directory(tmp_path: Path, value: str, outside: bool) -> None:
+    root = tmp_path / "head"
+    (root / "src").mkdir(parents=True)
+    (root / "link").symlink_to(tmp_path)
+    assert path_outside(root, value) is outside
+
+
+async def test_file_tools_are_held_inside_the_working_directory(tmp_path: Path) -> None:
+    hook = confine_to(tmp_path)
+
+    async def decision(tool: str, tool_input: dict[str, Any]) -> object:
+        answer = await hook(bash_call(tool_input, tool_name=tool), "t1", NO_SIGNAL)
+        specific = cast(dict[str, Any], answer).get("hookSpecificOutput") or {}
+        return cast(dict[str, Any], specific).get("permissionDecision")
+
+    assert await decision("Read", {"file_path": str(tmp_path / "a.py")}) is None
+    assert await decision("Read", {"file_path": "a.py"}) is None
+    assert await decision("Read", {"file_path": "/proc/1/environ"}) == "deny"
+    assert await decision("Glob", {"pattern": "**/*"}) is None
+    assert await decision("Glob", {"pattern": "*", "path": "/github/runner_temp"}) == "deny"
+    assert await decision("Grep", {"pattern": "token", "path": "/github/home"}) == "deny"
+    assert await decision("Grep", {"pattern": "token", "glob": "../**"}) == "deny"
+    assert await decision("Read", {"file_path": ["a"]}) == "deny"
+    assert await decision("StructuredOutput", {"verdict": "approved"}) is None
+    [matcher] = confined_file_hooks(tmp_path)["PreToolUse"]
+    assert matcher.on_failure == "block"
