@@ -1,4 +1,8 @@
-"""Raw JSONL transcripts of driver runs, kept outside the worktree under AMELIA_HOME."""
+"""JSONL transcripts of driver runs, kept outside the worktree under AMELIA_HOME.
+
+Each line is redacted before it is written (the run's secrets and token patterns), so the
+files later steps of a job can read, or an artifact upload publishes, hold no credential.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
+
+from amelia.redaction import Redactor
 
 __all__ = ["TranscriptWriter", "amelia_home", "new_transcript_path"]
 
@@ -36,10 +42,12 @@ def _plain(value: Any) -> Any:
 
 
 class TranscriptWriter:
-    """Appends one JSON line per message and flushes it, so a killed run keeps its lines."""
+    """Appends one redacted JSON line per message and flushes it, so a killed run keeps its
+    lines. Without a `redactor`, known token formats are still masked."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, redactor: Redactor | None = None) -> None:
         self.path = path
+        self.redactor = redactor if redactor is not None else Redactor()
         self._file: IO[str] | None = None
 
     def __enter__(self) -> TranscriptWriter:
@@ -61,5 +69,6 @@ class TranscriptWriter:
         if self._file is None:
             raise RuntimeError("TranscriptWriter used outside its context")
         record = {"at": datetime.now(UTC).isoformat(), "kind": kind, "message": payload}
-        self._file.write(json.dumps(record, default=_plain) + "\n")
+        line = self.redactor.redact_json(json.dumps(record, default=_plain))
+        self._file.write(line + "\n")
         self._file.flush()

@@ -47,13 +47,44 @@ class Redactor:
     """Masks known token formats and the exact values of the given secrets."""
 
     def __init__(self, secrets: Iterable[str] = (), min_length: int = 6) -> None:
-        kept = {s for s in secrets if len(s) >= min_length}
+        self._min_length = min_length
+        self._secrets: set[str] = set()
+        self._spellings: tuple[str, ...] = ()
+        self.add_secrets(secrets)
+
+    def add_secrets(self, secrets: Iterable[str]) -> None:
+        """Mask these values too from now on (e.g. a per-run token made after start)."""
+        self._secrets |= {s for s in secrets if len(s) >= self._min_length}
         # Tool inputs are posted as JSON, where a quote, backslash, control character or
         # non-ASCII letter of a secret is escaped: mask those spellings too.
-        spellings = kept | {
-            _json_escaped(s, ascii_only) for s in kept for ascii_only in (True, False)
+        spellings = self._secrets | {
+            _json_escaped(s, ascii_only) for s in self._secrets for ascii_only in (True, False)
         }
         self._spellings = tuple(sorted(spellings, key=len, reverse=True))
+
+    def redact_json(self, text: str) -> str:
+        """`text`, one JSON document, with every secret masked, still valid JSON.
+
+        Masking the text itself keeps its layout and is all it takes when no pattern
+        reaches across a string's closing quote; otherwise every string of the parsed
+        document is masked on its own and the document written anew."""
+        cleaned = self.redact(text)
+        if cleaned == text:
+            return text
+        try:
+            json.loads(cleaned)
+        except ValueError:
+            return json.dumps(self._redact_tree(json.loads(text)), ensure_ascii=False)
+        return cleaned
+
+    def _redact_tree(self, value: object) -> object:
+        if isinstance(value, str):
+            return self.redact(value)
+        if isinstance(value, list):
+            return [self._redact_tree(item) for item in value]
+        if isinstance(value, dict):
+            return {self.redact(str(k)): self._redact_tree(v) for k, v in value.items()}
+        return value
 
     def redact(self, text: str) -> str:
         """`text` with every secret replaced by `***`.

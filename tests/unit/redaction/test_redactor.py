@@ -72,3 +72,11 @@ def test_redaction_is_stable(secrets: list[str], text: str) -> None:
     redactor = Redactor(secrets)
     once = redactor.redact(text + secrets[0])
     assert redactor.redact(once) == once
+
+
+def test_a_secret_learnt_at_run_time_is_masked_from_then_on() -> None:
+    redactor = Redactor(["first-secret"])
+    assert redactor.redact("late-token-value") == "late-token-value"
+    redactor.add_secrets(["late-token-value", "short"])
+    assert redactor.redact("first-secret late-token-value short") == "*** *** short"
+    assert redactor.redact('{"k": "late-token-value"}') == '{"k": "***"}'

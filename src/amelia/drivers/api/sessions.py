@@ -1,4 +1,8 @@
-"""Conversation history of API-driver sessions, kept as pydantic-ai JSON under AMELIA_HOME."""
+"""Conversation history of API-driver sessions, kept as pydantic-ai JSON under AMELIA_HOME.
+
+Histories are redacted before they are written, like transcripts: a resumed session sees
+`***` where a secret was.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from pydantic import ValidationError
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 
 from amelia.errors import DriverError
+from amelia.redaction import Redactor
 
 __all__ = ["SessionStore", "new_session_id"]
 
@@ -24,8 +29,9 @@ def new_session_id() -> str:
 class SessionStore:
     """`<home>/sessions/<id>.json`: the full message history after each finished run."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, *, redactor: Redactor | None = None) -> None:
         self.directory = home / "sessions"
+        self.redactor = redactor if redactor is not None else Redactor()
 
     def path(self, session_id: str) -> Path:
         if not _SESSION_ID.fullmatch(session_id):
@@ -47,6 +53,7 @@ class SessionStore:
         path = self.path(session_id)
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".json.tmp")
-        partial.write_bytes(ModelMessagesTypeAdapter.dump_json(messages, indent=1))
+        text = ModelMessagesTypeAdapter.dump_json(messages, indent=1).decode("utf-8")
+        partial.write_text(self.redactor.redact_json(text), encoding="utf-8")
         partial.replace(path)  # atomic, so a crash never leaves half a history
         return path
