@@ -1,9 +1,13 @@
 """The `amelia` command line.
 
-`amelia action` with no arguments, what the Action's container runs on every event, starts
-the engine at once: it skips importing typer and building every command's options, which
-cost ~40 ms of CPU before the first GitHub request. Everything else goes through the typer
-app, whose help is plain text. Commands import their heavy dependencies lazily.
+Commands that run agents (`action`, `run`, `plan`, `implement`, `review`) first restart
+the process without credentials in its environment, handing them over through a pipe
+(`amelia.isolation.handoff`), so no `/proc/<pid>/environ` of amelia shows one to an
+agent's tool. `amelia action` with no arguments, what the Action's container runs on every
+event, then starts the engine at once: it skips importing typer and building every
+command's options, which cost ~40 ms of CPU before the first GitHub request. Everything
+else goes through the typer app, whose help is plain text. Commands import their heavy
+dependencies lazily.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ if TYPE_CHECKING:
 __all__ = ["build_app", "main"]
 
 HELP = "Turn an issue into a reviewed change: plan, implement, review."
+AGENT_COMMANDS = frozenset({"action", "run", "plan", "implement", "review"})
+"""The commands that run agents: no credential may stay in their process's environment."""
 
 
 @cache
@@ -74,8 +80,30 @@ def __getattr__(name: str) -> typer.Typer:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _isolate(command: str) -> None:
+    """Restart without credentials in the environment (`amelia.isolation.handoff`), or
+    stop with one line and exit 1 when that fails."""
+    from amelia.errors import exit_code_for
+    from amelia.isolation.handoff import IsolationError, isolate_secrets
+
+    try:
+        isolate_secrets()
+    except IsolationError as error:
+        if command == "action":
+            from amelia.action.workflow_io import WorkflowIO
+
+            WorkflowIO().error(f"amelia: {error.message}")
+        else:
+            print(f"error: {error.message}", file=sys.stderr)
+        sys.exit(exit_code_for(error))
+
+
 def main() -> None:
-    """The console script."""
+    """The console script. Commands that run agents first restart amelia without
+    credentials in its environment, before anything else is loaded."""
+    command = sys.argv[1] if len(sys.argv) > 1 else ""
+    if command in AGENT_COMMANDS:
+        _isolate(command)
     if sys.argv[1:] == ["action"]:
         from amelia.action.runner import run_action
 

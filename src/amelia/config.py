@@ -44,10 +44,12 @@ from amelia.core.types import DEFAULT_DRIVER, DriverType
 from amelia.errors import BranchNameError, ConfigError
 from amelia.git.names import validate_branch_name
 from amelia.github.options import DEFAULT_TIMEOUT, RetryPolicy, ReviewEvent
+from amelia.isolation.handoff import handed_over_secrets
 from amelia.redaction import secret_values
 
 __all__ = [
     "CONTAINER_HOME",
+    "GATEWAY_TOKEN_VARIABLE",
     "MODEL_KEY_VARIABLES",
     "ActionInputs",
     "AmeliaVariables",
@@ -79,6 +81,9 @@ MODEL_KEY_VARIABLES: dict[str, str] = {
     "openrouter_api_key": "OPENROUTER_API_KEY",
 }
 """Key inputs, and the variable each model SDK reads the key from."""
+
+GATEWAY_TOKEN_VARIABLE = "ANTHROPIC_AUTH_TOKEN"  # noqa: S105 (a name, not a secret)
+"""The bearer token of an LLM gateway at ANTHROPIC_BASE_URL (no input: set in `env:`)."""
 
 _SAFE_PREFIX = re.compile(r"^[A-Za-z0-9._/-]*$")
 _PHRASE = re.compile(r"^\S{1,40}$")
@@ -384,12 +389,15 @@ class Settings(BaseModel):
 
     def model_credentials(self) -> dict[str, str]:
         """The model keys for the drivers, under the variables their SDKs read: a variable
-        set in the environment wins over the key input of the same model."""
+        set in the environment wins over the key input of the same model; a gateway's
+        ANTHROPIC_AUTH_TOKEN comes from the environment only."""
         found = {
             variable: value
             for field, variable in MODEL_KEY_VARIABLES.items()
             if (value := self._secret(variable) or self._input_secret(field))
         }
+        if gateway := self._secret(GATEWAY_TOKEN_VARIABLE):
+            found[GATEWAY_TOKEN_VARIABLE] = gateway
         return found
 
     def secret_values(self) -> list[str]:
@@ -457,10 +465,16 @@ def load_settings(
     """Build the run's settings from `environ` (default: this process's environment).
 
     `secrets` are variables handed over without the environment (e.g. through a pipe):
-    read like the rest, never passed on to child processes. Raises `ConfigError`.
+    read like the rest, never passed on to child processes. By default, reading this
+    process's environment, they are the credentials the restart at start-up handed over
+    (`amelia.isolation.handoff`). Raises `ConfigError`.
     """
-    base = dict(process_environment() if environ is None else environ)
-    handed = dict(secrets or {})
+    if environ is None:
+        base = process_environment()
+        handed = dict(handed_over_secrets() if secrets is None else secrets)
+    else:
+        base = dict(environ)
+        handed = dict(secrets or {})
     variables = {**base, **handed}
     runner = load_runner(variables)
     inputs = load_inputs(variables)

@@ -146,3 +146,33 @@ def test_a_blank_model_means_the_drivers_default_and_plan_dir_dot_the_top(
     assert inputs.model is None
     assert inputs.plan_dir == "."
     assert plan_path_pattern(inputs.plan_dir) == "{date}-issue-{number}-{slug}.md"
+
+
+def test_after_the_restart_the_redactor_masks_the_secrets_and_no_ordinary_input(
+    tmp_path: Path,
+) -> None:
+    """As `amelia action` runs on a runner: every input of action.yml with its default in
+    the environment, the secret ones handed over apart; every other input reads in clear."""
+    from amelia.redaction import MASK, SECRET_INPUTS, Redactor
+    from amelia.testing.action_inputs import declared_inputs
+
+    key = "sk-ant-api03-" + "h" * 30
+    passed = {**runner_environment(anthropic_api_key=key), "GITHUB_TOKEN": "ghs_" + "J" * 36}
+    handed = {name: passed.pop(name) for name in [*SECRET_INPUTS, "GITHUB_TOKEN"] if name in passed}
+    settings = load_settings(passed, secrets=handed, container_home=tmp_path / "absent")
+    redactor = Redactor(settings.secret_values())
+
+    for value in handed.values():
+        if value:
+            assert redactor.redact(f"<{value}>") == f"<{MASK}>"
+    ordinary = {
+        name: value
+        for name, value in declared_inputs().items()
+        if f"INPUT_{name.upper()}" not in SECRET_INPUTS and value
+    }
+    assert {"trigger_phrase", "plan_dir", "branch_prefix", "driver", "review_event"} <= set(
+        ordinary
+    )
+    for value in ordinary.values():
+        text = f"new branch {value}issue-1, run `{value} plan`"
+        assert redactor.redact(text) == text, value

@@ -43,6 +43,7 @@ from amelia.redaction import Redactor
 if TYPE_CHECKING:
     from amelia.action.workspace import Workspace
     from amelia.core.types import Profile
+    from amelia.drivers.runtime import DriverEnvironment
     from amelia.github.client import GitHubClient
     from amelia.pipeline.sinks import Sink
 
@@ -135,19 +136,25 @@ class _Engine:
             if refused is not None:
                 return report_without_mode(self.io, "refused", f"amelia: refused: {refused}")
 
+        from amelia.action.agent_runtime import agent_runtime
         from amelia.action.log_groups import LogGroupSink
 
-        groups = LogGroupSink(self.io, self.redactor)
-        context = self._shared_context(command, event, settings, github, repo, dry_run, groups)
-        try:
-            if mode.prepare is None:
-                await self._open_progress(mode, context)
-            outcome = await self._guarded(mode, context)
-        finally:
-            # The mode has returned (or crashed): every agent has ended and our last push is
-            # done, so the checkout may hold its token again for the job's later steps.
-            self._restore_credentials(context.workspace)
-        groups.close()
+        # Modes that prepare a checkout run agents in it: they get the credential proxy.
+        runtime = agent_runtime(settings, self.redactor, runs_agents=mode.needs_workspace)
+        async with runtime as environment:
+            groups = LogGroupSink(self.io, self.redactor)
+            context = self._shared_context(
+                command, event, settings, github, repo, dry_run, groups, environment
+            )
+            try:
+                if mode.prepare is None:
+                    await self._open_progress(mode, context)
+                outcome = await self._guarded(mode, context)
+            finally:
+                # The mode has returned (or crashed): every agent has ended and our last
+                # push is done, so the checkout may hold its token again for later steps.
+                self._restore_credentials(context.workspace)
+            groups.close()
         return await report_outcome(mode.name, context, outcome)
 
     def _shared_context(
@@ -159,10 +166,11 @@ class _Engine:
         repo: str,
         dry_run: bool,
         log_groups: Sink,
+        environment: DriverEnvironment,
     ) -> ModeContext:
-        """What every mode gets: the checkout, the profile, the drivers, the log groups."""
+        """What every mode gets: the checkout, the profile, the drivers (started from
+        `environment`), the log groups."""
         from amelia.action.workspace import Workspace
-        from amelia.drivers.runtime import DriverEnvironment
         from amelia.pipeline import default_make_driver
 
         workspace = Workspace(
@@ -171,13 +179,6 @@ class _Engine:
             dry_run=dry_run,
             artifacts_dir=settings.artifacts_dir,
             on_runner=settings.runner.actions,
-        )
-        # The drivers get the model keys and the environment their processes start from
-        # here, explicitly; transcripts go where later steps of the job can read them.
-        environment = DriverEnvironment(
-            inherited=settings.environ,
-            credentials=settings.model_credentials(),
-            home=settings.action_home,
         )
         profile = _profile(settings)
         return ModeContext(

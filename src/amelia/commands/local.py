@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -19,8 +20,14 @@ import typer
 from amelia.errors import EXIT_FAILED, AmeliaError, BadInputError, GitError, exit_code_for
 
 if TYPE_CHECKING:
+    from amelia.config import Settings
     from amelia.core.state import ExecutionState
+    from amelia.core.types import Profile
+    from amelia.isolation.model_access import ModelAccess
+    from amelia.isolation.upstreams import Upstream
     from amelia.pipeline import RunContext
+    from amelia.pipeline.sinks import Sink
+    from amelia.redaction import Redactor
 
 __all__ = [
     "DriverOption",
@@ -107,13 +114,45 @@ def _read_text(path: Path, what: str) -> str:
         raise BadInputError(f"cannot read {what} {path}: {error}") from None
 
 
-def _context(
+@dataclass(frozen=True)
+class _Run:
+    """What a local command runs with, checked before anything is printed."""
+
+    repo: Path
+    key: str
+    profile: Profile
+    settings: Settings
+    upstreams: list[Upstream]
+    redactor: Redactor
+
+    def context(self, access: ModelAccess, sinks: list[Sink]) -> RunContext:
+        """The pipeline's context; the drivers reach their models through `access`."""
+        from amelia.drivers.runtime import DriverEnvironment
+        from amelia.pipeline import RunContext, default_make_driver
+
+        if access.token is not None:
+            self.redactor.add_secrets([access.token])
+        environment = DriverEnvironment(
+            inherited=self.settings.environ,
+            credentials=access.environment,
+            home=self.settings.amelia.home,
+            redactor=self.redactor,
+        )
+        make_driver = default_make_driver(
+            self.profile, driver_key=self.key, environment=environment
+        )
+        return RunContext(
+            repo_dir=self.repo, make_driver=make_driver, profile=self.profile, sinks=sinks
+        )
+
+
+def _prepare_run(
     repo: Path,
     driver: str | None,
     model: str | None,
     max_turns: int | None,
-) -> RunContext:
-    """The run's context, once the driver is known to reach its model (else bad input)."""
+) -> _Run:
+    """The run's choices, once the driver is known to reach its model (else bad input)."""
     from typing import get_args
 
     from amelia.config import load_settings
@@ -121,7 +160,8 @@ def _context(
     from amelia.drivers.credentials import missing_credentials
     from amelia.drivers.factory import DriverFactory
     from amelia.drivers.runtime import DriverEnvironment
-    from amelia.pipeline import RunContext, default_make_driver
+    from amelia.isolation.model_access import model_upstreams
+    from amelia.redaction import Redactor
 
     settings = load_settings()
     key = DriverFactory.resolve_key(driver or settings.amelia.driver)
@@ -132,18 +172,18 @@ def _context(
     if key in get_args(DriverType):
         profile_fields["driver"] = key
     profile = Profile.model_validate(profile_fields)
-    environment = DriverEnvironment(
-        inherited=settings.environ,
-        credentials=settings.model_credentials(),
-        home=settings.amelia.home,
-    )
-    problem = missing_credentials(key, profile.model, environment)
+    credentials = settings.model_credentials()
+    held = DriverEnvironment(inherited=settings.environ, credentials=credentials)
+    problem = missing_credentials(key, profile.model, held)
     if problem is not None:
         raise BadInputError(problem)
-    return RunContext(
-        repo_dir=repo,
-        make_driver=default_make_driver(profile, driver_key=key, environment=environment),
+    return _Run(
+        repo=repo,
+        key=key,
         profile=profile,
+        settings=settings,
+        upstreams=model_upstreams(credentials, settings.environ),
+        redactor=Redactor(settings.secret_values()),
     )
 
 
@@ -155,20 +195,26 @@ def _run_stage(
     transcript: Path | None,
     stage: Callable[[RunContext], Awaitable[ExecutionState]],
 ) -> ExecutionState:
-    """Run one pipeline stage in `root` with the terminal, log and optional transcript sinks."""
-    from dataclasses import replace
+    """Run one pipeline stage in `root` with the terminal, log and optional transcript sinks.
 
-    from amelia.pipeline.sinks import JsonlTranscriptSink, Sink, TerminalProgressSink, log_sink
+    The model keys stay in this process: the drivers get the credential proxy's URL and
+    per-run token (`amelia.isolation.model_access`), so neither the Claude Code CLI nor an
+    agent's tool holds the user's key in its environment."""
+    from amelia.isolation.model_access import model_access
+    from amelia.pipeline.sinks import JsonlTranscriptSink, TerminalProgressSink, log_sink
 
     # Before any output: a driver that cannot reach its model is one line, not a failed run.
-    context = _context(root, driver, model, max_turns)
+    run = _prepare_run(root, driver, model, max_turns)
 
     async def main() -> ExecutionState:
-        async with TerminalProgressSink(sys.stderr) as progress:
+        async with (
+            model_access(run.upstreams) as access,
+            TerminalProgressSink(sys.stderr) as progress,
+        ):
             sinks: list[Sink] = [progress, log_sink]
             if transcript is not None:
                 sinks.append(JsonlTranscriptSink(transcript))
-            return await stage(replace(context, sinks=sinks))
+            return await stage(run.context(access, sinks))
 
     import asyncio
 

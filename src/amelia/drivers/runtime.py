@@ -4,7 +4,8 @@ amelia reads its own process environment in one place (`amelia.config`) and pass
 result down: a driver never looks at the process environment itself. `inherited` is what
 the driver's child processes (the Claude Code CLI, an agent's shell commands) start from,
 minus its secrets; `credentials` are the variables that reach the model (API keys, base
-URLs), for this driver only; `home` is where transcripts and sessions go.
+URLs), for this driver only; `home` is where transcripts and sessions go, masked by
+`redactor`; `cli_config_dir` is the Claude Code CLI's own configuration directory.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from amelia.redaction import Redactor
 
 __all__ = ["DriverEnvironment"]
 
@@ -26,6 +29,12 @@ class DriverEnvironment:
     """Variables the model connection needs (e.g. OPENAI_API_KEY, ANTHROPIC_BASE_URL)."""
     home: Path | None = None
     """Transcripts and sessions go under it; None: `~/.amelia`."""
+    redactor: Redactor | None = field(default=None, repr=False)
+    """Masks the run's secrets in what the driver writes under `home`; None: token
+    patterns only."""
+    cli_config_dir: Path | None = None
+    """Where the Claude Code CLI keeps its configuration and sessions (CLAUDE_CONFIG_DIR);
+    None: the CLI's own default, `~/.claude`."""
 
     def lookup(self, name: str) -> str:
         """`name` from the credentials, else from the inherited environment, else ""."""

@@ -3,7 +3,7 @@ the environments handed to child processes. A leaf: it imports nothing else from
 the git layer, the drivers and the GitHub layer can all use it."""
 
 from amelia.redaction.environment import (
-    MODEL_CONNECTION_VARS,
+    CLAUDE_CONNECTION_VARS,
     blanking_overrides,
     scrubbed_environment,
     secret_values,
@@ -12,8 +12,8 @@ from amelia.redaction.names import SECRET_INPUTS, is_secret_name, secret_variabl
 from amelia.redaction.redactor import MASK, Redactor
 
 __all__ = [
+    "CLAUDE_CONNECTION_VARS",
     "MASK",
-    "MODEL_CONNECTION_VARS",
     "SECRET_INPUTS",
     "Redactor",
     "blanking_overrides",

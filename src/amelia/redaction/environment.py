@@ -14,19 +14,21 @@ from collections.abc import Iterable, Mapping
 from amelia.redaction.names import is_secret_name
 
 __all__ = [
-    "MODEL_CONNECTION_VARS",
+    "CLAUDE_CONNECTION_VARS",
     "blanking_overrides",
     "scrubbed_environment",
     "secret_values",
 ]
 
-MODEL_CONNECTION_VARS = (
-    "ANTHROPIC_API_KEY",
+CLAUDE_CONNECTION_VARS = (
     "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_API_KEY",
     "ANTHROPIC_AUTH_TOKEN",
     "CLAUDE_CODE_OAUTH_TOKEN",
 )
-"""What the Claude Code CLI needs to reach its model; nothing else secret passes."""
+"""How the Claude Code CLI reaches its model. A driver takes them from the credentials it
+is handed (amelia hands over the credential proxy's URL and per-run token), never from the
+environment it inherits, so a real key in amelia's environment cannot reach the CLI."""
 
 
 def scrubbed_environment(base: Mapping[str, str], allow: Iterable[str] = ()) -> dict[str, str]:

@@ -4,7 +4,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from amelia.redaction import (
-    MODEL_CONNECTION_VARS,
     blanking_overrides,
     is_secret_name,
     scrubbed_environment,
@@ -29,10 +28,11 @@ PARENT = {
 }
 
 
-def test_scrub_keeps_what_the_model_needs_and_drops_secrets() -> None:
-    env = scrubbed_environment(allow=MODEL_CONNECTION_VARS, base=PARENT)
+def test_scrub_keeps_what_is_allowed_and_drops_secrets() -> None:
+    env = scrubbed_environment(allow=["ANTHROPIC_API_KEY"], base=PARENT)
     assert env["PATH"] == "/usr/bin"
     assert env["ANTHROPIC_API_KEY"] == "sk-ant-xyz123"
+    assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:1"
     assert env["GITHUB_REPOSITORY"] == "o/r"
     # Ordinary inputs are plain text, only the secret inputs are secrets.
     assert env["INPUT_DRIVER"] == "cli:claude"
@@ -53,12 +53,14 @@ def test_tools_get_no_model_key_either() -> None:
     assert "HOME" in env
 
 
-def test_blanking_overrides_cover_every_secret() -> None:
-    overrides = blanking_overrides(allow=MODEL_CONNECTION_VARS, base=PARENT)
+def test_blanking_overrides_cover_every_secret_the_model_key_too() -> None:
+    overrides = blanking_overrides(base=PARENT)
     assert overrides["GITHUB_TOKEN"] == ""
     assert overrides["INPUT_OPENAI_API_KEY"] == ""
-    assert "ANTHROPIC_API_KEY" not in overrides
+    assert overrides["ANTHROPIC_API_KEY"] == ""
     assert "PATH" not in overrides
+    assert "ANTHROPIC_BASE_URL" not in overrides
+    assert "ANTHROPIC_API_KEY" not in blanking_overrides(base=PARENT, allow=["ANTHROPIC_API_KEY"])
 
 
 def test_secret_values_longest_first() -> None:

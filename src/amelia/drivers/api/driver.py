@@ -176,12 +176,14 @@ class ApiDriver:
         validate_prompt(prompt, instructions)
         _require_directory(cwd)
         home = amelia_home(self.amelia_home)
-        store = SessionStore(home)
+        store = SessionStore(home, redactor=self.environment.redactor)
         history: list[ModelMessage] = store.load(session_id) if session_id else []
         run_session_id = session_id or new_session_id()
         self.last_transcript_path = new_transcript_path(home, f"api-{run_session_id[:12]}")
         async with self._model() as model:
-            with TranscriptWriter(self.last_transcript_path) as transcript:
+            with TranscriptWriter(
+                self.last_transcript_path, redactor=self.environment.redactor
+            ) as transcript:
                 async for message in self._run(
                     model, prompt, cwd, history, instructions, schema, run_session_id, store
                 ):

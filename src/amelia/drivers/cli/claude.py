@@ -34,7 +34,7 @@ from amelia.drivers.cli._claude_tools import tool_permissions
 from amelia.drivers.runtime import DriverEnvironment
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
 from amelia.errors import DriverError
-from amelia.redaction import MODEL_CONNECTION_VARS, blanking_overrides
+from amelia.redaction import CLAUDE_CONNECTION_VARS, blanking_overrides
 from amelia.text import one_line
 
 __all__ = ["QUIET_CLI_ENV", "ClaudeCliDriver", "validate_answer"]
@@ -89,17 +89,19 @@ class ClaudeCliDriver:
         """The tools the CLI announced for the last run (from its init message)."""
 
     def cli_environment(self) -> dict[str, str]:
-        """What `options.env` carries: blanked secrets, the model connection the CLI does
-        not inherit already, quiet defaults, the caller's additions."""
-        inherited = self.environment.inherited
+        """What `options.env` carries: every inherited secret blanked (the model's keys
+        too), the model connection from the credentials only (amelia hands over the
+        credential proxy's URL and token, and blanks the other key variables), the
+        configuration directory, quiet defaults, the caller's additions."""
+        credentials = self.environment.credentials
         connection = {
-            name: value
-            for name in MODEL_CONNECTION_VARS
-            if (value := self.environment.credentials.get(name)) and inherited.get(name) != value
+            name: credentials[name] for name in CLAUDE_CONNECTION_VARS if name in credentials
         }
+        config_dir = self.environment.cli_config_dir
         return {
-            **blanking_overrides(self.environment.inherited, allow=MODEL_CONNECTION_VARS),
+            **blanking_overrides(self.environment.inherited),
             **connection,
+            **({} if config_dir is None else {"CLAUDE_CONFIG_DIR": str(config_dir)}),
             **QUIET_CLI_ENV,
             **self.extra_env,
         }
@@ -182,7 +184,7 @@ class ClaudeCliDriver:
         self.last_transcript_path = transcript_path
         logger.info("Claude Code run in {} — transcript {}", cwd, transcript_path)
         deadline = None if self.timeout_seconds is None else time.monotonic() + self.timeout_seconds
-        with TranscriptWriter(transcript_path) as transcript:
+        with TranscriptWriter(transcript_path, redactor=self.environment.redactor) as transcript:
             transcript.write("request", {"prompt": prompt, "cwd": cwd, "resume": session_id})
             queue: asyncio.Queue[object] = asyncio.Queue()
             producer = asyncio.create_task(_pump(prompt, options, queue))

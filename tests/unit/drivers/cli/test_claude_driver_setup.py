@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
+from pathlib import Path
 
 import pytest
 
@@ -20,36 +21,62 @@ def test_registry_builds_the_driver_with_keyword_arguments() -> None:
     assert isinstance(DriverFactory.get_driver("cli"), ClaudeCliDriver)
 
 
-def test_cli_environment_blanks_secrets_but_keeps_the_model_connection(
+def test_cli_environment_blanks_every_inherited_secret_the_model_key_too(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("GITHUB_TOKEN", "ghs_secret")
     monkeypatch.setenv("GH_TOKEN", "gho_secret")
     monkeypatch.setenv("INPUT_OPENAI_API_KEY", "sk-input")
     monkeypatch.setenv("ACTIONS_RUNTIME_TOKEN", "runtime")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-kept")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-the-real-key")
+    monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat-the-real-token")
     driver = ClaudeCliDriver(
         env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"},
         environment=DriverEnvironment(inherited=dict(os.environ)),
     )
     env = driver.cli_environment()
-    for name in ("GITHUB_TOKEN", "GH_TOKEN", "INPUT_OPENAI_API_KEY", "ACTIONS_RUNTIME_TOKEN"):
-        assert env[name] == ""
-    assert "ANTHROPIC_API_KEY" not in env  # inherited unchanged by the SDK's copy
+    for name in (
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "INPUT_OPENAI_API_KEY",
+        "ACTIONS_RUNTIME_TOKEN",
+        "ANTHROPIC_API_KEY",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+    ):
+        assert env[name] == "", name
     assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9"
     assert env["DISABLE_TELEMETRY"] == "1"
+    assert "CLAUDE_CONFIG_DIR" not in env  # the CLI's own default
 
 
-def test_a_key_the_cli_does_not_inherit_is_handed_to_it() -> None:
-    inherited = {"PATH": "/usr/bin", "GITHUB_TOKEN": "ghs_secret"}
-    credentials = {"ANTHROPIC_API_KEY": "sk-ant-from-the-settings"}
+def test_the_model_connection_comes_from_the_credentials_only(tmp_path: Path) -> None:
+    inherited = {
+        "PATH": "/usr/bin",
+        "GITHUB_TOKEN": "ghs_secret",
+        "ANTHROPIC_API_KEY": "sk-ant-the-real-key",
+        "ANTHROPIC_AUTH_TOKEN": "the-real-gateway-token",
+        "ANTHROPIC_BASE_URL": "https://gateway.example",
+    }
+    credentials = {
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:4567/anthropic",
+        "ANTHROPIC_API_KEY": "amelia-proxy-token",
+        "ANTHROPIC_AUTH_TOKEN": "",
+        "CLAUDE_CODE_OAUTH_TOKEN": "",
+        "OPENAI_API_KEY": "not-for-the-cli",
+    }
     driver = ClaudeCliDriver(
-        environment=DriverEnvironment(inherited=inherited, credentials=credentials)
+        environment=DriverEnvironment(
+            inherited=inherited, credentials=credentials, cli_config_dir=tmp_path / "claude"
+        )
     )
     env = driver.cli_environment()
-    assert env["ANTHROPIC_API_KEY"] == "sk-ant-from-the-settings"
+    assert env["ANTHROPIC_API_KEY"] == "amelia-proxy-token"
+    assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:4567/anthropic"
+    assert env["ANTHROPIC_AUTH_TOKEN"] == env["CLAUDE_CODE_OAUTH_TOKEN"] == ""
     assert env["GITHUB_TOKEN"] == ""
+    assert "OPENAI_API_KEY" not in env
     assert "PATH" not in env  # inherited as it is
+    assert env["CLAUDE_CONFIG_DIR"] == str(tmp_path / "claude")
 
 
 def test_profiles_never_bypass_permissions() -> None:

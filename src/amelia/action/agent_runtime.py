@@ -1,0 +1,54 @@
+"""What the drivers of an Action run start from, for as long as the mode runs.
+
+- The model credentials go into the credential proxy (`amelia.isolation.model_access`);
+  the drivers get its URL and per-run token, which the run's redactor masks from then on.
+- Child processes start from the settings' environment, which holds no credential once
+  amelia restarted without them (`amelia.isolation.handoff`).
+- On a runner, the Claude Code CLI keeps its configuration and session files in a fresh
+  directory of the container's own temporary space, removed when the mode returns, instead
+  of `~/.claude` under `/github/home`, which later steps of the job (and artifact uploads)
+  read. amelia's own transcripts, redacted, stay under `Settings.action_home`.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+
+from amelia.config import Settings
+from amelia.drivers.runtime import DriverEnvironment
+from amelia.isolation.model_access import ModelAccess, model_access, model_upstreams
+from amelia.redaction import Redactor
+
+__all__ = ["agent_runtime"]
+
+
+@asynccontextmanager
+async def agent_runtime(
+    settings: Settings, redactor: Redactor, *, runs_agents: bool
+) -> AsyncIterator[DriverEnvironment]:
+    """The drivers' environment while the context lasts; without `runs_agents`, one
+    without model credentials and nothing started. Raises `ConfigError` for a credential
+    or base URL the proxy cannot use."""
+    async with AsyncExitStack() as stack:
+        access = ModelAccess()
+        config_dir: Path | None = None
+        if runs_agents:
+            upstreams = model_upstreams(settings.model_credentials(), settings.environ)
+            access = await stack.enter_async_context(model_access(upstreams))
+            if access.token is not None:
+                redactor.add_secrets([access.token])
+            if settings.runner.actions:
+                scratch = tempfile.TemporaryDirectory(
+                    prefix="amelia-claude-", ignore_cleanup_errors=True
+                )
+                config_dir = Path(stack.enter_context(scratch))
+        yield DriverEnvironment(
+            inherited=settings.environ,
+            credentials=access.environment,
+            home=settings.action_home,
+            redactor=redactor,
+            cli_config_dir=config_dir,
+        )

@@ -1,0 +1,214 @@
+"""Through the real `amelia action` entry, the developer agent's shell finds no credential.
+
+The Action harness starts `amelia action` as a runner starts the container: every input of
+action.yml as `INPUT_*` (defaults included), the GitHub token, a model key and the runner's
+own tokens in the environment. The developer then runs `credential_probe.py` through its
+shell tool, as an attacker's one-liner would: it builds the /proc paths at run time, walks
+up its ancestors (the shell, the Claude Code CLI, amelia, ...) and over every process it
+can see, and copies out every `environ`, `cmdline` and readable fd. The dump must hold
+none of the credentials, raw or base64-encoded, for both drivers:
+
+- the Claude Code CLI against the scripted Anthropic server: the CLI holds only the
+  credential proxy's URL and per-run token; the server still receives the real key;
+- the API driver's `run_shell_command` against the scripted OpenAI-compatible server:
+  pydantic-ai talks to the proxy; the server still receives the real key.
+
+Each test also shows the probe really read what it claims: amelia's environ with its
+ordinary inputs in clear, and the CLI's environ with the proxy's URL.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from amelia.agents.prompts import DEVELOPER_INSTRUCTIONS
+from amelia.testing.action_harness import DEFAULT_PLAN, ActionHarness, ActionRun, plan_script
+from amelia.testing.anthropic_script import Turn, text, tool_use
+from amelia.testing.openai_server import RecordedRequest as OpenAIRequest
+from amelia.testing.openai_server import ScriptedOpenAIServer, ScriptItem, tool_call
+from amelia.testing.openai_server import text as openai_text
+from tests.security.probe_results import PROBE, ProbeDump, found_in
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+FAREWELL = 'def farewell(name: str) -> str:\n    return f"Goodbye, {name}!"\n'
+VERDICT: dict[str, Any] = {
+    "verdict": "approved",
+    "severity": "minor",
+    "summary": "farewell mirrors greet",
+    "comments": [],
+}
+ISSUE = 1
+PLAN_PATH = f"docs/plans/2026-01-01-issue-{ISSUE}-add-a-farewell.md"
+
+
+def fresh_credentials() -> dict[str, str]:
+    """Values made for this test only, so no other process can hold them by chance."""
+    return {
+        "github_token": f"ghs_{secrets.token_hex(18)}",
+        "anthropic_api_key": f"sk-ant-api03-{secrets.token_hex(20)}",
+        "openai_api_key": f"sk-proj-{secrets.token_hex(20)}",
+        "ACTIONS_RUNTIME_TOKEN": f"eyJ{secrets.token_hex(24)}",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN": f"eyJ{secrets.token_hex(24)}",
+    }
+
+
+def probe_command(dump: Path) -> str:
+    return shlex.join([sys.executable, str(PROBE), str(dump)])
+
+
+def implement(
+    harness: ActionHarness,
+    credentials: dict[str, str],
+    *,
+    inputs: dict[str, str] | None = None,
+    env: dict[str, str] | None = None,
+) -> ActionRun:
+    """`/amelia implement` on an issue whose plan is already on its branch in origin, with
+    the credentials as a runner passes them (inputs and the runner's own variables)."""
+    number = harness.add_issue("Add a farewell", "greeter says hello; let it say goodbye too.")
+    assert number == ISSUE
+    harness.push_branch(f"amelia/issue-{ISSUE}", {PLAN_PATH: DEFAULT_PLAN})
+    return harness.run(
+        "issue_comment",
+        harness.comment_event(ISSUE, "/amelia implement"),
+        inputs={
+            "github_token": credentials["github_token"],
+            "anthropic_api_key": credentials["anthropic_api_key"],
+            "openai_api_key": credentials["openai_api_key"],
+            **(inputs or {}),
+        },
+        env={
+            "ACTIONS_RUNTIME_TOKEN": credentials["ACTIONS_RUNTIME_TOKEN"],
+            "ACTIONS_ID_TOKEN_REQUEST_TOKEN": credentials["ACTIONS_ID_TOKEN_REQUEST_TOKEN"],
+            **(env or {}),
+        },
+    )
+
+
+def amelia_pid(probe: ProbeDump) -> int:
+    """The ancestor of the probe that is amelia's process (`python -m amelia.cli action`)."""
+    for pid in probe.report["ancestors"]:
+        if b"amelia.cli\0action" in probe.sections("cmdline", pid):
+            return int(pid)
+    raise AssertionError("amelia is not among the probe's ancestors")
+
+
+def assert_amelias_environment_was_read(probe: ProbeDump) -> bytes:
+    """amelia's environ was really read and holds the ordinary inputs, in clear."""
+    pid = amelia_pid(probe)
+    assert probe.process(pid)["environ"] == "read"
+    environ = probe.sections("environ", pid)
+    for variable in (b"INPUT_TRIGGER_PHRASE=/amelia\0", b"INPUT_DRIVER=", b"INPUT_PLAN_DIR="):
+        assert variable in environ
+    # The restart removed the credential variables, not just their values.
+    assert b"INPUT_GITHUB_TOKEN=" not in environ
+    assert b"INPUT_ANTHROPIC_API_KEY=" not in environ
+    return environ
+
+
+def test_the_claude_developers_shell_finds_no_credential_in_any_process(tmp_path: Path) -> None:
+    credentials = fresh_credentials()
+    dump = tmp_path / "dump"
+    root = tmp_path / "action"
+    developer: Sequence[Turn] = [
+        [tool_use("Bash", {"command": probe_command(dump), "description": "Look around"})],
+        [
+            tool_use(
+                "Write", {"file_path": str(root / "workspace" / "farewell.py"), "content": FAREWELL}
+            )
+        ],
+        [text("Added farewell.py")],
+    ]
+    reviewer: Sequence[Turn] = [[tool_use("StructuredOutput", VERDICT)], [text("ok")]]
+    script = plan_script(roles={"developer": developer, "reviewer": reviewer})
+    with ActionHarness(root, script=script, token=credentials["github_token"]) as harness:
+        result = implement(harness, credentials)
+        assert result.exit_code == 0, result.stdout + result.stderr
+        assert harness.origin_file(f"amelia/issue-{ISSUE}", "farewell.py") == FAREWELL
+
+    probe = ProbeDump(dump)
+    assert found_in(probe.data, credentials) == set()
+    assert_amelias_environment_was_read(probe)
+    # The Claude Code CLI, an ancestor of the shell, was read too: it reaches its model
+    # through the credential proxy on 127.0.0.1, with a per-run token as its key.
+    cli = [
+        pid
+        for pid in probe.report["ancestors"]
+        if b"ANTHROPIC_BASE_URL=" in probe.sections("environ", pid) and pid != amelia_pid(probe)
+    ]
+    assert cli, "the probe could not read the Claude Code CLI's environment"
+    cli_environ = probe.sections("environ", cli[0])
+    proxy = re.search(rb"ANTHROPIC_BASE_URL=(http://127\.0\.0\.1:\d+/anthropic)\0", cli_environ)
+    assert proxy is not None
+    cli_key = re.search(rb"ANTHROPIC_API_KEY=([^\0]+)\0", cli_environ)
+    assert cli_key is not None and cli_key.group(1).decode() not in credentials.values()
+    # Every model request reached the scripted server with the real key, swapped in by
+    # the proxy, and none with the CLI's token.
+    keys = {request.headers.get("x-api-key") for request in result.model_requests}
+    assert keys == {credentials["anthropic_api_key"]}
+    roles_answered = json.dumps([r.body for r in result.model_requests])
+    assert DEVELOPER_INSTRUCTIONS.splitlines()[0] in roles_answered
+
+
+class _OpenAIScript:
+    """The developer runs the probe through its shell tool, then writes a file; the
+    reviewer approves."""
+
+    def __init__(self, dump: Path) -> None:
+        self.developer: list[Sequence[ScriptItem]] = [
+            [tool_call("run_shell_command", {"command": probe_command(dump)})],
+            [tool_call("write_file", {"file_path": "farewell.py", "content": FAREWELL})],
+            [openai_text("Added farewell.py")],
+        ]
+        self.reviewer: list[Sequence[ScriptItem]] = [[tool_call("final_result", VERDICT)]]
+        self.asked = {"developer": 0, "reviewer": 0}
+
+    def __call__(self, request: OpenAIRequest) -> Sequence[ScriptItem]:
+        role = (
+            "developer"
+            if DEVELOPER_INSTRUCTIONS.splitlines()[0] in json.dumps(request.body)
+            else "reviewer"
+        )
+        turns = self.developer if role == "developer" else self.reviewer
+        self.asked[role] += 1
+        return turns[min(self.asked[role] - 1, len(turns) - 1)]
+
+
+def test_the_api_developers_shell_finds_no_credential_in_any_process(tmp_path: Path) -> None:
+    credentials = fresh_credentials()
+    dump = tmp_path / "dump"
+    script = _OpenAIScript(dump)
+    with (
+        ScriptedOpenAIServer(script=script) as model,
+        ActionHarness(tmp_path / "action", token=credentials["github_token"]) as harness,
+    ):
+        run = implement(
+            harness,
+            credentials,
+            inputs={"driver": "api:openai", "model": "openai:gpt-x"},
+            env={"OPENAI_BASE_URL": model.url},
+        )
+        assert run.exit_code == 0, run.stdout + run.stderr
+        assert harness.origin_file(f"amelia/issue-{ISSUE}", "farewell.py") == FAREWELL
+        requests = list(model.requests)
+
+    probe = ProbeDump(dump)
+    assert found_in(probe.data, credentials) == set()
+    environ = assert_amelias_environment_was_read(probe)
+    assert b"INPUT_DRIVER=api:openai\0" in environ
+    # The shell's parent is amelia itself: pydantic-ai runs in its process and reaches
+    # the model through the proxy, which sent every request on with the real key.
+    assert probe.report["ancestors"][:3].count(amelia_pid(probe)) == 1
+    assert script.asked["developer"] >= 3 and script.asked["reviewer"] >= 1
+    authorizations = {request.headers.get("authorization") for request in requests}
+    assert authorizations == {f"Bearer {credentials['openai_api_key']}"}
