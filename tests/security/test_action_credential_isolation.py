@@ -14,12 +14,16 @@ none of the credentials, raw or base64-encoded, for both drivers:
   pydantic-ai talks to the proxy; the server still receives the real key.
 
 Each test also shows the probe really read what it claims: amelia's environ with its
-ordinary inputs in clear, and the CLI's environ with the proxy's URL.
+ordinary inputs in clear, and the CLI's environ with the proxy's URL. As in the Action's
+container (amelia pid 1 of its pid namespace, Docker's default capabilities), the probe
+also attaches to and reads the memory of its ancestors: amelia's is refused, the CLI's
+is read and holds no credential.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import secrets
 import shlex
@@ -39,6 +43,9 @@ from amelia.testing.openai_server import text as openai_text
 from tests.security.probe_results import PROBE, ProbeDump, found_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+DOCKER_CAPABILITIES = Path(__file__).resolve().with_name("docker_capabilities.py")
+IS_ROOT = os.geteuid() == 0
 
 FAREWELL = 'def farewell(name: str) -> str:\n    return f"Goodbye, {name}!"\n'
 VERDICT: dict[str, Any] = {
@@ -62,8 +69,8 @@ def fresh_credentials() -> dict[str, str]:
     }
 
 
-def probe_command(dump: Path) -> str:
-    return shlex.join([sys.executable, str(PROBE), str(dump)])
+def probe_command(dump: Path, *arguments: str) -> str:
+    return shlex.join([sys.executable, str(PROBE), str(dump), *arguments])
 
 
 def implement(
@@ -72,6 +79,7 @@ def implement(
     *,
     inputs: dict[str, str] | None = None,
     env: dict[str, str] | None = None,
+    launcher: Sequence[str] = (),
 ) -> ActionRun:
     """`/amelia implement` on an issue whose plan is already on its branch in origin, with
     the credentials as a runner passes them (inputs and the runner's own variables)."""
@@ -92,6 +100,7 @@ def implement(
             "ACTIONS_ID_TOKEN_REQUEST_TOKEN": credentials["ACTIONS_ID_TOKEN_REQUEST_TOKEN"],
             **(env or {}),
         },
+        launcher=launcher,
     )
 
 
@@ -116,12 +125,17 @@ def assert_amelias_environment_was_read(probe: ProbeDump) -> bytes:
     return environ
 
 
-def test_the_claude_developers_shell_finds_no_credential_in_any_process(tmp_path: Path) -> None:
+def claude_implement_with_probe(
+    tmp_path: Path, *, launcher: Sequence[str] = (), probe_arguments: Sequence[str] = ()
+) -> tuple[ActionRun, ProbeDump, dict[str, str]]:
+    """`/amelia implement` with the Claude Code CLI, whose developer runs the probe through
+    Bash first: the run, what the probe copied out, the credentials planted."""
     credentials = fresh_credentials()
     dump = tmp_path / "dump"
     root = tmp_path / "action"
+    command = probe_command(dump, *probe_arguments)
     developer: Sequence[Turn] = [
-        [tool_use("Bash", {"command": probe_command(dump), "description": "Look around"})],
+        [tool_use("Bash", {"command": command, "description": "Look around"})],
         [
             tool_use(
                 "Write", {"file_path": str(root / "workspace" / "farewell.py"), "content": FAREWELL}
@@ -132,32 +146,74 @@ def test_the_claude_developers_shell_finds_no_credential_in_any_process(tmp_path
     reviewer: Sequence[Turn] = [[tool_use("StructuredOutput", VERDICT)], [text("ok")]]
     script = plan_script(roles={"developer": developer, "reviewer": reviewer})
     with ActionHarness(root, script=script, token=credentials["github_token"]) as harness:
-        result = implement(harness, credentials)
+        result = implement(harness, credentials, launcher=launcher)
         assert result.exit_code == 0, result.stdout + result.stderr
         assert harness.origin_file(f"amelia/issue-{ISSUE}", "farewell.py") == FAREWELL
+    return result, ProbeDump(dump), credentials
 
-    probe = ProbeDump(dump)
-    assert found_in(probe.data, credentials) == set()
-    assert_amelias_environment_was_read(probe)
-    # The Claude Code CLI, an ancestor of the shell, was read too: it reaches its model
-    # through the credential proxy on 127.0.0.1, with a per-run token as its key.
-    cli = [
-        pid
-        for pid in probe.report["ancestors"]
-        if b"ANTHROPIC_BASE_URL=" in probe.sections("environ", pid) and pid != amelia_pid(probe)
-    ]
-    assert cli, "the probe could not read the Claude Code CLI's environment"
-    cli_environ = probe.sections("environ", cli[0])
+
+def claude_cli_pid(probe: ProbeDump) -> int:
+    """The ancestor of the probe that is the Claude Code CLI (it has a model base URL)."""
+    amelia = amelia_pid(probe)
+    for pid in probe.report["ancestors"]:
+        if pid != amelia and b"ANTHROPIC_BASE_URL=" in probe.sections("environ", pid):
+            return int(pid)
+    raise AssertionError("the probe could not read the Claude Code CLI's environment")
+
+
+def assert_the_cli_reached_the_model_through_the_proxy(
+    probe: ProbeDump, result: ActionRun, credentials: dict[str, str]
+) -> None:
+    """The CLI holds the proxy's URL on 127.0.0.1 and a per-run token as its key; every
+    model request reached the model with the real key, swapped in by the proxy."""
+    cli_environ = probe.sections("environ", claude_cli_pid(probe))
     proxy = re.search(rb"ANTHROPIC_BASE_URL=(http://127\.0\.0\.1:\d+/anthropic)\0", cli_environ)
     assert proxy is not None
     cli_key = re.search(rb"ANTHROPIC_API_KEY=([^\0]+)\0", cli_environ)
     assert cli_key is not None and cli_key.group(1).decode() not in credentials.values()
-    # Every model request reached the scripted server with the real key, swapped in by
-    # the proxy, and none with the CLI's token.
     keys = {request.headers.get("x-api-key") for request in result.model_requests}
     assert keys == {credentials["anthropic_api_key"]}
     roles_answered = json.dumps([r.body for r in result.model_requests])
     assert DEVELOPER_INSTRUCTIONS.splitlines()[0] in roles_answered
+
+
+def test_the_claude_developers_shell_finds_no_credential_in_any_process(tmp_path: Path) -> None:
+    result, probe, credentials = claude_implement_with_probe(tmp_path)
+
+    assert found_in(probe.data, credentials) == set()
+    assert_amelias_environment_was_read(probe)
+    assert_the_cli_reached_the_model_through_the_proxy(probe, result, credentials)
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="a pid namespace and dropping capabilities need root")
+def test_as_pid_1_with_dockers_capabilities_no_process_memory_holds_a_credential(
+    tmp_path: Path,
+) -> None:
+    """As in the Action's container: amelia is pid 1 of its pid namespace and everything
+    runs with Docker's default capabilities. The probe also attaches to and reads the
+    memory of every ancestor: amelia's (which holds the credentials) is refused, the
+    Claude Code CLI's is read and holds none of them."""
+    launcher = [
+        "unshare",
+        "--pid",
+        "--fork",
+        "--mount-proc",
+        sys.executable,
+        str(DOCKER_CAPABILITIES),
+    ]
+    result, probe, credentials = claude_implement_with_probe(
+        tmp_path, launcher=launcher, probe_arguments=("--memory",)
+    )
+
+    assert found_in(probe.data, credentials) == set()
+    assert amelia_pid(probe) == 1
+    amelia = probe.process(1)
+    assert (amelia["environ"], amelia["mem"], amelia["maps"]) == ("EACCES",) * 3
+    assert (amelia["ptrace"], amelia["process_vm_readv"]) == ("EPERM", "EPERM")
+    cli = probe.process(claude_cli_pid(probe))
+    assert (cli["environ"], cli["mem"], cli["ptrace"]) == ("read", "read", "attached")
+    assert probe.sections("mem", claude_cli_pid(probe))
+    assert_the_cli_reached_the_model_through_the_proxy(probe, result, credentials)
 
 
 class _OpenAIScript:

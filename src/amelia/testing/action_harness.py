@@ -417,13 +417,15 @@ class ActionHarness:
         inputs: Mapping[str, str] | None = None,
         env: Mapping[str, str] | None = None,
         args: Sequence[str] = ("action",),
+        launcher: Sequence[str] = (),
         timeout: float = 240,
     ) -> ActionRun:
         """Run `amelia <args>` (default: `action`) for one event, as a subprocess.
 
         `inputs` are action inputs by name (github_token, driver, dry_run…; an empty string
         is how GitHub passes an unset input); `env` adds or replaces variables, e.g. to
-        remove the token use `inputs={"github_token": ""}`.
+        remove the token use `inputs={"github_token": ""}`; `launcher` is a command that
+        runs amelia's command line (e.g. in a new pid namespace, as pid 1 of a container).
         """
         self._runs += 1
         run_dir = self.root / f"run-{self._runs}"
@@ -441,7 +443,7 @@ class ActionHarness:
         environment = self.environment(event_name, event_path, outputs, summary, inputs, env)
         github_before, model_before = len(self.github.requests), len(self.model.requests)
         done = subprocess.run(
-            [sys.executable, "-m", "amelia.cli", *args],
+            [*launcher, sys.executable, "-m", "amelia.cli", *args],
             cwd=run_dir,
             env=environment,
             capture_output=True,
