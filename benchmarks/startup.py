@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -13,6 +14,14 @@ from benchmarks.bytecode import cached_env, uncached_env, warm_cache
 from benchmarks.report import Figure, Target
 
 HELP_TARGET = Target(limit=0.15)
+RESTART_TARGET = Target(limit=0.1)
+"""CPU the restart without credentials may add to every agent command's start (CPU, not
+wall time: wall times on a shared machine vary by more than the cost itself)."""
+_ISOLATE = "from amelia.isolation.handoff import isolate_secrets; isolate_secrets()"
+_PLANTED = {
+    "INPUT_GITHUB_TOKEN": "ghs_" + "B" * 36,
+    "INPUT_ANTHROPIC_API_KEY": "sk-ant-" + "b" * 40,
+}
 FLOOR_MODULES = ("github", "pydantic_settings")
 """What `amelia action` cannot send its first GitHub request without: PyGithub, and the
 pydantic-settings its configuration is read with."""
@@ -40,6 +49,38 @@ def wall_times(command: list[str], runs: int, env: dict[str, str]) -> list[float
         subprocess.run(command, capture_output=True, check=True, env=env)
         samples.append(time.perf_counter() - started)
     return samples
+
+
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds of one run of `command` (both interpreters of a restart)."""
+    cpu, started = _child_cpu(), time.perf_counter()
+    subprocess.run(command, capture_output=True, check=True, env=env)
+    return time.perf_counter() - started, _child_cpu() - cpu
+
+
+def restart_cost(runs: int) -> tuple[list[float], list[float]]:
+    """What `isolate_secrets()` adds when it restarts (credentials in the environment,
+    handed over through a pipe) over when it has nothing to hand over, run by run: wall
+    seconds and CPU seconds of the second interpreter start and the handover."""
+    from amelia.redaction.names import is_secret_name
+
+    command = [sys.executable, "-c", _ISOLATE]
+    clean = {name: value for name, value in cached_env().items() if not is_secret_name(name)}
+    planted = {**clean, **_PLANTED}
+    _timed(command, planted)  # warm the page cache
+    wall: list[float] = []
+    cpu: list[float] = []
+    for _ in range(runs):
+        plain_wall, plain_cpu = _timed(command, clean)
+        restarted_wall, restarted_cpu = _timed(command, planted)
+        wall.append(max(0.0, restarted_wall - plain_wall))
+        cpu.append(max(0.0, restarted_cpu - plain_cpu))
+    return wall, cpu
 
 
 def import_offenders(*arguments: str, top: int = 8) -> list[str]:
@@ -70,8 +111,24 @@ def startup(runs: int) -> tuple[list[Figure], list[str]]:
     uncached = help_wall_time(runs, uncached_env())
     imports = "import " + ", ".join(FLOOR_MODULES)
     floor = wall_times([sys.executable, "-c", imports], runs, cached_env())
+    restart_wall, restart_cpu = restart_cost(runs)
     figures = [
         Figure.median_of("start-up", "`amelia --help` wall time", cached, "s", HELP_TARGET),
+        Figure.median_of(
+            "start-up",
+            "restart without credentials (`amelia action`, `run`, `plan`, ...): extra wall time",
+            restart_wall,
+            "s",
+            note="isolate_secrets() with two credentials to hand over, minus without any",
+        ),
+        Figure.median_of(
+            "start-up",
+            "restart without credentials: extra CPU time",
+            restart_cpu,
+            "s",
+            RESTART_TARGET,
+            note="user + system time of both interpreters, minus one without a restart",
+        ),
         Figure.median_of(
             "start-up",
             "`amelia --help` without bytecode cache",
