@@ -310,7 +310,7 @@ async def _driver_api_once(workdir: Path, home: Path, shape: Shape) -> Sample:
     with ScriptedOpenAIServer(script=script, model=OPENAI_MODEL) as server:
         credentials = {"OPENAI_API_KEY": SCRIPTED_KEY, "OPENAI_BASE_URL": server.url}
         driver = ApiDriver(
-            f"openai-chat:{OPENAI_MODEL}",
+            model=f"openai-chat:{OPENAI_MODEL}",
             max_turns=shape.turns + 1,
             amelia_home=home,
             environment=DriverEnvironment(inherited=dict(os.environ), credentials=credentials),

@@ -40,7 +40,7 @@ async def _session(kind: ProbeKind, workdir: Path) -> None:
         from amelia.drivers.runtime import DriverEnvironment
 
         driver = ApiDriver(
-            f"openai-chat:{OPENAI_MODEL}",
+            model=f"openai-chat:{OPENAI_MODEL}",
             amelia_home=workdir / "amelia-home",
             environment=DriverEnvironment(inherited=dict(os.environ)),
         )

@@ -414,7 +414,7 @@ class Settings(BaseModel):
         return value.get_secret_value() if value is not None else ""
 
 
-def describe_validation_error(error: ValidationError, prefix: str = "INPUT_") -> str:
+def describe_validation_error(error: ValidationError, *, prefix: str = "INPUT_") -> str:
     """One line per bad field, naming the environment variable a user sets."""
     lines = []
     for problem in error.errors():
@@ -429,7 +429,7 @@ def process_environment() -> dict[str, str]:
     return dict(os.environ)
 
 
-def load_inputs(environ: Mapping[str, str] | None = None) -> ActionInputs:
+def load_inputs(*, environ: Mapping[str, str] | None = None) -> ActionInputs:
     """Read the inputs, turning validation failures into one clear ConfigError."""
     source = process_environment() if environ is None else environ
     try:
@@ -438,13 +438,13 @@ def load_inputs(environ: Mapping[str, str] | None = None) -> ActionInputs:
         raise ConfigError(f"Invalid action input: {describe_validation_error(error)}") from None
 
 
-def load_runner(environ: Mapping[str, str] | None = None) -> RunnerContext:
+def load_runner(*, environ: Mapping[str, str] | None = None) -> RunnerContext:
     source = process_environment() if environ is None else environ
     try:
         return RunnerContext.from_environ(source)
     except ValidationError as error:
         raise ConfigError(
-            f"Invalid runner variable: {describe_validation_error(error, 'GITHUB_')}"
+            f"Invalid runner variable: {describe_validation_error(error, prefix='GITHUB_')}"
         ) from None
 
 
@@ -457,8 +457,8 @@ def _scratch_root(runner: RunnerContext, container_home: Path) -> Path:
 
 
 def load_settings(
-    environ: Mapping[str, str] | None = None,
     *,
+    environ: Mapping[str, str] | None = None,
     secrets: Mapping[str, str] | None = None,
     container_home: Path = CONTAINER_HOME,
 ) -> Settings:
@@ -476,13 +476,13 @@ def load_settings(
         base = dict(environ)
         handed = dict(secrets or {})
     variables = {**base, **handed}
-    runner = load_runner(variables)
-    inputs = load_inputs(variables)
+    runner = load_runner(environ=variables)
+    inputs = load_inputs(environ=variables)
     try:
         amelia = AmeliaVariables.from_environ(variables)
     except ValidationError as error:
         raise ConfigError(
-            f"Invalid amelia variable: {describe_validation_error(error, 'AMELIA_')}"
+            f"Invalid amelia variable: {describe_validation_error(error, prefix='AMELIA_')}"
         ) from None
     tuning = GitHubTuning.from_environ(variables)
     fields: dict[str, Any] = {

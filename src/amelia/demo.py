@@ -185,7 +185,7 @@ async def _run(workdir: Path, inherited: Mapping[str, str]) -> DemoReport:
             )
 
         base = await current_head(repo)
-        async with TerminalProgressSink(sys.stderr) as progress:
+        async with TerminalProgressSink(stream=sys.stderr) as progress:
             sinks: list[Sink] = [progress, JsonlTranscriptSink(transcript)]
             context = RunContext(
                 repo_dir=repo,
@@ -217,7 +217,7 @@ async def _run(workdir: Path, inherited: Mapping[str, str]) -> DemoReport:
 
 
 def run_demo(
-    output: Path | None = None, *, inherited: Mapping[str, str] | None = None
+    *, output: Path | None = None, inherited: Mapping[str, str] | None = None
 ) -> DemoReport:
     """Run the demo in `output` (default: a new temp dir, kept so you can look around).
 

@@ -119,7 +119,7 @@ class DriverError(RunError):
 class GitError(RunError):
     """A git command failed; the message names the command and git's own complaint."""
 
-    def __init__(self, message: str, stderr: str = "") -> None:
+    def __init__(self, message: str, *, stderr: str = "") -> None:
         super().__init__(message)
         self.stderr = stderr
 
@@ -132,7 +132,7 @@ class GitPushDeclinedError(GitError):
 class GitHubError(RunError):
     """A GitHub API call failed for good (after any retries)."""
 
-    def __init__(self, message: str, status: int | None = None) -> None:
+    def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
 

@@ -9,7 +9,7 @@ __all__ = ["code_fence", "one_line"]
 _BACKTICK_RUNS = re.compile(r"`+")
 
 
-def one_line(text: str | None, limit: int | None = None) -> str:
+def one_line(text: str | None, *, limit: int | None = None) -> str:
     """`text` on one line, each run of whitespace a single space; cut to at most `limit`
     characters, the last one `…`, when it is longer."""
     flat = " ".join((text or "").split())

@@ -144,7 +144,7 @@ class EngineBench:
             self._monkeypatch.setenv(name, value)
         before = len(h.github.requests)
         self._capsys.readouterr()
-        code = run_action(request)
+        code = run_action(request=request)
         captured = self._capsys.readouterr()
         return EngineRun(
             exit_code=code,

@@ -290,12 +290,12 @@ DRIVER_MISUSE: dict[str, tuple[Callable[[], object], type[Exception], str]] = {
     ),
     "model-blank": (lambda: ApiDriver(model="  "), DriverError, "The model name is empty"),
     "factory-unknown-provider-model": (
-        lambda: DriverFactory.get_driver("api", model="llama:7b"),
+        lambda: DriverFactory.get_driver(key="api", model="llama:7b"),
         DriverError,
         "Unknown model provider prefix 'llama:'",
     ),
     "factory-unknown-key": (
-        lambda: DriverFactory.get_driver("api:anthropic"),
+        lambda: DriverFactory.get_driver(key="api:anthropic"),
         ConfigError,
         "Unknown driver key: 'api:anthropic'",
     ),

@@ -44,7 +44,7 @@ def secrets_and_text(
 @given(case=secrets_and_text())
 def test_no_token_survives_in_any_context(case: tuple[list[str], str]) -> None:
     secrets, text = case
-    redacted = Redactor(secrets).redact(text)
+    redacted = Redactor(secrets=secrets).redact(text)
     for secret in secrets:
         assert secret not in redacted
 
@@ -53,7 +53,7 @@ def test_no_token_survives_in_any_context(case: tuple[list[str], str]) -> None:
 @given(case=secrets_and_text(odd_secrets))
 def test_no_password_with_quotes_or_unicode_survives(case: tuple[list[str], str]) -> None:
     secrets, text = case
-    redacted = Redactor(secrets).redact(text)
+    redacted = Redactor(secrets=secrets).redact(text)
     for secret in secrets:
         assert secret not in redacted
 
@@ -63,7 +63,7 @@ def test_no_password_with_quotes_or_unicode_survives(case: tuple[list[str], str]
 def test_no_secret_survives_json_encoding(case: tuple[list[str], str]) -> None:
     secrets, text = case
     for encoded in (json.dumps({"command": text}), json.dumps(text, ensure_ascii=False)):
-        redacted = Redactor(secrets).redact(encoded)
+        redacted = Redactor(secrets=secrets).redact(encoded)
         for secret in secrets:
             assert secret not in redacted
             assert json_escaped(secret) not in redacted
@@ -81,7 +81,7 @@ def test_secrets_of_the_environment_are_redacted(values: list[str], data: st.Dat
         **dict(zip(SECRET_VARIABLES, values, strict=True)),
     }
     text = data.draw(text_with_secrets(values))
-    redacted = Redactor(secret_values(environ)).redact(text)
+    redacted = Redactor(secrets=secret_values(environ)).redact(text)
     for value in values:
         assert value not in redacted
 
@@ -89,13 +89,13 @@ def test_secrets_of_the_environment_are_redacted(values: list[str], data: st.Dat
 @settings(max_examples=200, deadline=None)
 @given(text=st.text(max_size=200), secrets=st.lists(token_secrets, max_size=3))
 def test_redaction_is_stable(text: str, secrets: list[str]) -> None:
-    redactor = Redactor(secrets)
+    redactor = Redactor(secrets=secrets)
     once = redactor.redact(text)
     assert redactor.redact(once) == once
     assert len(once) <= len(text) + len(MASK)
 
 
 def test_overlapping_secrets_are_masked_as_one() -> None:
-    redactor = Redactor(["abcdef", "defghi"])
+    redactor = Redactor(secrets=["abcdef", "defghi"])
     assert redactor.redact("x abcdefghi y") == "x *** y"
     assert redactor.redact("abcdef defghi") == "*** ***"

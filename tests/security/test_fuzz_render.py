@@ -65,7 +65,7 @@ def test_tool_errors_never_show_a_secret(case: tuple[list[str], st.DataObject]) 
         )
         for _ in range(data.draw(st.integers(1, 3)))
     ]
-    body = render_tool_errors(results, Redactor(secrets))
+    body = render_tool_errors(results, Redactor(secrets=secrets))
     assert body is not None
     assert_hidden(body, secrets)
 
@@ -89,7 +89,7 @@ def test_review_never_shows_a_secret(case: tuple[list[str], st.DataObject]) -> N
         summary=data.draw(text_with_secrets(secrets)),
         comments=comments,
     )
-    body, inline = build_review(result, DIFF, "f" * 40, Redactor(secrets))
+    body, inline = build_review(result, DIFF, "f" * 40, redactor=Redactor(secrets=secrets))
     assert_hidden(body, secrets)
     for comment in inline:
         assert_hidden(comment.body, secrets)
@@ -111,6 +111,6 @@ def test_progress_and_replies_never_show_a_secret(case: tuple[list[str], st.Data
         outcome="failed",
         failure_reason=data.draw(long_text(secrets)),
     )
-    redactor = Redactor(secrets)
+    redactor = Redactor(secrets=secrets)
     assert_hidden(render_progress(report, redactor), secrets)
     assert_hidden(render_reply(data.draw(text_with_secrets(secrets)), redactor), secrets)

@@ -66,7 +66,7 @@ def test_each_error_class_sits_in_one_branch() -> None:
         (errors.AgentRunFailedError("developer", "max turns"), EXIT_FAILED),
         (errors.DriverError("no CLI"), EXIT_FAILED),
         (errors.GitError("git push failed"), EXIT_FAILED),
-        (errors.GitHubRetryExhaustedError("502", 502), EXIT_FAILED),
+        (errors.GitHubRetryExhaustedError("502", status=502), EXIT_FAILED),
     ],
 )
 def test_the_two_branches_map_to_their_exit_codes(error: AmeliaError, code: int) -> None:

@@ -30,7 +30,7 @@ def runner_environment(**inputs: str) -> dict[str, str]:
 def test_the_defaults_of_action_yml_are_valid_settings(tmp_path: Path) -> None:
     environ = runner_environment()
     assert "INPUT_TRIGGER_PHRASE" in environ and "INPUT_DRY_RUN" in environ
-    settings = load_settings(environ, container_home=tmp_path / "absent")
+    settings = load_settings(environ=environ, container_home=tmp_path / "absent")
     assert settings.inputs.trigger_phrase == "/amelia"
     assert settings.inputs.driver == "cli:claude"
     assert settings.github_token == TOKEN
@@ -45,7 +45,9 @@ def test_the_process_environment_is_not_read_when_a_mapping_is_given(
 ) -> None:
     monkeypatch.setenv("INPUT_TRIGGER_PHRASE", "/elsewhere")
     monkeypatch.setenv("GITHUB_TOKEN", "ghs_from_the_process_environment")
-    settings = load_settings({"GITHUB_REPOSITORY": "octo/app"}, container_home=tmp_path / "no")
+    settings = load_settings(
+        environ={"GITHUB_REPOSITORY": "octo/app"}, container_home=tmp_path / "no"
+    )
     assert settings.inputs.trigger_phrase == "/amelia"
     assert settings.github_token is None
     assert load_settings(container_home=tmp_path / "no").inputs.trigger_phrase == "/elsewhere"
@@ -54,15 +56,15 @@ def test_the_process_environment_is_not_read_when_a_mapping_is_given(
 def test_the_token_input_wins_over_github_token(tmp_path: Path) -> None:
     home = tmp_path / "absent"
     both = {"INPUT_GITHUB_TOKEN": "ghs_input_token", "GITHUB_TOKEN": "ghs_job_token"}
-    assert load_settings(both, container_home=home).github_token == "ghs_input_token"
+    assert load_settings(environ=both, container_home=home).github_token == "ghs_input_token"
     only_job = {"INPUT_GITHUB_TOKEN": "", "GITHUB_TOKEN": "ghs_job_token"}
-    assert load_settings(only_job, container_home=home).github_token == "ghs_job_token"
+    assert load_settings(environ=only_job, container_home=home).github_token == "ghs_job_token"
 
 
 def test_secrets_handed_over_apart_are_read_but_never_inherited(tmp_path: Path) -> None:
     environ = runner_environment(github_token="", anthropic_api_key="")
     secrets = {"INPUT_GITHUB_TOKEN": TOKEN, "INPUT_ANTHROPIC_API_KEY": "sk-ant-handed-over"}
-    settings = load_settings(environ, secrets=secrets, container_home=tmp_path / "absent")
+    settings = load_settings(environ=environ, secrets=secrets, container_home=tmp_path / "absent")
     assert settings.github_token == TOKEN
     assert settings.model_credentials() == {"ANTHROPIC_API_KEY": "sk-ant-handed-over"}
     assert set(secrets.values()) <= set(settings.secret_values())
@@ -75,7 +77,7 @@ def test_a_model_key_in_the_environment_wins_over_the_input(tmp_path: Path) -> N
         "ANTHROPIC_API_KEY": "sk-ant-exported",
         "INPUT_OPENAI_API_KEY": "sk-openai-input",
     }
-    settings = load_settings(environ, container_home=tmp_path / "absent")
+    settings = load_settings(environ=environ, container_home=tmp_path / "absent")
     assert settings.model_credentials() == {
         "ANTHROPIC_API_KEY": "sk-ant-exported",
         "OPENAI_API_KEY": "sk-openai-input",
@@ -87,13 +89,13 @@ def test_scratch_paths_follow_the_container_home_else_runner_temp(tmp_path: Path
     home.mkdir()
     temp = tmp_path / "runner-temp"
     environ = {"RUNNER_TEMP": str(temp), "GITHUB_RUN_ID": "9"}
-    in_container = load_settings(environ, container_home=home)
+    in_container = load_settings(environ=environ, container_home=home)
     assert in_container.scratch_root == home
     assert in_container.artifacts_dir == home / "amelia-artifacts" / "9"
     assert in_container.dry_run_dir == home / "amelia-dry-run" / "9"
     assert in_container.action_home == home / "amelia"
 
-    outside = load_settings(environ, container_home=tmp_path / "absent")
+    outside = load_settings(environ=environ, container_home=tmp_path / "absent")
     assert outside.scratch_root == temp
     chosen = {
         **environ,
@@ -101,7 +103,7 @@ def test_scratch_paths_follow_the_container_home_else_runner_temp(tmp_path: Path
         "AMELIA_DRY_RUN_DIR": str(tmp_path / "dry"),
         "AMELIA_HOME": str(tmp_path / "amelia-home"),
     }
-    moved = load_settings(chosen, container_home=home)
+    moved = load_settings(environ=chosen, container_home=home)
     assert moved.artifacts_dir == tmp_path / "kept" / "9"
     assert moved.dry_run_dir == tmp_path / "dry"
     assert moved.action_home == tmp_path / "amelia-home"
@@ -122,7 +124,7 @@ def test_invalid_values_are_one_clear_configuration_error(
     tmp_path: Path, variables: dict[str, str], message: str
 ) -> None:
     with pytest.raises(ConfigError) as raised:
-        load_settings(variables, container_home=tmp_path / "absent")
+        load_settings(environ=variables, container_home=tmp_path / "absent")
     assert str(raised.value).startswith(message)
 
 
@@ -133,7 +135,7 @@ def test_the_command_line_fallbacks_and_overrides_are_amelia_variables(tmp_path:
         "AMELIA_COMMAND": "plan",
         "AMELIA_ISSUE_NUMBER": "12",
     }
-    variables = load_settings(environ, container_home=tmp_path / "absent").amelia
+    variables = load_settings(environ=environ, container_home=tmp_path / "absent").amelia
     assert (variables.driver, variables.model) == ("api:openai", "openai:gpt-x")
     assert (variables.command, variables.issue_number) == ("plan", "12")
 
@@ -142,7 +144,7 @@ def test_a_blank_model_means_the_drivers_default_and_plan_dir_dot_the_top(
     tmp_path: Path,
 ) -> None:
     environ = runner_environment(model="  ", plan_dir="./")
-    inputs = load_settings(environ, container_home=tmp_path / "absent").inputs
+    inputs = load_settings(environ=environ, container_home=tmp_path / "absent").inputs
     assert inputs.model is None
     assert inputs.plan_dir == "."
     assert plan_path_pattern(inputs.plan_dir) == "{date}-issue-{number}-{slug}.md"
@@ -159,8 +161,8 @@ def test_after_the_restart_the_redactor_masks_the_secrets_and_no_ordinary_input(
     key = "sk-ant-api03-" + "h" * 30
     passed = {**runner_environment(anthropic_api_key=key), "GITHUB_TOKEN": "ghs_" + "J" * 36}
     handed = {name: passed.pop(name) for name in [*SECRET_INPUTS, "GITHUB_TOKEN"] if name in passed}
-    settings = load_settings(passed, secrets=handed, container_home=tmp_path / "absent")
-    redactor = Redactor(settings.secret_values())
+    settings = load_settings(environ=passed, secrets=handed, container_home=tmp_path / "absent")
+    redactor = Redactor(secrets=settings.secret_values())
 
     for value in handed.values():
         if value:

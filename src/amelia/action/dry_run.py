@@ -85,7 +85,7 @@ class DryRunGitHubClient(GitHubClient):
         )
 
     def update_pull(
-        self, number: int, title: str | None = None, body: str | None = None
+        self, number: int, *, title: str | None = None, body: str | None = None
     ) -> PullInfo:
         self._record("update_pull", number=number, title=title, body=body)
         return self.get_pull(number)
@@ -95,6 +95,7 @@ class DryRunGitHubClient(GitHubClient):
         pull_number: int,
         body: str,
         event: ReviewEvent,
+        *,
         comments: Sequence[InlineComment] = (),
         commit_id: str | None = None,
     ) -> ReviewInfo:

@@ -129,7 +129,7 @@ def _link(finding: OpenFinding) -> str:
     line = comment.line or comment.original_line
     where = f"`{comment.path}:{line}`" if line else f"`{comment.path}`"
     linked = f"[{where}]({comment.html_url})" if comment.html_url else where
-    return f"- {linked} **{finding.severity}**: {one_line(finding.text, 120)}"
+    return f"- {linked} **{finding.severity}**: {one_line(finding.text, limit=120)}"
 
 
 def render_earlier_findings(settled: Settled, *, limit: int = 20) -> str:

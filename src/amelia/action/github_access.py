@@ -59,7 +59,7 @@ async def refusal(
     who = command.requested_by
     if not who or not _is_human_trigger(event):
         return None
-    decision = await asyncio.to_thread(may_trigger, github, who, allowed_users)
+    decision = await asyncio.to_thread(may_trigger, github, who, allowed_users=allowed_users)
     if decision.allowed:
         return None
     if command.number is not None:

@@ -61,7 +61,7 @@ class ProgressTracker:
     async def start(self) -> None:
         await self._publish(final=True)
 
-    async def stage(self, name: str, status: StageStatus, detail: str = "") -> None:
+    async def stage(self, name: str, status: StageStatus, *, detail: str = "") -> None:
         stages = tuple(
             Stage(name=s.name, status=status, detail=detail) if s.name == name else s
             for s in self.report.stages
@@ -73,6 +73,7 @@ class ProgressTracker:
         self,
         outcome: Outcome,
         cost_usd: float | None,
+        *,
         links: tuple[tuple[str, str], ...] = (),
         failure_reason: str | None = None,
     ) -> None:
@@ -100,11 +101,11 @@ class ProgressTracker:
         if stage is None or all(s.name != stage for s in self.report.stages):
             return
         if event.type == StreamEventType.STAGE_STARTED:
-            await self.stage(stage, "running", event.content or "")
+            await self.stage(stage, "running", detail=event.content or "")
         elif event.type == StreamEventType.STAGE_COMPLETED:
-            await self.stage(stage, "done", event.content or "")
+            await self.stage(stage, "done", detail=event.content or "")
         elif event.type == StreamEventType.WORKFLOW_FAILED:
-            await self.stage(stage, "failed", event.content or "")
+            await self.stage(stage, "failed", detail=event.content or "")
 
     async def _publish(self, final: bool) -> None:
         from amelia.github.comments import render_progress
@@ -115,7 +116,7 @@ class ProgressTracker:
             return
         body = render_progress(self.report, self._redactor)
         try:
-            posted = await asyncio.to_thread(self._comment.publish, body, final)
+            posted = await asyncio.to_thread(self._comment.publish, body, final=final)
         except GitHubError as error:
             logger.warning("progress comment update failed: {}", error.message)
             self.update_error = error.message

@@ -74,7 +74,9 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
         **outcome.outputs,
     }
     io.set_outputs(outputs)
-    summary = render_summary(mode_name, conclusion, outputs, outcome.state, redactor, reason)
+    summary = render_summary(
+        mode_name, conclusion, outputs, outcome.state, redactor, failure_reason=reason
+    )
     if context.workspace.unpushed is not None:
         summary += "\n" + context.workspace.unpushed.summary_markdown(redactor)
     io.write_summary(summary)

@@ -37,6 +37,7 @@ def command_override(
     variables: AmeliaVariables,
     event: Event,
     runner: RunnerContext,
+    *,
     trigger_phrase: str = "/amelia",
 ) -> Command | None:
     """`AMELIA_COMMAND` / `AMELIA_ISSUE_NUMBER` (e.g. from a matrix job) win over routing."""
@@ -64,7 +65,9 @@ def command_override(
 def route_event(settings: Settings, event: Event) -> Command:
     """The command for `event`: the override when set, else what the event asks for."""
     inputs = settings.inputs
-    override = command_override(settings.amelia, event, settings.runner, inputs.trigger_phrase)
+    override = command_override(
+        settings.amelia, event, settings.runner, trigger_phrase=inputs.trigger_phrase
+    )
     return override or route(
         event,
         RoutingSettings(

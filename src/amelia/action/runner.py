@@ -17,7 +17,7 @@ posted or logged passes through one `Redactor`.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,6 +54,7 @@ __all__ = ["ActionRequest", "run_action"]
 class ActionRequest:
     """What to run. None means: take it from the runner's environment."""
 
+    _: KW_ONLY
     event_name: str | None = None
     event_path: Path | None = None
     workspace: Path | None = None
@@ -100,10 +101,10 @@ class _Engine:
     async def _run(self) -> int:
         settings = load_settings()
         runner, inputs = settings.runner, settings.inputs
-        self.io = WorkflowIO(runner.output, runner.step_summary)
+        self.io = WorkflowIO(output_path=runner.output, summary_path=runner.step_summary)
         for secret in inputs.secret_values():
             self.io.mask(secret)
-        self.redactor = Redactor(settings.secret_values())
+        self.redactor = Redactor(secrets=settings.secret_values())
         configure_logging(self.redactor)
 
         event_name, event = read_event(
@@ -266,7 +267,7 @@ class _Engine:
             return ModeOutcome(conclusion="failure", failure_reason=reason)
 
 
-def run_action(request: ActionRequest | None = None) -> int:
+def run_action(*, request: ActionRequest | None = None) -> int:
     """Run one Action step; returns the exit code (see the module docstring)."""
     engine = _Engine(request or ActionRequest(), WorkflowIO())
     return asyncio.run(engine.run())

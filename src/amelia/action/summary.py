@@ -35,6 +35,7 @@ def render_summary(
     outputs: Mapping[str, str],
     state: ExecutionState | None,
     redactor: Redactor,
+    *,
     failure_reason: str | None = None,
 ) -> str:
     """Markdown for `GITHUB_STEP_SUMMARY`, redacted."""

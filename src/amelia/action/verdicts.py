@@ -68,14 +68,14 @@ async def post_verdict(
     diff_text: str,
     commit_sha: str,
     redactor: Redactor,
+    *,
     setting: ReviewEventSetting = "COMMENT",
     note: str = "",
-    *,
     scope: ReviewScope | None = None,
 ) -> ReviewInfo:
     """Post `result` as one review of `commit_sha`; `note` is appended to the body, which
     names the range reviewed when `scope` is given."""
-    body, inline = build_review(result, diff_text, commit_sha, redactor, scope=scope)
+    body, inline = build_review(result, diff_text, commit_sha, redactor=redactor, scope=scope)
     if note:
         body += "\n" + redactor.redact(note.strip()) + "\n"
     return await asyncio.to_thread(
@@ -83,8 +83,8 @@ async def post_verdict(
         pull_number,
         body,
         choose_review_event(result, setting),
-        inline,
-        commit_sha or None,
+        comments=inline,
+        commit_id=commit_sha or None,
     )
 
 

@@ -25,6 +25,7 @@ class WorkflowIO:
 
     def __init__(
         self,
+        *,
         output_path: str | None = None,
         summary_path: str | None = None,
         stream: TextIO | None = None,

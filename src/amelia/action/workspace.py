@@ -64,10 +64,10 @@ class Workspace:
     def __init__(
         self,
         path: Path,
+        *,
         token: str | None = None,
         dry_run: bool = False,
         artifacts_dir: Path | None = None,
-        *,
         on_runner: bool = True,
     ) -> None:
         self.path = path.resolve()
@@ -111,7 +111,7 @@ class Workspace:
         for key, value in entries:
             run_git(["config", "--local", "--add", key, value], self.path)
 
-    def commit_path(self, relative: str, message: str, co_author: str | None = None) -> str:
+    def commit_path(self, relative: str, message: str, *, co_author: str | None = None) -> str:
         """Commit `relative` as it is in the worktree; the head sha (unchanged if identical)."""
         # amelia chose the path, so a .gitignore that covers it does not stop the commit.
         return commit_paths(self.path, [relative], message, co_author=co_author, force=True)
@@ -155,4 +155,6 @@ class Workspace:
             return error
         where = self.unpushed.patch_path
         # Location first: the progress comment shortens long reasons.
-        return type(error)(f"the unpushed commits are saved in {where}; {error}", error.stderr)
+        return type(error)(
+            f"the unpushed commits are saved in {where}; {error}", stderr=error.stderr
+        )

@@ -38,7 +38,7 @@ __all__ = ["AGENT", "Architect", "build_plan_prompt"]
 AGENT = "architect"
 
 
-def build_plan_prompt(issue: Issue, design_context: str | None = None) -> str:
+def build_plan_prompt(issue: Issue, *, design_context: str | None = None) -> str:
     """The user prompt: the issue as data, optional design notes, and the task. No file tree."""
     parts = [
         "## Issue",
@@ -86,12 +86,12 @@ class Architect:
             raise PlanError("no issue to plan")
         root = (repo_dir or Path.cwd()).resolve()
         try:
-            relative_path = render_plan_path(profile.plan_path_pattern, state.issue, today)
+            relative_path = render_plan_path(profile.plan_path_pattern, state.issue, today=today)
             validate_plan_path(root, relative_path)  # refuse a bad path before paying for a run
         except PlanPathError as error:
             raise PlanError(str(error)) from error
 
-        first_prompt = build_plan_prompt(state.issue, state.design_context)
+        first_prompt = build_plan_prompt(state.issue, design_context=state.design_context)
         prompt = first_prompt
         session_id: str | None = None
         answer = ""

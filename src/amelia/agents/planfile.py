@@ -36,7 +36,7 @@ _TASK_HEADING = re.compile(r"^#{1,4}\s+(?:Task|Step|Phase)\b", re.MULTILINE | re
 _FENCE_OPEN = re.compile(r"^```(?:markdown|md)\s*$", re.IGNORECASE)
 
 
-def slugify(text: str, max_length: int = SLUG_MAX_LENGTH) -> str:
+def slugify(text: str, *, max_length: int = SLUG_MAX_LENGTH) -> str:
     """Lowercase ASCII words joined by hyphens, cut at a word boundary; never empty."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
@@ -46,7 +46,7 @@ def slugify(text: str, max_length: int = SLUG_MAX_LENGTH) -> str:
     return slug or "plan"
 
 
-def render_plan_path(pattern: str, issue: Issue, today: date | None = None) -> str:
+def render_plan_path(pattern: str, issue: Issue, *, today: date | None = None) -> str:
     """Fill `{date}`, `{number}`, `{slug}` and `{id}`; the number falls back to the issue id."""
     fields = {name for _, name, _, _ in string.Formatter().parse(pattern) if name is not None}
     unknown = fields - PLAN_PATH_FIELDS

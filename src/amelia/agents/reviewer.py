@@ -41,7 +41,7 @@ def _finding_line(finding: PriorFinding) -> str:
 
 
 def build_review_prompt(
-    state: ExecutionState, changes: Changes, scope: ReviewScope | None = None
+    state: ExecutionState, changes: Changes, *, scope: ReviewScope | None = None
 ) -> str:
     parts = issue_section(state.issue)
     if state.plan_markdown:
@@ -116,7 +116,7 @@ class Reviewer:
 
         run = AgentRun(AGENT, workflow_id, state)
         async for message in self.driver.execute_agentic(
-            prompt=build_review_prompt(state, changes, scope),
+            prompt=build_review_prompt(state, changes, scope=scope),
             cwd=str(repo_dir),
             instructions=self.instructions,
             schema=ReviewVerdict,

@@ -31,6 +31,7 @@ def run(
     event_path: Annotated[
         Path, typer.Option("--event-path", help="The event payload (JSON), as GitHub sends it.")
     ],
+    *,
     repo: Annotated[
         Path | None,
         typer.Option("--repo", help="The checkout to work in (default: GITHUB_WORKSPACE or .)."),
@@ -50,7 +51,7 @@ def run(
         default_workspace=Path(),
         dry_run=True if dry_run else None,
     )
-    raise typer.Exit(run_action(request))
+    raise typer.Exit(run_action(request=request))
 
 
 def register(app: typer.Typer) -> None:

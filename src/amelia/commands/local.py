@@ -164,7 +164,7 @@ def _prepare_run(
     from amelia.redaction import Redactor
 
     settings = load_settings()
-    key = DriverFactory.resolve_key(driver or settings.amelia.driver)
+    key = DriverFactory.resolve_key(key=driver or settings.amelia.driver)
     profile_fields: dict[str, Any] = {
         "model": model or settings.amelia.model,
         "max_turns": max_turns,
@@ -183,7 +183,7 @@ def _prepare_run(
         profile=profile,
         settings=settings,
         upstreams=model_upstreams(credentials, settings.environ),
-        redactor=Redactor(settings.secret_values()),
+        redactor=Redactor(secrets=settings.secret_values()),
     )
 
 
@@ -209,7 +209,7 @@ def _run_stage(
     async def main() -> ExecutionState:
         async with (
             model_access(run.upstreams) as access,
-            TerminalProgressSink(sys.stderr) as progress,
+            TerminalProgressSink(stream=sys.stderr) as progress,
         ):
             sinks: list[Sink] = [progress, log_sink]
             if transcript is not None:
@@ -232,6 +232,7 @@ def _local_command(repo: Path, verbose: bool) -> Iterator[Path]:
 def plan(
     title: Annotated[str, typer.Option("--title", help="Issue title.")],
     repo: RepoOption,
+    *,
     body_file: Annotated[
         Path | None, typer.Option("--body-file", help="File holding the issue body.")
     ] = None,
@@ -276,6 +277,7 @@ def plan(
 def implement(
     plan_file: Annotated[Path, typer.Option("--plan", help="The plan markdown file.")],
     repo: RepoOption,
+    *,
     driver: DriverOption = None,
     model: ModelOption = None,
     max_turns: MaxTurnsOption = None,
@@ -315,6 +317,7 @@ def implement(
 def review(
     base: Annotated[str, typer.Option("--base", help="Review changes since this git ref.")],
     repo: RepoOption,
+    *,
     plan_file: Annotated[
         Path | None, typer.Option("--plan", help="The plan the change implements.")
     ] = None,
@@ -360,6 +363,7 @@ def review(
 
 
 def demo(
+    *,
     output: Annotated[
         Path | None,
         typer.Option("--output", help="Folder for the sample repository (default: a temp dir)."),
@@ -377,7 +381,7 @@ def demo(
     with _reported_errors():
         if output is not None and output.exists() and any(output.iterdir()):
             raise BadInputError(f"--output must be empty or new: {output}")
-        report = run_demo(output, inherited=load_settings().environ)
+        report = run_demo(output=output, inherited=load_settings().environ)
     typer.echo(f"repository: {report.repository}")
     typer.echo(f"plan:       {report.plan}")
     typer.echo(f"diff:       {report.diff}")

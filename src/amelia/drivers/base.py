@@ -99,6 +99,7 @@ class DriverInterface(Protocol):
     async def generate(
         self,
         prompt: str,
+        *,
         system_prompt: str | None = None,
         schema: type[BaseModel] | None = None,
     ) -> GenerateResult:
@@ -109,6 +110,7 @@ class DriverInterface(Protocol):
         self,
         prompt: str,
         cwd: str,
+        *,
         session_id: str | None = None,
         instructions: str | None = None,
         schema: type[BaseModel] | None = None,

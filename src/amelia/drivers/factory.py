@@ -84,7 +84,7 @@ class DriverFactory:
         return sorted(cls._registry)
 
     @classmethod
-    def resolve_key(cls, key: str | None = None) -> str:
+    def resolve_key(cls, *, key: str | None = None) -> str:
         """The key to use: the argument, else `cli:claude`."""
         chosen = key or DEFAULT_DRIVER
         if chosen not in cls._registry:
@@ -97,14 +97,14 @@ class DriverFactory:
     @classmethod
     def get_driver(
         cls,
-        key: str | None = None,
         *,
+        key: str | None = None,
         environment: DriverEnvironment | None = None,
         **kwargs: Any,
     ) -> DriverInterface:
         """Create a driver for `key`; keyword arguments go to the driver's constructor, and
         `environment` too when its factory takes one."""
-        chosen = cls.resolve_key(key)
+        chosen = cls.resolve_key(key=key)
         if environment is not None and chosen in cls._takes_environment:
             kwargs = {**kwargs, "environment": environment}
         return cls._registry[chosen](**kwargs)

@@ -11,7 +11,7 @@ URLs), for this driver only; `home` is where transcripts and sessions go, masked
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
 from amelia.redaction import Redactor
@@ -23,6 +23,7 @@ __all__ = ["DriverEnvironment"]
 class DriverEnvironment:
     """The environment, model credentials and home directory of a driver."""
 
+    _: KW_ONLY
     inherited: Mapping[str, str] = field(default_factory=dict, repr=False)
     """What child processes start from; drivers blank or drop its secrets."""
     credentials: Mapping[str, str] = field(default_factory=dict, repr=False)

@@ -20,12 +20,12 @@ from amelia.redaction import Redactor
 __all__ = ["TranscriptWriter", "amelia_home", "new_transcript_path"]
 
 
-def amelia_home(override: str | os.PathLike[str] | None = None) -> Path:
+def amelia_home(*, override: str | os.PathLike[str] | None = None) -> Path:
     """The argument (amelia passes `$AMELIA_HOME` from its settings), else `~/.amelia`."""
     return Path(override) if override is not None else Path.home() / ".amelia"
 
 
-def new_transcript_path(home: Path, tag: str = "") -> Path:
+def new_transcript_path(home: Path, *, tag: str = "") -> Path:
     """A fresh file under `<home>/runs/`, named by time, an optional tag and a random part."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     middle = f"-{tag}" if tag else ""

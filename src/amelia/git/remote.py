@@ -210,9 +210,9 @@ def push(
             message = (
                 f"push of {branch} was declined by {remote}: {said.rstrip('.')}. {_DECLINED_FIX}"
             )
-            raise GitPushDeclinedError(message, error.stderr) from None
+            raise GitPushDeclinedError(message, stderr=error.stderr) from None
         message = f"push of {branch} failed after {attempts} attempt(s): {error}"
-        raise GitError(message, error.stderr) from None
+        raise GitError(message, stderr=error.stderr) from None
 
 
 def _may_retry_push(error: BaseException) -> bool:

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 
 from loguru import logger
@@ -193,7 +193,9 @@ def run_git_bytes(
             raise GitError(f"git {name} timed out after {timeout:.0f}s") from None
     if process.returncode not in ok_codes:
         stderr = _URL_REDACTOR.redact(display(stderr_bytes))
-        raise GitError(f"git {name} failed: {_complaint(stderr, process.returncode)}", stderr)
+        raise GitError(
+            f"git {name} failed: {_complaint(stderr, process.returncode)}", stderr=stderr
+        )
     return stdout
 
 
@@ -231,6 +233,7 @@ class NetworkRetry:
     After failed attempt n the wait is `backoff * n` seconds (none after a push that was
     only behind: it rebases and pushes again at once)."""
 
+    _: KW_ONLY
     attempts: int = 3
     backoff: float = 2.0
     sleep: Callable[[float], None] = time.sleep

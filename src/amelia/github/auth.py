@@ -31,7 +31,9 @@ class Decision(BaseModel):
     """False when GitHub could not tell the role: a failure, not a refusal."""
 
 
-def may_trigger(client: PermissionSource, user: str, allowed_users: Iterable[str] = ()) -> Decision:
+def may_trigger(
+    client: PermissionSource, user: str, *, allowed_users: Iterable[str] = ()
+) -> Decision:
     """Whether `user` may start a run; `reason` is short and fit to post as a reply."""
     if user.lower() in {name.strip().lower() for name in allowed_users}:
         return Decision(allowed=True, reason=f"@{user} is listed in allowed_users")

@@ -223,7 +223,7 @@ def _typed_error(operation: str, exc: BaseException, attempts: int) -> GitHubErr
     if is_retryable(exc):
         return GitHubRetryExhaustedError(
             f"GitHub {operation} failed after {attempts} attempt(s): {text}",
-            getattr(exc, "status", None),
+            status=getattr(exc, "status", None),
         )
     status = exc.status if isinstance(exc, GithubException) else None
     kind: type[GitHubError] = {
@@ -233,7 +233,7 @@ def _typed_error(operation: str, exc: BaseException, attempts: int) -> GitHubErr
         410: GitHubNotFoundError,
         422: GitHubValidationError,
     }.get(status or 0, GitHubError)
-    return kind(f"GitHub {operation} failed: {text}", status)
+    return kind(f"GitHub {operation} failed: {text}", status=status)
 
 
 class GitHubClient:
@@ -243,6 +243,7 @@ class GitHubClient:
         self,
         token: str,
         repo: str,
+        *,
         base_url: str = DEFAULT_API_URL,
         policy: RetryPolicy | None = None,
         timeout: int = DEFAULT_TIMEOUT,
@@ -422,7 +423,7 @@ class GitHubClient:
                 return comment
         return None
 
-    def list_labelled_issues(self, label: str, state: str = "open") -> list[IssueInfo]:
+    def list_labelled_issues(self, label: str, *, state: str = "open") -> list[IssueInfo]:
         """Issues (not pulls) of this repository carrying `label`, one request per page.
 
         The repository's issue list, not the search API: search stops at 1,000 results and
@@ -501,7 +502,7 @@ class GitHubClient:
         return _pull_info(_raw(found[0])) if found else None
 
     def update_pull(
-        self, number: int, title: str | None = None, body: str | None = None
+        self, number: int, *, title: str | None = None, body: str | None = None
     ) -> PullInfo:
         changes = {k: v for k, v in {"title": title, "body": body}.items() if v is not None}
         data = self._call(
@@ -536,6 +537,7 @@ class GitHubClient:
         pull_number: int,
         body: str,
         event: ReviewEvent,
+        *,
         comments: Sequence[InlineComment] = (),
         commit_id: str | None = None,
     ) -> ReviewInfo:

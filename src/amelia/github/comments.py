@@ -107,7 +107,7 @@ def render_progress(report: ProgressReport, redactor: Redactor) -> str:
     if report.run_url:
         lines += [f"[Workflow run and logs]({report.run_url})", ""]
     for stage in report.stages:
-        detail = f": {one_line(redactor.redact(stage.detail), 200)}" if stage.detail else ""
+        detail = f": {one_line(redactor.redact(stage.detail), limit=200)}" if stage.detail else ""
         lines.append(f"- {_STAGE_ICON[stage.status]} {stage.name}{detail}")
     if report.stages:
         lines.append("")
@@ -121,7 +121,7 @@ def render_progress(report: ProgressReport, redactor: Redactor) -> str:
         lines.append(f"**Done**{suffix}.")
     elif report.outcome == "failed":
         reason = one_line(
-            redactor.redact(report.failure_reason or "unknown error"), MAX_REASON_CHARS
+            redactor.redact(report.failure_reason or "unknown error"), limit=MAX_REASON_CHARS
         )
         logs = f" See [the log]({report.run_url})." if report.run_url else ""
         lines.append(f"**Failed**{suffix}: {reason}.{logs}")
@@ -148,7 +148,7 @@ def _truncate(text: str, limit: int) -> str:
 
 
 def render_tool_errors(
-    results: Sequence[ToolResult], redactor: Redactor, max_output: int = 2000
+    results: Sequence[ToolResult], redactor: Redactor, *, max_output: int = 2000
 ) -> str | None:
     """One comment listing every error-flagged tool result, each collapsed; None if none."""
     errors = [result for result in results if result.is_error]
@@ -237,8 +237,8 @@ def build_review(
     result: ReviewResult,
     diff_text: str,
     commit_sha: str,
-    redactor: Redactor | None = None,
     *,
+    redactor: Redactor | None = None,
     scope: ReviewScope | None = None,
 ) -> tuple[str, list[InlineComment]]:
     """The review body and the inline comments GitHub will accept for this diff.
@@ -328,6 +328,7 @@ class ProgressComment:
         self,
         store: CommentStore,
         issue_number: int,
+        *,
         min_interval: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -341,7 +342,7 @@ class ProgressComment:
         self._posted_at: float | None = None
         self._pending: str | None = None
 
-    def publish(self, body: str, final: bool = False) -> bool:
+    def publish(self, body: str, *, final: bool = False) -> bool:
         """Post `body` now if allowed, else keep it for `flush`. True when it was posted."""
         if self._marker not in body:
             body = f"{self._marker}\n{body}"

@@ -41,7 +41,7 @@ _KEYED_PROVIDERS: Final[tuple[tuple[Provider, str, str], ...]] = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ModelAccess:
     """What the drivers get while the proxy runs."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from pathlib import Path
 
 from amelia.core.state import ExecutionState
@@ -39,6 +39,7 @@ class RunContext:
 
     repo_dir: Path
     make_driver: MakeDriver
+    _: KW_ONLY
     profile: Profile = field(default_factory=Profile)
     sinks: Sequence[Sink] = ()
     workflow_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])

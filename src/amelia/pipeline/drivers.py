@@ -40,7 +40,7 @@ def default_make_driver(
     def make(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
         options = _driver_options(profile, role)
         return DriverFactory.get_driver(
-            key, tool_profile=tool_profile, environment=environment, **options
+            key=key, tool_profile=tool_profile, environment=environment, **options
         )
 
     return make

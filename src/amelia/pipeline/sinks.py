@@ -36,7 +36,7 @@ Sink = Callable[[StreamEvent], Awaitable[None]]
 PREVIEW_CHARS = 200
 
 
-def guarded(sink: Sink, name: str | None = None) -> Sink:
+def guarded(sink: Sink, *, name: str | None = None) -> Sink:
     """Wrap `sink` so that an exception is logged instead of propagated."""
     label = name or getattr(sink, "__name__", None) or type(sink).__name__
 
@@ -61,14 +61,15 @@ def describe(event: StreamEvent) -> str:
     """A short human-readable line for an event."""
     kind = event.type
     if kind == StreamEventType.CLAUDE_TOOL_CALL:
-        arguments = one_line(str(event.tool_input or {}), 120)
+        arguments = one_line(str(event.tool_input or {}), limit=120)
         return f"{event.agent}: → {event.tool_name} {arguments}"
     if kind == StreamEventType.CLAUDE_TOOL_RESULT:
         marker = "✗" if event.is_error else "←"
-        return f"{event.agent}: {marker} {event.tool_name or 'tool'} {one_line(event.content, 120)}"
+        content = one_line(event.content, limit=120)
+        return f"{event.agent}: {marker} {event.tool_name or 'tool'} {content}"
     if kind == StreamEventType.CLAUDE_THINKING:
-        return f"{event.agent}: … {one_line(event.content, 120)}"
-    content = one_line(event.content, PREVIEW_CHARS)
+        return f"{event.agent}: … {one_line(event.content, limit=120)}"
+    content = one_line(event.content, limit=PREVIEW_CHARS)
     return f"{event.agent}: {kind.value.replace('_', ' ')} {content}".rstrip()
 
 
@@ -104,7 +105,7 @@ class TerminalProgressSink:
     Use as an async context manager so the live display is stopped at the end of a run.
     """
 
-    def __init__(self, stream: IO[str] | None = None, *, live: bool | None = None) -> None:
+    def __init__(self, *, stream: IO[str] | None = None, live: bool | None = None) -> None:
         self.stream = stream or sys.stdout
         self.live = self.stream.isatty() if live is None else live
         self._display: Any = None
@@ -138,13 +139,13 @@ class TerminalProgressSink:
     async def __call__(self, event: StreamEvent) -> None:
         line = describe(event)
         if event.type == StreamEventType.STAGE_STARTED:
-            self._stage = f"{event.agent}: {one_line(event.content, 80)}"
+            self._stage = f"{event.agent}: {one_line(event.content, limit=80)}"
         if self._display is not None and self._console is not None:
             from rich.markup import escape
 
             style = "red" if event.is_error else ("bold" if self._is_milestone(event) else "dim")
             self._console.print(f"[{style}]{escape(line)}[/{style}]")
-            self._display.update(f"{escape(self._stage)} — {escape(one_line(line, 80))}")
+            self._display.update(f"{escape(self._stage)} — {escape(one_line(line, limit=80))}")
             return
         self.stream.write(line + "\n")
         self.stream.flush()

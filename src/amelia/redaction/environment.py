@@ -31,7 +31,7 @@ is handed (amelia hands over the credential proxy's URL and per-run token), neve
 environment it inherits, so a real key in amelia's environment cannot reach the CLI."""
 
 
-def scrubbed_environment(base: Mapping[str, str], allow: Iterable[str] = ()) -> dict[str, str]:
+def scrubbed_environment(base: Mapping[str, str], *, allow: Iterable[str] = ()) -> dict[str, str]:
     """A copy of `base` without secrets, except names in `allow`."""
     allowed = set(allow)
     return {
@@ -39,7 +39,7 @@ def scrubbed_environment(base: Mapping[str, str], allow: Iterable[str] = ()) -> 
     }
 
 
-def blanking_overrides(base: Mapping[str, str], allow: Iterable[str] = ()) -> dict[str, str]:
+def blanking_overrides(base: Mapping[str, str], *, allow: Iterable[str] = ()) -> dict[str, str]:
     """Overrides that blank every secret of `base`, for SDKs that can only add variables.
 
     claude-agent-sdk starts its CLI with a copy of the process environment and applies
@@ -50,7 +50,7 @@ def blanking_overrides(base: Mapping[str, str], allow: Iterable[str] = ()) -> di
     return {name: "" for name in base if name not in allowed and is_secret_name(name)}
 
 
-def secret_values(base: Mapping[str, str], min_length: int = 6) -> list[str]:
+def secret_values(base: Mapping[str, str], *, min_length: int = 6) -> list[str]:
     """Values of the secret variables of `base`, longest first, for redaction. Shorter
     values are left alone: masking a 3-letter value would mask ordinary words."""
     values = {

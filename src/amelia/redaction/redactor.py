@@ -46,7 +46,7 @@ def _json_escaped(secret: str, ascii_only: bool) -> str:
 class Redactor:
     """Masks known token formats and the exact values of the given secrets."""
 
-    def __init__(self, secrets: Iterable[str] = (), min_length: int = 6) -> None:
+    def __init__(self, *, secrets: Iterable[str] = (), min_length: int = 6) -> None:
         self._min_length = min_length
         self._secrets: set[str] = set()
         self._spellings: tuple[str, ...] = ()

@@ -177,7 +177,7 @@ def test_review_with_inline_comments_is_validated_against_the_diff(
         number,
         "Looks good",
         "COMMENT",
-        [InlineComment(path="app.py", line=2, body="why sys?")],
+        comments=[InlineComment(path="app.py", line=2, body="why sys?")],
         commit_id="a" * 40,
     )
     assert review.state == "COMMENTED"
@@ -188,7 +188,7 @@ def test_review_with_inline_comments_is_validated_against_the_diff(
     assert posted["commit_id"] == "a" * 40
     with pytest.raises(GitHubValidationError, match="part of the diff"):
         client.create_review(
-            number, "x", "COMMENT", [InlineComment(path="app.py", line=40, body="out")]
+            number, "x", "COMMENT", comments=[InlineComment(path="app.py", line=40, body="out")]
         )
 
 

@@ -30,7 +30,7 @@ def test_review_with_findings_inside_and_outside_the_diff_is_accepted() -> None:
         server.add_repo("octo/app", branches=("main", "fix"))
         number = server.add_pull("octo/app", head="fix", diff=DIFF, head_sha="c" * 40)
         client = GitHubClient(
-            "t", "octo/app", server.url, RetryPolicy(max_attempts=1), throttle=False
+            "t", "octo/app", base_url=server.url, policy=RetryPolicy(max_attempts=1), throttle=False
         )
         result = ReviewResult(
             verdict="changes_requested",
@@ -47,7 +47,11 @@ def test_review_with_findings_inside_and_outside_the_diff_is_accepted() -> None:
         assert diff is not None
         body, inline = build_review(result, diff, "c" * 40)
         review = client.create_review(
-            number, body, choose_review_event(result, "COMMENT"), inline, "c" * 40
+            number,
+            body,
+            choose_review_event(result, "COMMENT"),
+            comments=inline,
+            commit_id="c" * 40,
         )
         assert review.state == "COMMENTED"
         posted = server.reviews("octo/app", number)[0]
@@ -63,7 +67,7 @@ def test_progress_comment_against_the_server_reuses_one_comment() -> None:
         server.add_repo("octo/app")
         issue = server.add_issue("octo/app", "t")
         server.add_issue("octo/app", "other")
-        client = GitHubClient("t", "octo/app", server.url, throttle=False)
+        client = GitHubClient("t", "octo/app", base_url=server.url, throttle=False)
         client.create_comment(issue, "a human comment")
         ProgressComment(client, issue, min_interval=0).publish("first run")
         second = ProgressComment(client, issue, min_interval=0)
@@ -80,7 +84,7 @@ def test_progress_comment_deleted_meanwhile_is_posted_again() -> None:
     with FakeGitHubServer() as server:
         server.add_repo("octo/app")
         issue = server.add_issue("octo/app", "t")
-        client = GitHubClient("t", "octo/app", server.url, throttle=False)
+        client = GitHubClient("t", "octo/app", base_url=server.url, throttle=False)
         progress = ProgressComment(client, issue, min_interval=0)
         progress.publish("started")
         assert progress.comment is not None

@@ -25,7 +25,9 @@ DIFF = (
 
 
 def _client(server: FakeGitHubServer) -> GitHubClient:
-    return GitHubClient("t", REPO, server.url, RetryPolicy(max_attempts=1), throttle=False)
+    return GitHubClient(
+        "t", REPO, base_url=server.url, policy=RetryPolicy(max_attempts=1), throttle=False
+    )
 
 
 def _post_findings(server: FakeGitHubServer, client: GitHubClient, count: int) -> int:
@@ -37,7 +39,7 @@ def _post_findings(server: FakeGitHubServer, client: GitHubClient, count: int) -
     )
     result = ReviewResult(verdict="changes_requested", summary="no", comments=comments)
     body, inline = build_review(result, DIFF, HEAD)
-    client.create_review(number, body, "COMMENT", inline, HEAD)
+    client.create_review(number, body, "COMMENT", comments=inline, commit_id=HEAD)
     return number
 
 

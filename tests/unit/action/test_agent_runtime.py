@@ -26,12 +26,12 @@ def runner_settings(tmp_path: Path, **extra: str) -> Settings:
         **extra,
     }
     secrets = {"INPUT_ANTHROPIC_API_KEY": MODEL_KEY}
-    return load_settings(environ, secrets=secrets, container_home=tmp_path / "absent")
+    return load_settings(environ=environ, secrets=secrets, container_home=tmp_path / "absent")
 
 
 def test_agents_reach_the_model_through_the_proxy_with_a_masked_token(tmp_path: Path) -> None:
     settings = runner_settings(tmp_path)
-    redactor = Redactor(settings.secret_values())
+    redactor = Redactor(secrets=settings.secret_values())
 
     async def inside() -> tuple[dict[str, str], Path | None, bool]:
         async with agent_runtime(settings, redactor, runs_agents=True) as environment:

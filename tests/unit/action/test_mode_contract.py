@@ -68,6 +68,6 @@ def test_an_error_outside_a_mode_is_one_line_and_its_branch_exit_code(
 ) -> None:
     stream = io.StringIO()
     workflow = WorkflowIO(stream=stream)
-    assert report_error(workflow, Redactor(["ghs_secret123"]), error) == code
+    assert report_error(workflow, Redactor(secrets=["ghs_secret123"]), error) == code
     assert stream.getvalue().splitlines() == [line]
     assert workflow.outputs == {"conclusion": "failure"}

@@ -35,7 +35,7 @@ def test_summary_lists_each_agent_and_redacts() -> None:
         "failure",
         {"conclusion": "failure", "branch": "amelia/issue-1", "plan_path": ""},
         state,
-        Redactor(["hunter2-secret"]),
+        Redactor(secrets=["hunter2-secret"]),
         failure_reason="push refused with hunter2-secret",
     )
     assert "| architect | 3 | 2 | 1 | 1,200 / 300 | $0.0125 | 4.5 s |" in text
@@ -47,7 +47,7 @@ def test_summary_lists_each_agent_and_redacts() -> None:
 
 async def test_log_groups_wrap_each_stage() -> None:
     out = io.StringIO()
-    sink = LogGroupSink(WorkflowIO(stream=out), Redactor(["topsecret-value"]))
+    sink = LogGroupSink(WorkflowIO(stream=out), Redactor(secrets=["topsecret-value"]))
 
     def event(kind: StreamEventType, content: str) -> StreamEvent:
         return StreamEvent(type=kind, content=content, agent="architect", workflow_id="w")

@@ -41,7 +41,7 @@ def test_issue_number_alone_means_plan() -> None:
 
 def test_help_override_uses_the_trigger_phrase() -> None:
     command = command_override(
-        _variables({"AMELIA_COMMAND": "help"}), SCHEDULE, RunnerContext(), "/bot"
+        _variables({"AMELIA_COMMAND": "help"}), SCHEDULE, RunnerContext(), trigger_phrase="/bot"
     )
     assert command is not None and "`/bot plan`" in command.reply
 

@@ -55,7 +55,7 @@ def test_only_commits_missing_from_every_remote_are_saved(tmp_path: Path) -> Non
 
     assert saved is not None and saved.files == ("plan.md",)
     assert "README.md" not in saved.patch
-    summary = saved.summary_markdown(Redactor(["secret-token-value"]))
+    summary = saved.summary_markdown(Redactor(secrets=["secret-token-value"]))
     assert "### Unpushed work on `main`" in summary and "+" in summary
     assert "secret-token-value" not in summary
 

@@ -10,7 +10,7 @@ def test_outputs_and_summary_files(tmp_path: Path) -> None:
     output = tmp_path / "output"
     summary = tmp_path / "summary"
     stream = io.StringIO()
-    workflow = WorkflowIO(str(output), str(summary), stream=stream)
+    workflow = WorkflowIO(output_path=str(output), summary_path=str(summary), stream=stream)
     workflow.set_outputs({"branch": "amelia/issue-7", "issues": "[1, 2]", "pr_number": None})
     workflow.set_outputs({"summary": "line one\nline two"})
     workflow.write_summary("## amelia\n\nok")

@@ -51,7 +51,9 @@ def test_commit_path_adds_the_trailer_and_skips_unchanged(checkout: Path) -> Non
     workspace.prepare()
     (checkout / "plan.md").write_text("# plan\n")
     (checkout / "stray.txt").write_text("not mine\n")
-    first = workspace.commit_path("plan.md", "Plan issue #1", "ada <ada@users.noreply.github.com>")
+    first = workspace.commit_path(
+        "plan.md", "Plan issue #1", co_author="ada <ada@users.noreply.github.com>"
+    )
     again = workspace.commit_path("plan.md", "Plan issue #1")
 
     assert first == again

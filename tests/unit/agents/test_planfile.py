@@ -26,18 +26,20 @@ DAY = date(2026, 3, 4)
 
 def test_default_pattern() -> None:
     issue = Issue(id="gh-7", number=7, title="Crème brûlée: Support ÜTF-8 titles!")
-    path = render_plan_path("docs/plans/{date}-issue-{number}-{slug}.md", issue, DAY)
+    path = render_plan_path("docs/plans/{date}-issue-{number}-{slug}.md", issue, today=DAY)
     assert path == "docs/plans/2026-03-04-issue-7-creme-brulee-support-utf-8-titles.md"
 
 
 def test_number_falls_back_to_the_issue_id() -> None:
     issue = Issue(id="owner/repo#12", title="x")
-    assert render_plan_path("{number}-{id}.md", issue, DAY) == "owner-repo-12-owner-repo-12.md"
+    assert (
+        render_plan_path("{number}-{id}.md", issue, today=DAY) == "owner-repo-12-owner-repo-12.md"
+    )
 
 
 def test_unknown_field_is_rejected() -> None:
     with pytest.raises(PlanPathError, match="user"):
-        render_plan_path("{user}/{slug}.md", Issue(id="1", title="t"), DAY)
+        render_plan_path("{user}/{slug}.md", Issue(id="1", title="t"), today=DAY)
 
 
 @given(st.text(max_size=300))

@@ -59,34 +59,34 @@ def test_default_key_is_claude(monkeypatch: pytest.MonkeyPatch) -> None:
     # AMELIA_DRIVER is the command line's fallback, read with the settings, not here.
     monkeypatch.setenv("AMELIA_DRIVER", "api:openrouter")
     assert DriverFactory.resolve_key() == "cli:claude"
-    assert DriverFactory.resolve_key("cli") == "cli"
+    assert DriverFactory.resolve_key(key="cli") == "cli"
 
 
 def test_unknown_key_lists_registered_keys() -> None:
     with pytest.raises(ConfigError, match=r"^Unknown driver key:") as caught:
-        DriverFactory.get_driver("carrier-pigeon")
+        DriverFactory.get_driver(key="carrier-pigeon")
     for key in ("cli:claude", "api:openai", "api:openrouter"):
         assert key in str(caught.value)
     with pytest.raises(ConfigError, match=r"^Unknown driver key: 'nope'"):
-        DriverFactory.get_driver("nope")
+        DriverFactory.get_driver(key="nope")
 
 
 def test_the_environment_goes_only_to_factories_that_take_it(registry: dict[str, Any]) -> None:
     environment = DriverEnvironment(credentials={"OPENAI_API_KEY": "sk-from-settings"})
     DriverFactory.register_driver("echo", EchoDriver)
     DriverFactory.register_driver("aware", EchoDriver, takes_environment=True)
-    plain = DriverFactory.get_driver("echo", environment=environment, model="x")
-    aware = DriverFactory.get_driver("aware", environment=environment, model="x")
+    plain = DriverFactory.get_driver(key="echo", environment=environment, model="x")
+    aware = DriverFactory.get_driver(key="aware", environment=environment, model="x")
     assert isinstance(plain, EchoDriver) and plain.kwargs == {"model": "x"}
     assert isinstance(aware, EchoDriver)
     assert aware.kwargs == {"model": "x", "environment": environment}
-    api = DriverFactory.get_driver("api:openai", environment=environment, model="gpt-x")
+    api = DriverFactory.get_driver(key="api:openai", environment=environment, model="gpt-x")
     assert getattr(api, "environment", None) is environment
 
 
 async def test_custom_registration(registry: dict[str, Any]) -> None:
     DriverFactory.register_driver("echo", EchoDriver)
-    driver = DriverFactory.get_driver("echo", model="x")
+    driver = DriverFactory.get_driver(key="echo", model="x")
     assert isinstance(driver, EchoDriver)
     assert driver.kwargs == {"model": "x"}
     messages = [m async for m in driver.execute_agentic("hello", cwd=".")]

@@ -24,7 +24,7 @@ GITHUB_TOKEN = "ghs_" + "P" * 36
 
 def test_every_transcript_line_is_redacted_and_still_json(tmp_path: Path) -> None:
     path = tmp_path / "transcript.jsonl"
-    with TranscriptWriter(path, redactor=Redactor([SECRET])) as transcript:
+    with TranscriptWriter(path, redactor=Redactor(secrets=[SECRET])) as transcript:
         transcript.write("tool", {"output": f"env: KEY={SECRET} TOKEN={GITHUB_TOKEN}"})
         transcript.write("tool", {SECRET: ["nested", {"deeper": SECRET}]})
         # A private key without its end line: the pattern reaches past the string's quote.
@@ -46,7 +46,7 @@ def test_without_a_redactor_token_patterns_are_still_masked(tmp_path: Path) -> N
 
 
 def test_a_session_history_is_saved_redacted_and_loads_again(tmp_path: Path) -> None:
-    store = SessionStore(tmp_path, redactor=Redactor([SECRET]))
+    store = SessionStore(tmp_path, redactor=Redactor(secrets=[SECRET]))
     messages: list[ModelMessage] = [
         ModelRequest(parts=[ToolReturnPart("run_shell_command", f"KEY={SECRET}", "call-1")]),
         ModelResponse(parts=[TextPart(f"I saw {GITHUB_TOKEN}")]),

@@ -40,7 +40,7 @@ def test_roles(role: str, allowed: bool) -> None:
 
 def test_allowed_users_are_case_insensitive_and_skip_the_lookup() -> None:
     roles = Roles({})
-    assert may_trigger(roles, "Bob", [" bob ", "carol"]).allowed
+    assert may_trigger(roles, "Bob", allowed_users=[" bob ", "carol"]).allowed
     assert roles.asked == []
 
 

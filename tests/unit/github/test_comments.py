@@ -19,7 +19,7 @@ from amelia.github.events import IssueCommentEvent, RoutingSettings, parse_event
 from amelia.redaction import Redactor
 
 TOKEN = "ghp_" + "Z" * 36
-REDACTOR = Redactor(["hunter2-secret"])
+REDACTOR = Redactor(secrets=["hunter2-secret"])
 DIFF = "\n".join(
     [
         "diff --git a/src/app.py b/src/app.py",
@@ -63,7 +63,7 @@ def test_build_review_keeps_inline_only_inside_hunks() -> None:
             ReviewComment(path="README.md", severity="minor", body="document it"),
         ),
     )
-    body, inline = build_review(result, DIFF, "abcdef0123456789", REDACTOR)
+    body, inline = build_review(result, DIFF, "abcdef0123456789", redactor=REDACTOR)
     assert [(c.path, c.line, c.side) for c in inline] == [
         ("src/app.py", 11, "RIGHT"),
         ("src/app.py", 12, "RIGHT"),

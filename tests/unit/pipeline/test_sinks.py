@@ -40,7 +40,7 @@ async def test_failing_sink_is_swallowed_and_later_sinks_still_run() -> None:
     handler = logger.add(lambda message: messages.append(str(message)), level="WARNING")
     try:
         await dispatch([broken, recording], _event())
-        await guarded(broken, "progress-comment")(_event())
+        await guarded(broken, name="progress-comment")(_event())
     finally:
         logger.remove(handler)
     assert len(received) == 1
@@ -60,7 +60,7 @@ async def test_jsonl_transcript_has_one_parseable_line_per_event(tmp_path: Path)
 
 async def test_terminal_sink_writes_plain_lines_when_not_a_terminal() -> None:
     stream = io.StringIO()
-    async with TerminalProgressSink(stream) as sink:
+    async with TerminalProgressSink(stream=stream) as sink:
         assert sink.live is False
         await sink(_event(tool_input={"command": "pytest -q"}))
         await sink(_event(StreamEventType.CLAUDE_TOOL_RESULT, content="1 failed", is_error=True))
@@ -71,7 +71,7 @@ async def test_terminal_sink_writes_plain_lines_when_not_a_terminal() -> None:
 
 async def test_terminal_sink_live_mode_renders_with_rich() -> None:
     stream = io.StringIO()
-    async with TerminalProgressSink(stream, live=True) as sink:
+    async with TerminalProgressSink(stream=stream, live=True) as sink:
         await sink(_event(StreamEventType.STAGE_STARTED, content="planning [bold]x[/bold]"))
     assert "planning [bold]x[/bold]" in stream.getvalue()
 

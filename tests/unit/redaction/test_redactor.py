@@ -47,14 +47,14 @@ def test_exact_values_from_the_environment_are_masked() -> None:
         "MY_API_KEY": "opaque-42x",
         "INPUT_PLAN_DIR": "docs/plans",
     }
-    redactor = Redactor(secret_values(env))
+    redactor = Redactor(secrets=secret_values(env))
     assert redactor.redact("a hunter2-value b opaque-42x /usr/bin docs/plans") == (
         "a *** b *** /usr/bin docs/plans"
     )
 
 
 def test_short_values_are_not_treated_as_secrets() -> None:
-    assert Redactor(["abc"]).redact("abc abc") == "abc abc"
+    assert Redactor(secrets=["abc"]).redact("abc abc") == "abc abc"
 
 
 @settings(max_examples=300)
@@ -62,20 +62,20 @@ def test_short_values_are_not_treated_as_secrets() -> None:
 def test_no_planted_secret_survives(secrets: list[str], filler: list[str]) -> None:
     text = "".join(f + s for f, s in zip(filler + [""] * len(secrets), secrets, strict=False))
     text += "".join(secrets)  # adjacent secrets
-    redacted = Redactor(secrets).redact(text)
+    redacted = Redactor(secrets=secrets).redact(text)
     for secret in secrets:
         assert secret not in redacted
 
 
 @given(st.lists(SECRET, min_size=1, max_size=3), st.text(max_size=40))
 def test_redaction_is_stable(secrets: list[str], text: str) -> None:
-    redactor = Redactor(secrets)
+    redactor = Redactor(secrets=secrets)
     once = redactor.redact(text + secrets[0])
     assert redactor.redact(once) == once
 
 
 def test_a_secret_learnt_at_run_time_is_masked_from_then_on() -> None:
-    redactor = Redactor(["first-secret"])
+    redactor = Redactor(secrets=["first-secret"])
     assert redactor.redact("late-token-value") == "late-token-value"
     redactor.add_secrets(["late-token-value", "short"])
     assert redactor.redact("first-secret late-token-value short") == "*** *** short"

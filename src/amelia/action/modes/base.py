@@ -12,7 +12,7 @@ creates or replaces the progress comment.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -42,6 +42,7 @@ class ModeOutcome:
     """What a mode achieved. `outputs` become step outputs (plan_path, branch, pr_number,
     verdict, issues …); `links` are shown with the final progress update."""
 
+    _: KW_ONLY
     conclusion: Conclusion = "success"
     outputs: dict[str, str] = field(default_factory=dict)
     links: tuple[tuple[str, str], ...] = ()
@@ -69,14 +70,15 @@ class ModeContext:
     """The progress comment on `command.number`, when the mode asked for one."""
     profile: Profile
     make_driver: MakeDriver
+    _: KW_ONLY
     sinks: list[Sink] = field(default_factory=list)
     dry_run: bool = False
     dry_run_dir: Path | None = None
 
-    async def stage(self, name: str, status: StageStatus, detail: str = "") -> None:
+    async def stage(self, name: str, status: StageStatus, *, detail: str = "") -> None:
         """Show a stage's status on the progress comment, when there is one."""
         if self.progress is not None:
-            await self.progress.stage(name, status, detail)
+            await self.progress.stage(name, status, detail=detail)
 
     def blob_url(self, sha: str, path: str) -> str:
         return f"{self.runner.server_url.rstrip('/')}/{self.repo}/blob/{sha}/{path}"
@@ -108,6 +110,7 @@ class Mode:
 
     name: str
     run: ModeRun
+    _: KW_ONLY
     stages: tuple[str, ...] = ()
     needs_permission: bool = True
     needs_workspace: bool = True

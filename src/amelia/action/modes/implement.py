@@ -200,7 +200,7 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
     with ctx.workspace.authenticated():
         default_branch, base = await asyncio.to_thread(fetch_default, repo, branch)
     plan_sha = await asyncio.to_thread(head_sha, repo)
-    await ctx.stage(STAGE_BRANCH, "done", f"{branch} with {plan_path}")
+    await ctx.stage(STAGE_BRANCH, "done", detail=f"{branch} with {plan_path}")
 
     info = await asyncio.to_thread(ctx.github.get_issue, number)
     existing = await asyncio.to_thread(ctx.github.find_open_pull, branch)
@@ -246,11 +246,11 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
             diff_text,
             head,
             ctx.redactor,
-            ctx.inputs.review_event,
+            setting=ctx.inputs.review_event,
         )
     await post_tool_errors(ctx.github, pull.number, state.tool_results, ctx.redactor)
     changed = "no new commits" if head == plan_sha else f"pushed {head[:12]}"
-    await ctx.stage(STAGE_PUBLISH, "done", f"#{pull.number} ({changed})")
+    await ctx.stage(STAGE_PUBLISH, "done", detail=f"#{pull.number} ({changed})")
     links = (
         (f"Draft pull request #{pull.number}", pull.html_url),
         ("Plan", plan_url),
@@ -275,7 +275,7 @@ async def _open_or_update_pull(
         # Read the description now, not before the rounds: someone may have edited it.
         current = await asyncio.to_thread(ctx.github.get_pull, existing.number)
         merged = merge_pull_body(current.body, body)
-        return await asyncio.to_thread(ctx.github.update_pull, existing.number, None, merged)
+        return await asyncio.to_thread(ctx.github.update_pull, existing.number, body=merged)
     return await asyncio.to_thread(ctx.github.create_pull, branch, base, title, body, True)
 
 

@@ -73,7 +73,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         await asyncio.to_thread(switch_to_branch, repo, branch)
     previous = existing_plan(repo, ctx.inputs.plan_dir, number)
     detail = f"continuing {branch}" if continued else f"new branch {branch}"
-    await ctx.stage(STAGE_BRANCH, "done", detail)
+    await ctx.stage(STAGE_BRANCH, "done", detail=detail)
 
     issue = agent_issue(info)
     instructions = ctx.command.instructions.strip()
@@ -99,11 +99,11 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         ctx.workspace.commit_path,
         plan_path,
         commit_title(number, info.title),
-        co_author(ctx.command.requested_by),
+        co_author=co_author(ctx.command.requested_by),
     )
     sha = await asyncio.to_thread(ctx.workspace.push, branch)
     where = "committed locally (dry run, not pushed)" if ctx.dry_run else f"pushed to {branch}"
-    await ctx.stage(STAGE_PUBLISH, "done", where)
+    await ctx.stage(STAGE_PUBLISH, "done", detail=where)
     return ModeOutcome(
         outputs={"plan_path": plan_path, "branch": branch},
         links=(("Plan", ctx.blob_url(sha, plan_path)), (f"Branch {branch}", ctx.tree_url(branch))),

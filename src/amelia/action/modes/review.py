@@ -153,7 +153,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     notes = [render_earlier_findings(settled), steering_note(checked.restored)]
     if setting in ("APPROVE", "AUTO"):
         author = await asyncio.to_thread(
-            may_trigger, ctx.github, pull.author, ctx.inputs.allowed_users
+            may_trigger, ctx.github, pull.author, allowed_users=ctx.inputs.allowed_users
         )
         if not author.allowed:
             setting = withhold_approval(setting)
@@ -166,7 +166,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         diff_text,
         checked.head_sha,
         ctx.redactor,
-        setting,
+        setting=setting,
         note="\n\n".join(note for note in notes if note),
         scope=scope,
     )

@@ -52,7 +52,7 @@ _RUN_ERRORS = (AgentRunError, openai.OpenAIError, TimeoutError, OSError)
 """Failures of the model, its API or the network: they end a run with an error RESULT."""
 
 
-def validate_prompt(prompt: str, instructions: str | None = None) -> None:
+def validate_prompt(prompt: str, *, instructions: str | None = None) -> None:
     """Raise DriverError for an empty prompt/instructions or ones over the size limits."""
     if not prompt or not prompt.strip():
         raise DriverError("The prompt is empty")
@@ -85,13 +85,13 @@ class ApiDriver:
 
     def __init__(
         self,
+        *,
         model: str | Model = DEFAULT_API_MODEL,
         tool_profile: ToolProfileName = "full",
         max_turns: int | None = None,
         timeout_seconds: float | None = None,
         amelia_home: str | os.PathLike[str] | None = None,
         max_retries: int = 2,
-        *,
         environment: DriverEnvironment | None = None,
     ) -> None:
         """`environment` holds the model's key and base URL and what tools' commands start
@@ -144,11 +144,12 @@ class ApiDriver:
     async def generate(
         self,
         prompt: str,
+        *,
         system_prompt: str | None = None,
         schema: type[BaseModel] | None = None,
     ) -> GenerateResult:
         """One answer without tools: text, or a validated `schema` instance."""
-        validate_prompt(prompt, system_prompt)
+        validate_prompt(prompt, instructions=system_prompt)
         started = time.monotonic()
         output_type: Any = str if schema is None else ToolOutput(schema, name=OUTPUT_TOOL_NAME)
         async with self._model() as model:
@@ -168,18 +169,19 @@ class ApiDriver:
         self,
         prompt: str,
         cwd: str,
+        *,
         session_id: str | None = None,
         instructions: str | None = None,
         schema: type[BaseModel] | None = None,
     ) -> AsyncIterator[AgenticMessage]:
         """Run `prompt` with the profile's tools in `cwd`; the last message is a RESULT."""
-        validate_prompt(prompt, instructions)
+        validate_prompt(prompt, instructions=instructions)
         _require_directory(cwd)
-        home = amelia_home(self.amelia_home)
+        home = amelia_home(override=self.amelia_home)
         store = SessionStore(home, redactor=self.environment.redactor)
         history: list[ModelMessage] = store.load(session_id) if session_id else []
         run_session_id = session_id or new_session_id()
-        self.last_transcript_path = new_transcript_path(home, f"api-{run_session_id[:12]}")
+        self.last_transcript_path = new_transcript_path(home, tag=f"api-{run_session_id[:12]}")
         async with self._model() as model:
             with TranscriptWriter(
                 self.last_transcript_path, redactor=self.environment.redactor

@@ -62,6 +62,7 @@ class SafeFileWriter:
     def __init__(
         self,
         allowed_dirs: Sequence[str | os.PathLike[str]],
+        *,
         base: str | os.PathLike[str] | None = None,
         max_bytes: int = MAX_WRITE_BYTES,
     ) -> None:
@@ -99,6 +100,7 @@ class SafeFileReader:
     def __init__(
         self,
         allowed_dirs: Sequence[str | os.PathLike[str]],
+        *,
         base: str | os.PathLike[str] | None = None,
         max_chars: int = MAX_READ_CHARS,
     ) -> None:

@@ -124,7 +124,7 @@ def _http_detail(error: ModelHTTPError) -> str:
 
 def error_reason(error: BaseException) -> str:
     """One line naming what went wrong (with the HTTP status when there is one)."""
-    return one_line(_describe(error), _MAX_REASON_CHARS)
+    return one_line(_describe(error), limit=_MAX_REASON_CHARS)
 
 
 def _describe(error: BaseException) -> str:

@@ -91,8 +91,8 @@ class SafeShellExecutor:
     def __init__(
         self,
         cwd: str | os.PathLike[str],
-        max_output_chars: int = MAX_OUTPUT_CHARS,
         *,
+        max_output_chars: int = MAX_OUTPUT_CHARS,
         inherited: Mapping[str, str] | None = None,
     ) -> None:
         """`inherited` is the environment commands start from, minus its secrets."""
@@ -104,12 +104,14 @@ class SafeShellExecutor:
         """No secrets at all reach a command the model chose, not even the model's key."""
         return {**scrubbed_environment(self.inherited), **_PAGER_ENV}
 
-    async def execute(self, command: str, timeout_seconds: float = 30) -> ShellResult:
+    async def execute(self, command: str, *, timeout_seconds: float = 30) -> ShellResult:
         """Run `command` through /bin/sh; raises CommandRefused when the policy says no."""
         check_command(command)
         return await self._run(command, None, timeout_seconds)
 
-    async def execute_argv(self, argv: Sequence[str], timeout_seconds: float = 30) -> ShellResult:
+    async def execute_argv(
+        self, argv: Sequence[str], *, timeout_seconds: float = 30
+    ) -> ShellResult:
         """Run `argv` directly, with no shell in between (for already-vetted commands)."""
         if not argv:
             raise CommandRefused("the command is empty")

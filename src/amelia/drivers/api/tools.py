@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
 from pydantic_ai import RunContext, Tool
@@ -58,6 +58,7 @@ class ToolContext:
     """What every tool call needs: where it runs and what it may touch."""
 
     cwd: Path
+    _: KW_ONLY
     inherited: Mapping[str, str] = field(default_factory=dict, repr=False)
     """The environment shell commands start from, minus its secrets."""
     shell: SafeShellExecutor = field(init=False)
@@ -150,7 +151,7 @@ def _search(context: ToolContext, pattern: str, path: str) -> list[str]:
     return matches
 
 
-async def search_code(ctx: RunContext[ToolContext], pattern: str, path: str = ".") -> str:
+async def search_code(ctx: RunContext[ToolContext], pattern: str, *, path: str = ".") -> str:
     """Search files for a regular expression; prints `file:line: text` for each match.
 
     Args:
@@ -174,7 +175,9 @@ async def search_code(ctx: RunContext[ToolContext], pattern: str, path: str = ".
     return "\n".join(matches)
 
 
-async def run_shell_command(ctx: RunContext[ToolContext], command: str, timeout: int = 30) -> str:
+async def run_shell_command(
+    ctx: RunContext[ToolContext], command: str, *, timeout: int = 30
+) -> str:
     """Run a shell command in the working directory (tests, builds, git, …).
 
     Args:
@@ -182,7 +185,7 @@ async def run_shell_command(ctx: RunContext[ToolContext], command: str, timeout:
         timeout: Seconds before the command is killed (at most 300).
     """
     try:
-        result = await ctx.deps.shell.execute(command, timeout)
+        result = await ctx.deps.shell.execute(command, timeout_seconds=timeout)
     except CommandRefused as error:
         raise _refuse(error) from error
     if not result.ok:
@@ -190,7 +193,9 @@ async def run_shell_command(ctx: RunContext[ToolContext], command: str, timeout:
     return result.describe()
 
 
-async def run_read_only_git(ctx: RunContext[ToolContext], command: str, timeout: int = 30) -> str:
+async def run_read_only_git(
+    ctx: RunContext[ToolContext], command: str, *, timeout: int = 30
+) -> str:
     """Run a read-only git command: git log, diff, show, status, ls-files, blame, grep, ….
 
     Args:
@@ -199,7 +204,7 @@ async def run_read_only_git(ctx: RunContext[ToolContext], command: str, timeout:
     """
     try:
         argv = read_only_git_argv(command)
-        result = await ctx.deps.shell.execute_argv(argv, timeout)
+        result = await ctx.deps.shell.execute_argv(argv, timeout_seconds=timeout)
     except CommandRefused as error:
         raise _refuse(error) from error
     if not result.ok:

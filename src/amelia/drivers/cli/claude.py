@@ -60,6 +60,7 @@ class ClaudeCliDriver:
 
     def __init__(
         self,
+        *,
         model: str | None = None,
         tool_profile: ToolProfileName = "full",
         max_turns: int | None = None,
@@ -68,7 +69,6 @@ class ClaudeCliDriver:
         cli_path: str | os.PathLike[str] | None = None,
         web_tools: bool = False,
         env: Mapping[str, str] | None = None,
-        *,
         environment: DriverEnvironment | None = None,
     ) -> None:
         """`environment` is what the CLI inherits (its secrets are blanked, as the SDK copies
@@ -157,6 +157,7 @@ class ClaudeCliDriver:
         self,
         prompt: str,
         cwd: str,
+        *,
         session_id: str | None = None,
         instructions: str | None = None,
         schema: type[BaseModel] | None = None,
@@ -180,7 +181,7 @@ class ClaudeCliDriver:
         stderr_lines: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
         options = self._options(cwd, session_id, system_prompt, schema, stderr_lines, tools)
         mapper = MessageMapper(model=self.model, structured=schema is not None)
-        transcript_path = new_transcript_path(amelia_home(self.amelia_home))
+        transcript_path = new_transcript_path(amelia_home(override=self.amelia_home))
         self.last_transcript_path = transcript_path
         logger.info("Claude Code run in {} — transcript {}", cwd, transcript_path)
         deadline = None if self.timeout_seconds is None else time.monotonic() + self.timeout_seconds
@@ -263,6 +264,7 @@ class ClaudeCliDriver:
     async def generate(
         self,
         prompt: str,
+        *,
         system_prompt: str | None = None,
         schema: type[BaseModel] | None = None,
     ) -> GenerateResult:

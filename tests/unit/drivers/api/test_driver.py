@@ -58,7 +58,7 @@ def test_unknown_prefix_lists_supported_ones() -> None:
 
 
 def test_factory_prefixes_bare_models() -> None:
-    driver = DriverFactory.get_driver("api:openrouter", model="vendor/model")
+    driver = DriverFactory.get_driver(key="api:openrouter", model="vendor/model")
     assert isinstance(driver, ApiDriver)
     assert driver.model_name == "openrouter:vendor/model"
 

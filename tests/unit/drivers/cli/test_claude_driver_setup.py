@@ -15,10 +15,10 @@ from amelia.drivers.runtime import DriverEnvironment
 
 
 def test_registry_builds_the_driver_with_keyword_arguments() -> None:
-    driver = DriverFactory.get_driver("cli:claude", tool_profile="read_only", model="claude-x")
+    driver = DriverFactory.get_driver(key="cli:claude", tool_profile="read_only", model="claude-x")
     assert isinstance(driver, ClaudeCliDriver)
     assert (driver.tool_profile, driver.model) == ("read_only", "claude-x")
-    assert isinstance(DriverFactory.get_driver("cli"), ClaudeCliDriver)
+    assert isinstance(DriverFactory.get_driver(key="cli"), ClaudeCliDriver)
 
 
 def test_cli_environment_blanks_every_inherited_secret_the_model_key_too(
