@@ -77,6 +77,7 @@ class ScriptedDriver:
     async def generate(
         self,
         prompt: str,
+        *,
         system_prompt: str | None = None,
         schema: type[BaseModel] | None = None,
     ) -> GenerateResult:
@@ -98,6 +99,7 @@ class ScriptedDriver:
         self,
         prompt: str,
         cwd: str,
+        *,
         session_id: str | None = None,
         instructions: str | None = None,
         schema: type[BaseModel] | None = None,
