@@ -20,7 +20,7 @@ from pydantic_ai.exceptions import ToolFailed
 
 from amelia.core.types import ToolProfileName
 from amelia.drivers.api.files import SafeFileReader, SafeFileWriter
-from amelia.drivers.api.shell import SafeShellExecutor
+from amelia.drivers.api.shell import SafeShellExecutor, ShellResult
 from amelia.drivers.read_only_policy import read_only_git_argv
 from amelia.errors import CommandRefused, PathRefused
 
@@ -175,6 +175,13 @@ async def search_code(ctx: RunContext[ToolContext], pattern: str, *, path: str =
     return "\n".join(matches)
 
 
+def _answer(result: ShellResult) -> str:
+    """A command's output as the tool's answer; a command that failed is a tool error."""
+    if not result.ok:
+        raise ToolFailed(result.describe())
+    return result.describe()
+
+
 async def run_shell_command(
     ctx: RunContext[ToolContext], command: str, *, timeout: int = 30
 ) -> str:
@@ -188,9 +195,7 @@ async def run_shell_command(
         result = await ctx.deps.shell.execute(command, timeout_seconds=timeout)
     except CommandRefused as error:
         raise _refuse(error) from error
-    if not result.ok:
-        raise ToolFailed(result.describe())
-    return result.describe()
+    return _answer(result)
 
 
 async def run_read_only_git(
@@ -207,9 +212,7 @@ async def run_read_only_git(
         result = await ctx.deps.shell.execute_argv(argv, timeout_seconds=timeout)
     except CommandRefused as error:
         raise _refuse(error) from error
-    if not result.ok:
-        raise ToolFailed(result.describe())
-    return result.describe()
+    return _answer(result)
 
 
 async def write_file(ctx: RunContext[ToolContext], file_path: str, content: str) -> str:
