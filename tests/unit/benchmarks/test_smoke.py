@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from benchmarks.action import CPU_PROBE_DIR
 from benchmarks.report import Figure, Report, Target, render_table, this_machine
 from benchmarks.run import main
 from benchmarks.scan import scan_once
@@ -114,3 +119,20 @@ def test_table_marks_missed_targets() -> None:
 
     assert "| b | fast | 0.2 s | <= 0.4 s | yes |" in table
     assert "| b | slow | 0.9 s | <= 0.4 s | **no** |" in table
+
+
+def test_the_cpu_probe_stamps_a_process_cpu_time_at_its_first_connection(tmp_path: Path) -> None:
+    stamp = tmp_path / "first-request-cpu"
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        connect = f"import socket; socket.create_connection(('127.0.0.1', {port})).close()"
+        for path in ([], [str(CPU_PROBE_DIR)]):
+            environment = {
+                **os.environ,
+                "PYTHONPATH": os.pathsep.join(path),
+                "AMELIA_BENCHMARK_CPU_FILE": str(stamp),
+            }
+            subprocess.run([sys.executable, "-c", connect], env=environment, check=True)
+            assert stamp.is_file() == bool(path)
+
+    assert 0 < float(stamp.read_text(encoding="utf-8")) < 60
