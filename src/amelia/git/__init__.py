@@ -15,6 +15,7 @@ from amelia.git.remote import (
     remote_default_branch,
     remote_heads,
     switch_to_branch,
+    with_remote_url,
 )
 from amelia.git.repo import (
     BOT_EMAIL,
@@ -39,6 +40,7 @@ from amelia.git.runner import (
     display,
     display_path,
     is_transient,
+    isolated_configuration,
     run_git,
     run_git_bytes,
     run_git_paths,
@@ -71,6 +73,7 @@ __all__ = [
     "is_bare_repository",
     "is_shallow",
     "is_transient",
+    "isolated_configuration",
     "mark_safe_directory",
     "merge_base",
     "merge_base_deepening",
@@ -90,5 +93,6 @@ __all__ = [
     "validate_branch_name",
     "validate_plan_path",
     "with_config",
+    "with_remote_url",
     "worktree_root",
 ]

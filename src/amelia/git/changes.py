@@ -17,6 +17,9 @@ from amelia.git.runner import display_path, run_git, run_git_paths
 __all__ = ["DEFAULT_MAX_DIFF_CHARS", "Changes", "collect_changes"]
 
 DEFAULT_MAX_DIFF_CHARS = 200_000
+_DIFF = ("diff", "--no-color", "--no-ext-diff", "--no-textconv")
+"""A diff as git stores the files: no external diff or text conversion program, which the
+repository's config (and `.gitattributes`, which agents write) could name."""
 
 
 class Changes(BaseModel):
@@ -47,8 +50,8 @@ class Changes(BaseModel):
 
 
 def _collect(repo_dir: Path, base_ref: str, max_chars: int) -> Changes:
-    committed = run_git(["diff", "--no-color", f"{base_ref}...HEAD"], repo_dir)
-    uncommitted = run_git(["diff", "--no-color", "HEAD"], repo_dir)
+    committed = run_git([*_DIFF, f"{base_ref}...HEAD"], repo_dir)
+    uncommitted = run_git([*_DIFF, "HEAD"], repo_dir)
     untracked_names = run_git_paths(["ls-files", "--others", "--exclude-standard", "-z"], repo_dir)
     untracked_parts: list[str] = []
     room = max_chars - len(committed) - len(uncommitted)
@@ -58,7 +61,7 @@ def _collect(repo_dir: Path, base_ref: str, max_chars: int) -> Changes:
             untracked_parts.append(f"[more untracked files, starting with {display_path(name)}]\n")
             break
         # `--no-index` exits 1 when the files differ, which is always the case here.
-        args = ["diff", "--no-color", "--no-index", "--", "/dev/null", name]
+        args = [*_DIFF, "--no-index", "--", "/dev/null", name]
         part = run_git(args, repo_dir, ok_codes=(0, 1))
         untracked_parts.append(part)
         room -= len(part)

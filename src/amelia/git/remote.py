@@ -9,13 +9,18 @@ publish work.
 
 A clone may be shallow (actions/checkout fetches one commit by default): where a merge
 base is needed, `merge_base_deepening` fetches only as much history as it takes.
+
+A remote is named (`origin`) for its remote-tracking refs; in `with_remote_url(url)` every
+command talks to `url` instead of the URL the repository's config gives the name, so a
+rewritten `remote.origin.url` or `pushurl` cannot redirect a push or a fetch.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from contextlib import suppress
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from contextvars import ContextVar
 from pathlib import Path
 
 from loguru import logger
@@ -34,6 +39,7 @@ __all__ = [
     "remote_default_branch",
     "remote_heads",
     "switch_to_branch",
+    "with_remote_url",
 ]
 
 _BEHIND = ("non-fast-forward", "fetch first", "[rejected]")
@@ -50,6 +56,32 @@ _MAX_REMOTE_WORDS = 500
 _DEEPEN_STEPS = (16, 128, 1024)
 """Commits a shallow clone is deepened by, step after step, until a merge base shows up;
 after the last step the whole history is fetched."""
+
+
+_remote_urls: ContextVar[tuple[tuple[str, str], ...]] = ContextVar(
+    "amelia_git_remote_urls", default=()
+)
+
+
+@contextmanager
+def with_remote_url(url: str, *, remote: str = "origin") -> Iterator[None]:
+    """Make every command of this module started in this block (this task or thread, and
+    threads it starts with `asyncio.to_thread`) that names `remote` talk to `url`; the
+    remote-tracking refs keep `remote`'s name."""
+    token = _remote_urls.set((*_remote_urls.get(), (remote, url)))
+    try:
+        yield
+    finally:
+        _remote_urls.reset(token)
+
+
+def _address(remote: str) -> str:
+    """What git is told to talk to for `remote`: the URL `with_remote_url` gave, else the
+    name (and so the URL the repository's config holds)."""
+    for name, url in reversed(_remote_urls.get()):
+        if name == remote:
+            return url
+    return remote
 
 
 def _is_behind(error: BaseException) -> bool:
@@ -81,7 +113,7 @@ def _remote_words(stderr: str) -> str:
 
 def remote_default_branch(repo: Path, *, remote: str = "origin") -> str:
     """The branch the remote's HEAD points at, asked of the remote itself."""
-    out = run_network_read(["ls-remote", "--symref", remote, "HEAD"], repo)
+    out = run_network_read(["ls-remote", "--symref", _address(remote), "HEAD"], repo)
     for line in out.splitlines():
         if line.startswith("ref: refs/heads/"):
             return line.split()[1].removeprefix("refs/heads/")
@@ -91,7 +123,8 @@ def remote_default_branch(repo: Path, *, remote: str = "origin") -> str:
 def remote_heads(repo: Path, pattern: str, *, remote: str = "origin") -> list[str]:
     """The names of the remote's branches matching `pattern` (`ls-remote` glob, e.g.
     `amelia/issue-*`)."""
-    out = run_network_read(["ls-remote", "--heads", remote, f"refs/heads/{pattern}"], repo)
+    args = ["ls-remote", "--heads", _address(remote), f"refs/heads/{pattern}"]
+    out = run_network_read(args, repo)
     names = [line.split("\t", 1)[-1].strip() for line in out.splitlines() if "\t" in line]
     return [name.removeprefix("refs/heads/") for name in names]
 
@@ -103,7 +136,7 @@ def remote_branch_exists(repo: Path, branch: str, *, remote: str = "origin") -> 
 
 def fetch(repo: Path, refspecs: Sequence[str], *, remote: str = "origin") -> None:
     """Fetch `refspecs` (no tags)."""
-    run_network_read(["fetch", "--quiet", "--no-tags", remote, *refspecs], repo)
+    run_network_read(["fetch", "--quiet", "--no-tags", _address(remote), *refspecs], repo)
 
 
 def merge_base_deepening(
@@ -123,7 +156,8 @@ def merge_base_deepening(
             break
         deepen = ["--unshallow"] if step is None else [f"--deepen={step}"]
         logger.info("shallow clone: fetching more history ({}) for a merge base", deepen[0])
-        run_network_read(["fetch", "--quiet", "--no-tags", *deepen, remote, *refspecs], repo)
+        command = ["fetch", "--quiet", "--no-tags", *deepen, _address(remote), *refspecs]
+        run_network_read(command, repo)
     try:
         return merge_base(repo, first, second)
     except GitError:
@@ -198,7 +232,7 @@ def push(
             with attempt:
                 attempts += 1
                 try:
-                    run_git(["push", "--quiet", remote, refspec], repo)
+                    run_git(["push", "--quiet", _address(remote), refspec], repo)
                 except GitError as error:
                     behind = _is_behind(error)
                     raise
@@ -213,6 +247,10 @@ def push(
             raise GitPushDeclinedError(message, stderr=error.stderr) from None
         message = f"push of {branch} failed after {attempts} attempt(s): {error}"
         raise GitError(message, stderr=error.stderr) from None
+    if _address(remote) != remote:
+        # A push to a URL updates no remote-tracking ref: record what the remote has now, so
+        # later pushes and saved patches know which commits it holds already.
+        run_git(["update-ref", f"refs/remotes/{remote}/{branch}", f"refs/heads/{branch}"], repo)
 
 
 def _may_retry_push(error: BaseException) -> bool:

@@ -84,7 +84,7 @@ def status_short(repo: Path) -> str:
 def diff(repo: Path, base: str, *, head: str = "HEAD", merge_base: bool = True) -> str:
     """Unified diff from `base` to `head` (from their merge base when `merge_base`)."""
     spec = f"{_revision(base)}...{_revision(head)}" if merge_base else f"{base}..{head}"
-    return run_git(["diff", "--no-color", "--no-ext-diff", spec, "--"], repo)
+    return run_git(["diff", "--no-color", "--no-ext-diff", "--no-textconv", spec, "--"], repo)
 
 
 def changed_paths(repo: Path, base: str, *, head: str = "HEAD") -> list[str]:

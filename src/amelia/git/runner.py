@@ -3,7 +3,19 @@
 Every command is an argument list run without a shell, in a hardened environment: git
 never waits for a password (`GIT_TERMINAL_PROMPT=0`), never starts a pager, and speaks
 in one language (`LC_ALL=C`) so its messages can be recognised. Each command has a
-timeout. A failure raises `GitError` naming the subcommand and git's own complaint, with
+timeout.
+
+amelia's git never runs code a repository's files name: every command gets, through
+`GIT_CONFIG_*` (which outranks every config file, also in the git processes a command
+starts for submodules), `core.hooksPath=/dev/null` (no hook runs, whatever `.git/hooks`
+or `core.hooksPath` holds), `core.fsmonitor=false` and `commit.gpgSign=false` (no
+`gpg.program`). In `isolated_configuration()` (a runner's checkout, where agents ran)
+git also reads no system config, reads as its global config only a file amelia owns,
+forgets every credential helper and speaks only the protocols named: an agent's config
+can neither run a command nor redirect a push. Diffs are made with `--no-ext-diff
+--no-textconv` by their callers.
+
+A failure raises `GitError` naming the subcommand and git's own complaint, with
 credentials in URLs masked.
 
 Output is bytes, as git writes it: file names and contents need not be UTF-8. `run_git`
@@ -42,6 +54,7 @@ __all__ = [
     "display",
     "display_path",
     "is_transient",
+    "isolated_configuration",
     "retrying",
     "run_git",
     "run_git_bytes",
@@ -61,10 +74,16 @@ _HARDENED_ENV = {
     "PAGER": "cat",
     "LC_ALL": "C",  # one language, so git's messages can be recognised
 }
-_BASE_CONFIG = (("core.quotePath", "false"),)
+_BASE_CONFIG = (
+    ("core.quotePath", "false"),
+    ("core.hooksPath", "/dev/null"),
+    ("core.fsmonitor", "false"),
+    ("commit.gpgSign", "false"),
+)
 """Config every command gets: paths in git's output as their bytes, not `"\\303\\251.txt"`
 (git still quotes names holding a quote, a backslash or a control character; see
-`amelia.git.names.unquote_path`)."""
+`amelia.git.names.unquote_path`); and no hook, file system monitor or signing program,
+which a repository's config could point at any command."""
 _OPTIONS_WITH_VALUE = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace"})
 _URL_REDACTOR = Redactor()
 _TRANSIENT = (
@@ -94,6 +113,43 @@ _TRANSIENT = (
 _extra_config: ContextVar[tuple[tuple[str, str], ...]] = ContextVar("amelia_git_config", default=())
 
 
+@dataclass(frozen=True)
+class _Isolation:
+    global_config: Path
+    protocols: tuple[str, ...]
+
+
+_isolation: ContextVar[_Isolation | None] = ContextVar("amelia_git_isolation", default=None)
+
+
+@contextmanager
+def isolated_configuration(
+    global_config: Path, *, protocols: Sequence[str] = ("https", "http", "file")
+) -> Iterator[None]:
+    """Run every git command started in this block (this task or thread, and threads it
+    starts with `asyncio.to_thread`) on configuration amelia controls.
+
+    git reads no system config (`GIT_CONFIG_NOSYSTEM`), takes `global_config` (a file
+    amelia owns, which no agent can write) as its global config instead of `~/.gitconfig`,
+    forgets every credential helper any config file names (`credential.helper=` empties
+    the list) and allows only `protocols` (no `ext::` command, no ssh with a planted
+    `core.sshCommand`). The repository's own `.git/config` is still read: keep it as
+    amelia wrote it (`amelia.git.ConfigSnapshot`).
+    """
+    token = _isolation.set(_Isolation(global_config, tuple(protocols)))
+    try:
+        yield
+    finally:
+        _isolation.reset(token)
+
+
+def _isolation_config(isolation: _Isolation | None) -> tuple[tuple[str, str], ...]:
+    if isolation is None:
+        return ()
+    allowed = tuple((f"protocol.{name}.allow", "always") for name in isolation.protocols)
+    return (("credential.helper", ""), ("protocol.allow", "never"), *allowed)
+
+
 @contextmanager
 def with_config(values: Mapping[str, str]) -> Iterator[None]:
     """Give every git command started in this block (this task or thread, and threads it
@@ -113,7 +169,11 @@ def with_config(values: Mapping[str, str]) -> Iterator[None]:
 
 def _environment() -> dict[str, str]:
     env = {**os.environ, **_HARDENED_ENV}
-    entries = (*_BASE_CONFIG, *_extra_config.get())
+    isolation = _isolation.get()
+    if isolation is not None:
+        env["GIT_CONFIG_NOSYSTEM"] = "1"
+        env["GIT_CONFIG_GLOBAL"] = str(isolation.global_config)
+    entries = (*_BASE_CONFIG, *_isolation_config(isolation), *_extra_config.get())
     count = env.get("GIT_CONFIG_COUNT", "")
     start = int(count) if count.isdigit() else 0
     for offset, (key, value) in enumerate(entries):
@@ -167,15 +227,17 @@ def run_git_bytes(
     *,
     ok_codes: tuple[int, ...] = (0,),
     timeout: float = DEFAULT_TIMEOUT,
+    input: bytes | None = None,
 ) -> bytes:
-    """Run `git *args` and return its stdout as bytes; `GitError` on any other exit code."""
+    """Run `git *args` (with `input` on its stdin) and return its stdout as bytes;
+    `GitError` on any other exit code."""
     name = _subcommand(args)
     try:
         # Its own process group, so a timeout also stops what git started (ssh, helpers).
         process = subprocess.Popen(
             ["git", *args],
             cwd=cwd,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=_environment(),
@@ -185,7 +247,7 @@ def run_git_bytes(
         raise GitError(f"git {name} could not start: {error.strerror or error}") from None
     with process:
         try:
-            stdout, stderr_bytes = process.communicate(timeout=timeout)
+            stdout, stderr_bytes = process.communicate(input, timeout=timeout)
         except subprocess.TimeoutExpired:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
@@ -205,9 +267,11 @@ def run_git(
     *,
     ok_codes: tuple[int, ...] = (0,),
     timeout: float = DEFAULT_TIMEOUT,
+    input: bytes | None = None,
 ) -> str:
-    """Run `git *args` and return its stdout as text (see `display`)."""
-    return display(run_git_bytes(args, cwd, ok_codes=ok_codes, timeout=timeout))
+    """Run `git *args` (with `input` on its stdin) and return its stdout as text (see
+    `display`)."""
+    return display(run_git_bytes(args, cwd, ok_codes=ok_codes, timeout=timeout, input=input))
 
 
 def run_git_paths(args: Sequence[str], cwd: Path | None) -> list[str]:
