@@ -59,6 +59,7 @@ __all__ = [
     "run_git",
     "run_git_bytes",
     "run_git_paths",
+    "run_git_service",
     "run_network_read",
     "split_paths",
     "with_config",
@@ -259,6 +260,35 @@ def run_git_bytes(
             f"git {name} failed: {_complaint(stderr, process.returncode)}", stderr=stderr
         )
     return stdout
+
+
+def run_git_service(
+    args: Sequence[str],
+    *,
+    environment: Mapping[str, str],
+    input: bytes = b"",
+    timeout: float = DEFAULT_TIMEOUT,
+) -> bytes:
+    """Run a git server program (`git http-backend`) the way a git server would: with
+    `environment` (and this process's PATH) and none of the config amelia gives its own
+    commands, so the served repository's hooks run. For the local stand-ins of
+    `amelia.testing`; returns stdout, `GitError` when the program fails."""
+    name = _subcommand(args)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **environment}
+    try:
+        done = subprocess.run(
+            ["git", *args],
+            input=input,
+            capture_output=True,
+            env=env,
+            timeout=timeout,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise GitError(f"git {name} could not run: {error}") from None
+    if done.returncode != 0:
+        raise GitError(f"git {name} failed: {_complaint(display(done.stderr), done.returncode)}")
+    return done.stdout
 
 
 def run_git(

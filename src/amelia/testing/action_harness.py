@@ -1,12 +1,14 @@
 """Run `amelia action` like a GitHub runner would, against local stand-ins for everything.
 
 One `ActionHarness` holds: a bare git repository as `origin` (a small Python project on
-`main`), a checkout of it as the workspace (with the token actions/checkout would persist in
-`.git/config`), a `FakeGitHubServer` seeded with the repository, a `ScriptedAnthropicServer`
-for the Claude Code CLI, and a fresh HOME. `run()` writes the event payload, builds the
-runner's environment (`GITHUB_*`, every input of action.yml as `INPUT_*` with its default,
-`RUNNER_TEMP`, …) and starts amelia as a subprocess, returning exit code, output, step
-outputs, summary and the requests both servers recorded during that run.
+`main`), served over git's HTTP protocol by a `FakeGitHubServer` seeded with the repository
+(pushes need the token, as on GitHub), a checkout of it as the workspace (with the token
+persisted the way the chosen actions/checkout version does, see `CheckoutCredentials`), a
+`ScriptedAnthropicServer` for the Claude Code CLI, and a fresh HOME. `run()` writes the
+event payload, builds the runner's environment (`GITHUB_*`, every input of action.yml as
+`INPUT_*` with its default, `RUNNER_TEMP`, …) and starts amelia as a subprocess, returning
+exit code, output, step outputs, summary and the requests both servers recorded during
+that run.
 
     with ActionHarness(tmp_path) as h:
         number = h.add_issue("Add farewell", "Say goodbye too.")
@@ -24,10 +26,13 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+import threading
+import uuid
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Literal, Self
+from urllib.parse import urlsplit
 
 from amelia.config import process_environment
 from amelia.git import run_git, with_config
@@ -70,6 +75,18 @@ DEFAULT_PLAN = """# Farewell Implementation Plan
 """
 HARNESS_MODEL_KEY = "sk-ant-local-fake-key"
 """The `anthropic_api_key` input of every run unless a test sets its own."""
+CheckoutCredentials = Literal["v4", "v6", "v6-container", "none"]
+"""How the workspace holds the token, as actions/checkout leaves it:
+
+- `v4`: `http.<server>/.extraheader` in `.git/config`;
+- `v6`: the header in `$RUNNER_TEMP/git-credentials-<uuid>.config`, included by
+  `includeIf "gitdir:…"` entries for the checkout's git directory (and its worktrees), plus
+  the pair a container action would match (`/github/workspace/.git` →
+  `/github/runner_temp/…`), as actions/checkout writes both;
+- `v6-container`: the same file and entries as a container action sees them: the entries
+  for the runner's paths lead nowhere, those for the container's paths match;
+- `none`: `persist-credentials: false`.
+"""
 PROBE_COMMAND = "cat .git/config"
 """What the scripted architect runs first: shows what an agent's tools can read."""
 
@@ -153,8 +170,10 @@ class ActionHarness:
         repo: str = DEFAULT_REPO,
         token: str = DEFAULT_TOKEN,
         requester: str = "maintainer",
+        credentials: CheckoutCredentials = "v4",
     ) -> None:
         self.root = root.resolve()
+        self.credentials: CheckoutCredentials = credentials
         self.repo = repo
         self.token = token
         self.requester = requester
@@ -174,7 +193,9 @@ class ActionHarness:
     def start(self) -> Self:
         self.github.start()
         self.model.start()
-        self.github.add_repo(self.repo, default_branch="main", bare_path=self.origin)
+        self.github.add_repo(
+            self.repo, default_branch="main", bare_path=self.origin, git_token=self.token
+        )
         self.set_permission(self.requester, "write")
         return self
 
@@ -196,21 +217,64 @@ class ActionHarness:
         git(self.root, "clone", "--quiet", "--bare", str(seed), str(self.origin))
         shutil.rmtree(seed)
 
-    def fresh_checkout(self) -> Path:
+    @property
+    def server_url(self) -> str:
+        """`GITHUB_SERVER_URL`: the local GitHub, which also serves the repository's git."""
+        return self.github.url
+
+    @property
+    def origin_url(self) -> str:
+        """The URL actions/checkout gives `origin`: `<server>/<owner>/<name>`."""
+        return f"{self.server_url}/{self.repo}"
+
+    def auth_header(self) -> str:
+        basic = base64.b64encode(f"x-access-token:{self.token}".encode()).decode()
+        return f"AUTHORIZATION: basic {basic}"
+
+    def fresh_checkout(self, credentials: CheckoutCredentials | None = None) -> Path:
         """Clone origin's default branch into the workspace anew, as actions/checkout does,
-        persisting the token as an `http.<url>.extraheader` in `.git/config`."""
+        persisting the token as `credentials` (default: the harness's) says."""
         if self.workspace.exists():
             shutil.rmtree(self.workspace)
         git(self.root, "clone", "--quiet", str(self.origin), str(self.workspace))
-        basic = base64.b64encode(f"x-access-token:{self.token}".encode()).decode()
-        git(
-            self.workspace,
-            "config",
-            "--local",
-            "http.https://github.com/.extraheader",
-            f"AUTHORIZATION: basic {basic}",
-        )
+        git(self.workspace, "remote", "set-url", "origin", self.origin_url)
+        self.persist_credentials(credentials or self.credentials)
         return self.workspace
+
+    def credentials_files(self) -> list[Path]:
+        """The `git-credentials-<uuid>.config` files actions/checkout v6+ left."""
+        return sorted(self.runner_temp.glob("git-credentials-*.config"))
+
+    def persist_credentials(self, credentials: CheckoutCredentials) -> None:
+        """Leave the token in the workspace the way `credentials` says (see
+        `CheckoutCredentials`)."""
+        server = urlsplit(self.server_url)
+        key = f"http.{server.scheme}://{server.netloc}/.extraheader"
+        if credentials == "v4":
+            git(self.workspace, "config", "--local", key, self.auth_header())
+            return
+        if credentials == "none":
+            return
+        self.runner_temp.mkdir(parents=True, exist_ok=True)
+        name = f"git-credentials-{uuid.uuid4()}.config"
+        stored = self.runner_temp / name
+        # Written like actions/checkout does: a placeholder through git config, then the
+        # placeholder replaced in the file.
+        placeholder = "AUTHORIZATION: basic ***"
+        git(self.root, "config", "--file", str(stored), key, placeholder)
+        text = stored.read_text(encoding="utf-8").replace(placeholder, self.auth_header())
+        stored.write_text(text, encoding="utf-8")
+        live_git_dir, live_file = str(self.workspace / ".git"), str(stored)
+        runner_git_dir = "/home/runner/work/app/app/.git"
+        runner_file = f"/home/runner/work/_temp/{name}"
+        container_git_dir, container_file = "/github/workspace/.git", f"/github/runner_temp/{name}"
+        if credentials == "v6":
+            runner_git_dir, runner_file = live_git_dir, live_file
+        else:
+            container_git_dir, container_file = live_git_dir, live_file
+        for git_dir, path in ((runner_git_dir, runner_file), (container_git_dir, container_file)):
+            git(self.workspace, "config", f"includeIf.gitdir:{git_dir}.path", path)
+            git(self.workspace, "config", f"includeIf.gitdir:{git_dir}/worktrees/*.path", path)
 
     def chown_workspace(self, uid: int = 1001, gid: int = 1001) -> None:
         """Hand the checkout to another user, like the runner's checkout in a container."""
@@ -316,6 +380,14 @@ class ActionHarness:
         git(clone, "push", "--quiet", "--force", "origin", branch)
         return git(clone, "rev-parse", "HEAD").strip(), git(clone, "diff", "origin/main...HEAD")
 
+    def add_planned_issue(self, title: str, body: str = "", plan: str = DEFAULT_PLAN) -> int:
+        """An issue whose plan branch `/amelia plan` would have pushed (its plan file under
+        `docs/plans/`), without running the architect: what `/amelia implement` starts from."""
+        number = self.add_issue(title, body)
+        plan_path = f"docs/plans/2026-01-01-issue-{number}-plan.md"
+        self.push_branch(f"amelia/issue-{number}", {plan_path: plan})
+        return number
+
     def open_pull(
         self, branch: str, files: Mapping[str, str], draft: bool = False
     ) -> tuple[int, dict[str, Any]]:
@@ -396,7 +468,7 @@ class ActionHarness:
             "GITHUB_WORKSPACE": str(self.workspace),
             "GITHUB_REPOSITORY": self.repo,
             "GITHUB_API_URL": self.github.url,
-            "GITHUB_SERVER_URL": "https://github.example",
+            "GITHUB_SERVER_URL": self.server_url,
             "GITHUB_RUN_ID": "4242",
             "GITHUB_ACTOR": self.requester,
             "GITHUB_OUTPUT": str(outputs),
@@ -419,8 +491,12 @@ class ActionHarness:
         args: Sequence[str] = ("action",),
         launcher: Sequence[str] = (),
         timeout: float = 240,
+        while_running: Callable[[subprocess.Popen[str]], None] | None = None,
     ) -> ActionRun:
         """Run `amelia <args>` (default: `action`) for one event, as a subprocess.
+
+        `while_running(process)` runs in a thread meanwhile (e.g. to cancel the job with a
+        signal once something happened).
 
         `inputs` are action inputs by name (github_token, driver, dry_run…; an empty string
         is how GitHub passes an unset input); `env` adds or replaces variables, e.g. to
@@ -442,19 +518,29 @@ class ActionHarness:
         summary.touch()
         environment = self.environment(event_name, event_path, outputs, summary, inputs, env)
         github_before, model_before = len(self.github.requests), len(self.model.requests)
-        done = subprocess.run(
+        with subprocess.Popen(
             [*launcher, sys.executable, "-m", "amelia.cli", *args],
             cwd=run_dir,
             env=environment,
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=timeout,
-            check=False,
-        )
+        ) as process:
+            watcher = None
+            if while_running is not None:
+                watcher = threading.Thread(target=while_running, args=(process,), daemon=True)
+                watcher.start()
+            try:
+                stdout, stderr = process.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                raise
+            if watcher is not None:
+                watcher.join(timeout)
         return ActionRun(
-            exit_code=done.returncode,
-            stdout=done.stdout,
-            stderr=done.stderr,
+            exit_code=process.returncode,
+            stdout=stdout,
+            stderr=stderr,
             outputs=parse_outputs(outputs.read_text(encoding="utf-8")),
             summary=summary.read_text(encoding="utf-8"),
             github_requests=list(self.github.requests)[github_before:],

@@ -11,6 +11,13 @@ A review's inline comments become review comments, each starting a thread: they 
 threads are read and resolved through `POST /graphql` (`pullRequest.reviewThreads`,
 `resolveReviewThread`), as GitHub's REST and GraphQL APIs describe them.
 
+A repository registered with `bare_path` is also served over git's smart HTTP protocol at
+`<url>/<owner>/<name>` (what `GITHUB_SERVER_URL/<repo>` names on a runner), through
+`git http-backend`, so the bare repository's hooks run as GitHub's rules would: anyone may
+fetch, and a push needs the repository's `git_token` as the password of HTTP basic auth
+(`x-access-token:<token>`, as actions/checkout sends it); without it the answer is 401.
+Every git request is recorded in `git_requests`.
+
     with FakeGitHubServer() as server:
         server.add_repo("octo/app", bare_path=origin)
         server.add_issue("octo/app", title="Crash", body="…", labels=["amelia"])
@@ -19,6 +26,8 @@ threads are read and resolved through `POST /graphql` (`pullRequest.reviewThread
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import json
 import re
@@ -37,7 +46,7 @@ from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 from unidiff.patch import PatchSet
 
 from amelia.errors import GitError
-from amelia.git import run_git, unquote_path
+from amelia.git import run_git, run_git_service, unquote_path
 from amelia.testing.local_server import LocalServer, QuietHandler
 
 __all__ = [
@@ -46,6 +55,7 @@ __all__ = [
     "SECONDARY_RATE_LIMIT_MESSAGE",
     "FakeGitHubServer",
     "Fault",
+    "GitRequest",
     "Handler",
     "Json",
     "RecordedRequest",
@@ -187,10 +197,22 @@ class _Repo:
     comments: dict[int, _Comment] = field(default_factory=dict)
     permissions: dict[str, str] = field(default_factory=dict)
     branches: set[str] = field(default_factory=set)
+    git_token: str | None = None
 
     @property
     def full_name(self) -> str:
         return f"{self.owner}/{self.name}"
+
+
+@dataclass(frozen=True)
+class GitRequest:
+    """One request of git's smart HTTP protocol: which service, and whether it carried the
+    repository's token."""
+
+    method: str
+    path: str
+    service: str
+    authenticated: bool
 
 
 class _HttpError(Exception):
@@ -220,6 +242,7 @@ class FakeGitHubServer(LocalServer):
 
     def __init__(self, token_user: str = "github-actions[bot]") -> None:  # noqa: S107
         self.requests: list[RecordedRequest] = []
+        self.git_requests: list[GitRequest] = []
         self.token_user = _User(token_user, "Bot" if token_user.endswith("[bot]") else "User", 1)
         self._repos: dict[str, _Repo] = {}
         self._users: dict[str, _User] = {token_user.lower(): self.token_user}
@@ -246,12 +269,20 @@ class FakeGitHubServer(LocalServer):
         default_branch: str = "main",
         bare_path: Path | None = None,
         branches: tuple[str, ...] = (),
+        git_token: str | None = None,
     ) -> None:
-        """Register a repository; with `bare_path` branches are read from that bare repo."""
+        """Register a repository; with `bare_path` branches are read from that bare repo,
+        which is served over git's HTTP protocol; a push needs `git_token`."""
         owner, name = full_name.split("/", 1)
         with self._lock:
             self._repos[full_name.lower()] = _Repo(
-                owner, name, default_branch, bare_path, next(self._ids), branches=set(branches)
+                owner,
+                name,
+                default_branch,
+                bare_path,
+                next(self._ids),
+                branches=set(branches),
+                git_token=git_token,
             )
             self._users.setdefault(owner.lower(), _User(owner, "Organization", next(self._ids)))
 
@@ -1132,11 +1163,47 @@ _ROUTES: list[tuple[str, str, Handler]] = [
 ]
 
 
+_GIT_ROUTE = re.compile(
+    r"/(?P<owner>[^/]+)/(?P<name>[^/]+?)(?:\.git)?/(?P<rest>info/refs|git-upload-pack|git-receive-pack)"
+)
+_GIT_SERVICES = ("git-upload-pack", "git-receive-pack")
+
+
+def _password(authorization: str) -> str | None:
+    """The password of an HTTP basic `Authorization` header (any scheme spelling)."""
+    scheme, _space, encoded = authorization.strip().partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    return decoded.partition(":")[2] or None
+
+
+def _cgi_response(output: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
+    """Status, headers and body of a CGI program's output."""
+    head, _blank, body = output.partition(b"\r\n\r\n")
+    status = 200
+    headers: list[tuple[str, str]] = []
+    for line in head.decode("latin-1").split("\r\n"):
+        name, _colon, value = line.partition(":")
+        if name.lower() == "status":
+            status = int(value.strip().split()[0])
+        elif name:
+            headers.append((name, value.strip()))
+    return status, headers, body
+
+
 class _RequestHandler(QuietHandler):
     fake: FakeGitHubServer
 
     def _handle(self) -> None:
         split = urlsplit(self.path)
+        git_route = _GIT_ROUTE.fullmatch(split.path)
+        if git_route is not None:
+            self._serve_git(git_route, split.query)
+            return
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         try:
@@ -1182,6 +1249,73 @@ class _RequestHandler(QuietHandler):
                 payload["errors"] = error.errors
             status, headers = error.status, {}
         self._send(status, payload, headers)
+
+    def _request_body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            chunks: list[bytes] = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return b"".join(chunks)
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def _serve_git(self, route: re.Match[str], query: str) -> None:
+        """Answer git's smart HTTP protocol from the repository's bare clone."""
+        body = self._request_body()
+        with self.fake._lock:
+            repo = self.fake._repos.get(f"{route['owner']}/{route['name']}".lower())
+        rest = route["rest"]
+        service = parse_qs(query).get("service", [""])[0] if rest == "info/refs" else rest
+        if repo is None or repo.bare_path is None or service not in _GIT_SERVICES:
+            self._send_bytes(404, [("Content-Type", "text/plain")], b"Repository not found.\n")
+            return
+        password = _password(self.headers.get("Authorization", ""))
+        authenticated = repo.git_token is not None and password == repo.git_token
+        self.fake.git_requests.append(
+            GitRequest(self.command, route.group(0), service, authenticated)
+        )
+        if service == "git-receive-pack" and not authenticated:
+            headers = [("WWW-Authenticate", 'Basic realm="GitHub"'), ("Content-Type", "text/plain")]
+            message = b"Invalid username or token. Password authentication is not supported.\n"
+            self._send_bytes(401, headers, message)
+            return
+        environment = {
+            "REQUEST_METHOD": self.command,
+            "QUERY_STRING": query,
+            "PATH_INFO": f"/{rest}",
+            "PATH_TRANSLATED": f"{repo.bare_path}/{rest}",
+            "CONTENT_TYPE": self.headers.get("Content-Type", ""),
+            "GIT_HTTP_EXPORT_ALL": "1",
+            "REMOTE_ADDR": "127.0.0.1",
+            **({"REMOTE_USER": "x-access-token"} if authenticated else {}),
+            **{
+                variable: self.headers[header]
+                for header, variable in (
+                    ("Content-Encoding", "HTTP_CONTENT_ENCODING"),
+                    ("Git-Protocol", "GIT_PROTOCOL"),
+                )
+                if self.headers.get(header)
+            },
+        }
+        try:
+            output = run_git_service(["http-backend"], environment=environment, input=body)
+        except GitError as error:
+            self._send_bytes(500, [("Content-Type", "text/plain")], error.message.encode())
+            return
+        status, headers, payload = _cgi_response(output)
+        self._send_bytes(status, headers, payload)
+
+    def _send_bytes(self, status: int, headers: list[tuple[str, str]], data: bytes) -> None:
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def _send(self, status: int, payload: Any, headers: dict[str, str]) -> None:
         if payload is None:

@@ -91,7 +91,7 @@ def test_implement_after_plan_opens_a_reviewed_draft_pull(tmp_path: Path) -> Non
         head = harness.origin_git("rev-parse", branch).strip()
         plan_path = result.outputs["plan_path"]
         assert f"Closes #{number}" in pull["body"]
-        assert f"https://github.example/octo/app/blob/{head}/{plan_path}" in pull["body"]
+        assert f"{harness.server_url}/octo/app/blob/{head}/{plan_path}" in pull["body"]
 
         issue_comments = harness.github.comments(harness.repo, number)
         (progress,) = [c for c in issue_comments if progress_marker(number) in c]

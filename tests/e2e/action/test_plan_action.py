@@ -40,8 +40,8 @@ def test_plan_by_a_writer_pushes_the_plan_and_links_it(harness: ActionHarness) -
     assert "Workflow run and logs" in posts[0].body["body"]
     sha = harness.origin_git("rev-parse", branch).strip()
     (final,) = _progress_posts(harness)
-    assert f"https://github.example/octo/app/blob/{sha}/{plan_path}" in final
-    assert "**Done**" in final and "https://github.example/octo/app/actions/runs/4242" in final
+    assert f"{harness.server_url}/octo/app/blob/{sha}/{plan_path}" in final
+    assert "**Done**" in final and f"{harness.server_url}/octo/app/actions/runs/4242" in final
     assert result.outputs["conclusion"] == "success"
     assert "| architect |" in result.summary
     assert "::group::" in result.stdout
@@ -63,7 +63,7 @@ def test_agent_tools_never_see_the_token(harness: ActionHarness) -> None:
     # Given back once the run is over, for the job's later steps and checkout's own cleanup.
     header = basic_auth_header(harness.token)
     workspace_config = (harness.workspace / ".git" / "config").read_text()
-    assert f'[http "https://github.com/"]\n\textraheader = {header}\n' in workspace_config
+    assert f'[http "{harness.server_url}/"]\n\textraheader = {header}\n' in workspace_config
 
 
 def test_running_plan_again_updates_the_same_branch_file_and_comment(
@@ -164,7 +164,7 @@ def test_a_failed_plan_reports_the_reason_and_exits_1(tmp_path: Path) -> None:
         assert "Traceback" not in result.stderr
         (progress,) = harness.github.comments(harness.repo, number)
         assert "**Failed**" in progress and "no plan in the answer" in progress
-        assert "[the log](https://github.example/octo/app/actions/runs/4242)" in progress
+        assert f"[the log]({harness.server_url}/octo/app/actions/runs/4242)" in progress
         assert harness.origin_branches() == ["main"]
         # A failed run gives the checkout its token back too.
         config = (harness.workspace / ".git" / "config").read_text()

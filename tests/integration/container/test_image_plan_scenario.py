@@ -46,7 +46,7 @@ def test_the_image_plans_the_issue_and_pushes_the_plan(
     assert message.startswith(f"amelia[bot]\nPlan issue #{planned.issue_number}")
     sha = harness.origin_git("rev-parse", branch).strip()
     (final,) = planned.progress_comments
-    assert f"https://github.example/octo/app/blob/{sha}/{plan_path}" in final
+    assert f"{harness.server_url}/octo/app/blob/{sha}/{plan_path}" in final
     assert "**Done**" in final
     assert "| architect |" in run.step_summary
 
