@@ -147,14 +147,15 @@ class _Engine:
             context = self._shared_context(
                 command, event, settings, github, repo, dry_run, groups, environment
             )
-            try:
-                if mode.prepare is None:
-                    await self._open_progress(mode, context)
-                outcome = await self._guarded(mode, context)
-            finally:
-                # The mode has returned (or crashed): every agent has ended and our last
-                # push is done, so the checkout may hold its token again for later steps.
-                self._restore_credentials(context.workspace)
+            with context.workspace.git_configuration():
+                try:
+                    if mode.prepare is None:
+                        await self._open_progress(mode, context)
+                    outcome = await self._guarded(mode, context)
+                finally:
+                    # The mode has returned (or crashed): every agent has ended and our last
+                    # push is done, so the checkout may hold its token again for later steps.
+                    self._restore_credentials(context.workspace)
             groups.close()
         return await report_outcome(mode.name, context, outcome)
 
@@ -171,15 +172,20 @@ class _Engine:
     ) -> ModeContext:
         """What every mode gets: the checkout, the profile, the drivers (started from
         `environment`), the log groups."""
-        from amelia.action.workspace import Workspace
+        from amelia.action.workspace import GitHome, Workspace
         from amelia.pipeline import default_make_driver
 
+        runner = settings.runner
         workspace = Workspace(
-            self._checkout(settings.runner),
+            self._checkout(runner),
             token=settings.github_token,
             dry_run=dry_run,
             artifacts_dir=settings.artifacts_dir,
-            on_runner=settings.runner.actions,
+            on_runner=runner.actions,
+            # On a runner, amelia talks to the repository where actions/checkout found it,
+            # whatever an agent may write into the checkout's `origin`.
+            remote_url=f"{runner.server_url.rstrip('/')}/{repo}" if runner.actions else None,
+            git_home=GitHome.of(settings.environ),
         )
         profile = _profile(settings)
         return ModeContext(

@@ -1,61 +1,82 @@
 """The checkout the agents work in, as the Action needs it.
 
-The runner's checkout belongs to another uid (git needs `safe.directory`), and
-actions/checkout leaves the job's token in `.git/config` as an `http.<url>.extraheader`,
-where any agent tool could read it. `Workspace.prepare()` marks the directory safe and sets
-the bot identity on a runner (outside one, a user's clone and git configuration are left as
-they are: amelia's own commits name the bot per command), and removes those headers
-before an agent runs; our own pushes and reads
-of origin pass the token to git through `GIT_CONFIG_*` variables in the environment of
-those git processes only (`amelia.git.with_config`), never in this process's environment.
-`Workspace.restore_credentials()` puts the removed headers back once no agent can run any
-more, so later steps of the job (and actions/checkout's own post-step cleanup) find
-`.git/config` as actions/checkout left it.
+On a runner the checkout belongs to another uid and holds the job's token in whichever
+form actions/checkout (or an earlier step) left it (see `amelia.git.credentials`).
+`Workspace.prepare()` trusts the directory, takes every credential out of the checkout's
+git configuration (and empties the files holding one) and names the bot as the
+committer; `restore_credentials()` puts every changed file back byte for byte once no
+agent can run any more, so later steps of the job (and actions/checkout's own post-step
+cleanup) find the checkout as actions/checkout left it.
+
+amelia's own git on a runner reads only configuration amelia owns (`git_configuration()`,
+see `amelia.git.isolated_configuration`), and talks to the repository's URL on the
+server (`remote_url`) rather than to whatever `origin` says; pushes and reads of origin
+pass the token to git through `GIT_CONFIG_*` variables in the environment of those git
+processes only (`authenticated()`), never in this process's environment.
+
+Around every agent run (`agent_session()`) the repository's config files and amelia's
+private global config are saved before and put back after, so nothing an agent wrote
+there reaches amelia's next git command.
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
-from contextlib import contextmanager
+import tempfile
+import threading
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+
+from loguru import logger
 
 from amelia.action.unpushed import UnpushedWork, save_unpushed
 from amelia.errors import GitError
 from amelia.git import (
+    ConfigSnapshot,
+    HiddenCredentials,
     commit_paths,
     configure_identity,
     head_sha,
+    hide_credentials,
+    isolated_configuration,
     mark_safe_directory,
     push,
-    run_git,
     with_config,
+    with_remote_url,
 )
 
-__all__ = ["Workspace", "basic_auth_header"]
-
-
-_EXTRAHEADER_KEYS = r"^http\..*extraheader$"
-
-
-def _persisted_credentials(repo: Path) -> list[tuple[str, str]]:
-    """The `http.<url>.extraheader` entries of `.git/config`, as (key, value) in file order."""
-    # -z: a key ends at a newline and each entry at a NUL, whatever the value holds.
-    # Exit 1: no key matches.
-    args = ["config", "--local", "-z", "--get-regexp", _EXTRAHEADER_KEYS]
-    out = run_git(args, repo, ok_codes=(0, 1))
-    entries: list[tuple[str, str]] = []
-    for item in out.split("\0"):
-        if item:
-            key, _newline, value = item.partition("\n")
-            entries.append((key, value))
-    return entries
+__all__ = ["GitHome", "Workspace", "basic_auth_header"]
 
 
 def basic_auth_header(token: str) -> str:
     """The header actions/checkout uses: basic auth as `x-access-token:<token>`."""
     encoded = base64.b64encode(f"x-access-token:{token}".encode()).decode("ascii")
     return f"AUTHORIZATION: basic {encoded}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class GitHome:
+    """Where the git amelia runs finds `~` and its XDG files (the runner's HOME): the
+    global config files there are searched for credentials too."""
+
+    home: Path | None = None
+    xdg_config: Path | None = None
+
+    @classmethod
+    def of(cls, environ: Mapping[str, str]) -> GitHome:
+        """The places `environ` (what git amelia starts inherits) names."""
+        home, xdg = environ.get("HOME"), environ.get("XDG_CONFIG_HOME")
+        return cls(home=Path(home) if home else None, xdg_config=Path(xdg) if xdg else None)
+
+    def global_configs(self) -> list[Path]:
+        found = [] if self.home is None else [self.home / ".gitconfig"]
+        if self.xdg_config is not None:
+            found.append(self.xdg_config / "git" / "config")
+        elif self.home is not None:
+            found.append(self.home / ".config" / "git" / "config")
+        return found
 
 
 class Workspace:
@@ -69,47 +90,119 @@ class Workspace:
         dry_run: bool = False,
         artifacts_dir: Path | None = None,
         on_runner: bool = True,
+        remote_url: str | None = None,
+        git_home: GitHome | None = None,
     ) -> None:
         self.path = path.resolve()
         self.on_runner = on_runner
         """A GitHub runner's throwaway checkout (`GITHUB_ACTIONS=true`), not a user's clone."""
+        self.remote_url = remote_url
+        """What amelia's remote commands talk to (None: origin's URL from the config)."""
         self._token = token
         self.dry_run = dry_run
         self.artifacts_dir = artifacts_dir
         """Where unpushed commits are saved when a push fails for good (None: nowhere)."""
+        self.git_home = git_home or GitHome()
         self.unpushed: UnpushedWork | None = None
-        self.removed_credentials: list[str] = []
-        """Config keys removed from `.git/config` by `prepare()` (names, never values)."""
-        self._removed_entries: list[tuple[str, str]] = []
-        # The removed (key, value) pairs in file order, kept in memory only: agents' tools
+        self._hidden = HiddenCredentials()
+        # The saved files (and so the credentials) are kept in memory only: agents' tools
         # cannot read this process's memory, and nothing else holds the values meanwhile.
+        self._lock = threading.Lock()
+        self._snapshot: ConfigSnapshot | None = None
+        self._global_config: Path | None = None
+
+    @property
+    def removed_credentials(self) -> list[str]:
+        """Config keys taken out of the checkout's configuration (names, never values)."""
+        return list(self._hidden.keys)
+
+    @property
+    def emptied_files(self) -> list[Path]:
+        """Files emptied while agents run because they hold a credential."""
+        return list(self._hidden.files)
+
+    @contextmanager
+    def git_configuration(self) -> Iterator[None]:
+        """On a runner, make amelia's git in this block read only configuration amelia owns
+        (a private global config, no system config, no credential helper); elsewhere, the
+        user's git configuration applies as it is."""
+        if not self.on_runner:
+            yield
+            return
+        with tempfile.TemporaryDirectory(prefix="amelia-git-") as private:
+            global_config = Path(private) / "gitconfig"
+            global_config.write_bytes(b"")
+            self._global_config = global_config
+            try:
+                with isolated_configuration(global_config):
+                    yield
+            finally:
+                self._global_config = None
 
     def prepare(self) -> None:
-        """On a runner, trust the directory and commit as amelia[bot]; hide persisted
-        credentials."""
+        """On a runner, trust the directory; hide persisted credentials; on a runner, commit
+        as amelia[bot]."""
         if not (self.path / ".git").exists():
             raise GitError(f"the workspace {self.path} is not a git checkout")
-        if self.on_runner:
-            # Another uid owns the runner's checkout; the agents' commits name the bot too.
-            mark_safe_directory(self.path)
-            configure_identity(self.path)
-        entries = _persisted_credentials(self.path)
-        for key in dict.fromkeys(key for key, _value in entries):
-            # Remembered before unsetting, so a failure half-way still restores all removed.
-            self._removed_entries.extend(entry for entry in entries if entry[0] == key)
-            self.removed_credentials.append(key)
-            run_git(["config", "--local", "--unset-all", key], self.path)
+        with self._lock:
+            if self.on_runner:
+                # Another uid owns the runner's checkout.
+                mark_safe_directory(self.path)
+            # Saved before anything changes, so that the end restores the checkout's own.
+            self._hidden.remember(self.path / ".git" / "config")
+            hide_credentials(
+                self.path,
+                global_configs=self.git_home.global_configs() if self.on_runner else (),
+                home=self.git_home.home,
+                xdg_config=self.git_home.xdg_config,
+                into=self._hidden,
+            )
+            if self.on_runner:
+                configure_identity(self.path)
+        if self._hidden.hidden:
+            logger.info(
+                "hid the checkout's credentials while agents run: {} {}",
+                ", ".join(self._hidden.keys),
+                ", ".join(str(path) for path in self._hidden.files),
+            )
 
     def restore_credentials(self) -> None:
-        """Put back exactly the entries `prepare()` removed (once; later calls do nothing).
+        """Put back every file `prepare()` changed, byte for byte (once; later calls do
+        nothing).
 
         Only call it when no agent can run any more: from then on the token is readable in
         `.git/config` again. Our own pushes must be done too, or git would send the header
         twice (once from here, once from `push()`).
         """
-        entries, self._removed_entries = self._removed_entries, []
-        for key, value in entries:
-            run_git(["config", "--local", "--add", key, value], self.path)
+        with self._lock:
+            self._hidden.restore()
+
+    @asynccontextmanager
+    async def agent_session(self, role: str) -> AsyncIterator[None]:
+        """Around one agent run: the repository's config files (and amelia's private global
+        config) are saved before and put back after it."""
+        self._before_agent()
+        try:
+            yield
+        finally:
+            # Synchronous on purpose: a cancelled run must still put everything back.
+            self._after_agent(role)
+
+    def _before_agent(self) -> None:
+        extra = () if self._global_config is None else (self._global_config,)
+        self._snapshot = ConfigSnapshot.take(self.path, extra=extra)
+
+    def _after_agent(self, role: str) -> None:
+        snapshot, self._snapshot = self._snapshot, None
+        if snapshot is None:
+            return
+        changed = snapshot.restore()
+        if changed:
+            logger.warning(
+                "the {} agent changed {}; amelia put the file(s) back before its own git ran",
+                role,
+                ", ".join(str(path) for path in changed),
+            )
 
     def commit_path(self, relative: str, message: str, *, co_author: str | None = None) -> str:
         """Commit `relative` as it is in the worktree; the head sha (unchanged if identical)."""
@@ -118,20 +211,29 @@ class Workspace:
 
     @contextmanager
     def authenticated(self) -> Iterator[None]:
-        """Let git in this block read from origin with the token (private repositories).
+        """Let git in this block talk to the repository (`remote_url`, else origin), with
+        the token when there is one (private repositories, pushes).
 
         Only git processes started in the block see the token, in their environment; still,
         start no agent inside the block.
         """
-        if not self._token:
+        with self._remote():
+            if not self._token:
+                yield
+                return
+            with with_config({"http.extraheader": basic_auth_header(self._token)}):
+                yield
+
+    @contextmanager
+    def _remote(self) -> Iterator[None]:
+        if self.remote_url is None:
             yield
             return
-        with with_config({"http.extraheader": basic_auth_header(self._token)}):
+        with with_remote_url(self.remote_url):
             yield
 
     def push(self, branch: str) -> str:
         """Push `branch` to origin (skipped in a dry run), authenticated only for this push.
-
         Returns the branch's head afterwards: a rebase onto what others pushed meanwhile
         changes it, and links must name the commit origin has."""
         if self.dry_run:

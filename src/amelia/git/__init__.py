@@ -5,6 +5,12 @@ A library: it imports nothing from amelia but `amelia.errors` and `amelia.redact
 
 from amelia.git.changes import DEFAULT_MAX_DIFF_CHARS, Changes, collect_changes
 from amelia.git.commits import commit_all, commit_message, commit_paths
+from amelia.git.credentials import (
+    CHECKOUT_CREDENTIALS_FILE,
+    HiddenCredentials,
+    common_git_dir,
+    hide_credentials,
+)
 from amelia.git.names import unquote_path, validate_branch_name, validate_plan_path
 from amelia.git.remote import (
     fetch,
@@ -49,13 +55,17 @@ from amelia.git.runner import (
     split_paths,
     with_config,
 )
+from amelia.git.snapshot import ConfigSnapshot
 
 __all__ = [
     "BOT_EMAIL",
     "BOT_NAME",
+    "CHECKOUT_CREDENTIALS_FILE",
     "DEFAULT_MAX_DIFF_CHARS",
     "DEFAULT_TIMEOUT",
     "Changes",
+    "ConfigSnapshot",
+    "HiddenCredentials",
     "NetworkRetry",
     "changed_paths",
     "check_out_detached",
@@ -63,6 +73,7 @@ __all__ = [
     "commit_all",
     "commit_message",
     "commit_paths",
+    "common_git_dir",
     "configure_identity",
     "diff",
     "display",
@@ -70,6 +81,7 @@ __all__ = [
     "fetch",
     "fetch_branch",
     "head_sha",
+    "hide_credentials",
     "identity_args",
     "is_bare_repository",
     "is_shallow",

@@ -6,7 +6,13 @@ it never talks to GitHub. Callers inject drivers (`RunContext.make_driver`, usua
 """
 
 from amelia.core.types import AgentRole
-from amelia.pipeline.context import ROLE_TOOL_PROFILES, MakeDriver, RunContext, StageHook
+from amelia.pipeline.context import (
+    ROLE_TOOL_PROFILES,
+    AgentSession,
+    MakeDriver,
+    RunContext,
+    StageHook,
+)
 from amelia.pipeline.drivers import default_make_driver
 from amelia.pipeline.loop import develop_and_review, run_pipeline
 from amelia.pipeline.stages import (
@@ -20,6 +26,7 @@ from amelia.pipeline.stages import (
 __all__ = [
     "ROLE_TOOL_PROFILES",
     "AgentRole",
+    "AgentSession",
     "MakeDriver",
     "RunContext",
     "StageFailedError",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import KW_ONLY, dataclass, field, replace
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from amelia.pipeline.sinks import Sink, dispatch
 __all__ = [
     "ROLE_TOOL_PROFILES",
     "AgentRole",
+    "AgentSession",
     "MakeDriver",
     "RunContext",
     "StageHook",
@@ -22,6 +24,9 @@ __all__ = [
 
 MakeDriver = Callable[[AgentRole, ToolProfileName], DriverInterface]
 """Creates the driver an agent runs on, given its role and the tools it may use."""
+
+AgentSession = Callable[[AgentRole], AbstractAsyncContextManager[None]]
+"""Wraps every agent run (e.g. to hand the worktree over and take it back)."""
 
 StageHook = Callable[[AgentRole, ExecutionState], Awaitable[ExecutionState | None]]
 """Runs after a stage (e.g. to commit and push); may return an updated state."""
@@ -43,6 +48,12 @@ class RunContext:
     profile: Profile = field(default_factory=Profile)
     sinks: Sequence[Sink] = ()
     workflow_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    agent_session: AgentSession | None = None
+    """Entered around every agent run; None: nothing around it."""
+
+    def session(self, role: AgentRole) -> AbstractAsyncContextManager[None]:
+        """What surrounds one run of `role`'s agent."""
+        return nullcontext() if self.agent_session is None else self.agent_session(role)
 
     def driver_for(self, role: AgentRole) -> DriverInterface:
         return self.make_driver(role, ROLE_TOOL_PROFILES[role])

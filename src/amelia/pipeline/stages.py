@@ -64,11 +64,14 @@ async def _run_stage(
     latest = state
     try:
         driver = context.driver_for(role)
-        async with asyncio.timeout(context.profile.timeout_seconds):
-            async with aclosing(start(driver, state)) as updates:
-                async for update, event in updates:
-                    latest = update
-                    await context.emit(event)
+        async with (
+            context.session(role),
+            asyncio.timeout(context.profile.timeout_seconds),
+            aclosing(start(driver, state)) as updates,
+        ):
+            async for update, event in updates:
+                latest = update
+                await context.emit(event)
     except _STAGE_FAILURES as error:
         reason = _reason(error, context.profile.timeout_seconds)
         logger.error("Stage {} failed: {}", role, reason)

@@ -205,7 +205,11 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
     info = await asyncio.to_thread(ctx.github.get_issue, number)
     existing = await asyncio.to_thread(ctx.github.find_open_pull, branch)
     context = RunContext(
-        repo_dir=repo, make_driver=ctx.make_driver, profile=ctx.profile, sinks=ctx.sinks
+        repo_dir=repo,
+        make_driver=ctx.make_driver,
+        profile=ctx.profile,
+        sinks=ctx.sinks,
+        agent_session=ctx.workspace.agent_session,
     )
     state = ExecutionState(
         issue=agent_issue(info),

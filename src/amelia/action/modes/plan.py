@@ -81,7 +81,11 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     if previous is not None:
         profile = profile.model_copy(update={"plan_path_pattern": previous})
     run_context = RunContext(
-        repo_dir=repo, make_driver=ctx.make_driver, profile=profile, sinks=ctx.sinks
+        repo_dir=repo,
+        make_driver=ctx.make_driver,
+        profile=profile,
+        sinks=ctx.sinks,
+        agent_session=ctx.workspace.agent_session,
     )
     start = ExecutionState(
         issue=issue,

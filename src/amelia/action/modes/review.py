@@ -119,7 +119,11 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     )
 
     context = RunContext(
-        repo_dir=repo, make_driver=ctx.make_driver, profile=ctx.profile, sinks=ctx.sinks
+        repo_dir=repo,
+        make_driver=ctx.make_driver,
+        profile=ctx.profile,
+        sinks=ctx.sinks,
+        agent_session=ctx.workspace.agent_session,
     )
     start = ExecutionState(issue=agent_issue(pull))
     try:
