@@ -2,7 +2,8 @@
 
 Claude Code reads CLAUDE.md (and CLAUDE.local.md) from its working directory, settings,
 hooks and commands from `.claude/`, and MCP servers from `.mcp.json`; other agents read
-AGENTS.md. A pull request can change any of them, so before an agent runs on a head we do
+AGENTS.md; amelia itself is configured by `.github/amelia.yml`. A pull request can change
+any of them, so before an agent runs on a head we do
 not trust, these paths are put back as the trusted base has them (or removed when the base
 has none) and the result is committed locally, so the reviewed diff no longer carries the
 head's version either. The commit is never pushed.
@@ -17,6 +18,7 @@ from amelia.git import changed_paths, commit_paths, path_exists_at, run_git
 __all__ = [
     "STEERING_DIR_NAMES",
     "STEERING_FILE_NAMES",
+    "STEERING_PATHS",
     "is_steering_path",
     "restore_steering_files",
 ]
@@ -24,6 +26,8 @@ __all__ = [
 
 STEERING_FILE_NAMES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", ".mcp.json"})
 STEERING_DIR_NAMES = frozenset({".claude"})
+STEERING_PATHS = frozenset({".github/amelia.yml", ".github/amelia.yaml"})
+"""Steering files at one place only (from the top of the repository)."""
 
 
 def is_steering_path(path: str) -> bool:
@@ -31,6 +35,8 @@ def is_steering_path(path: str) -> bool:
     parts = PurePosixPath(path).parts
     if not parts:
         return False
+    if "/".join(parts) in STEERING_PATHS:
+        return True
     return parts[-1] in STEERING_FILE_NAMES or any(p in STEERING_DIR_NAMES for p in parts[:-1])
 
 

@@ -15,69 +15,26 @@ one comment on the pull.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from pathlib import Path
 
 from loguru import logger
 
 from amelia.action.agent_issue import agent_issue
 from amelia.action.earlier_findings import close_fixed, render_earlier_findings, settle
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
+from amelia.action.pull_head import check_out_pull
 from amelia.action.review_scope import plan_scope, requested_kind
-from amelia.action.steering import restore_steering_files
 from amelia.action.verdicts import (
     APPROVAL_WITHHELD_NOTE,
     post_tool_errors,
     post_verdict,
     withhold_approval,
 )
-from amelia.errors import GitError
-from amelia.git import (
-    check_out_detached,
-    diff,
-    fetch,
-    head_sha,
-    merge_base_deepening,
-    validate_branch_name,
-)
+from amelia.git import diff
 from amelia.github.auth import may_trigger
-from amelia.github.client import PullInfo
 from amelia.github.events import PullRequestEvent
 from amelia.github.review_history import load_review_history
 
-__all__ = ["HEAD_REF", "MODE", "CheckedOutPull", "check_out_pull", "run", "steering_note"]
-
-
-HEAD_REF = "refs/amelia/review-head"
-
-
-@dataclass(frozen=True)
-class CheckedOutPull:
-    head_sha: str
-    """The pull's head as fetched (before steering files were reset)."""
-    merge_base: str
-    restored: tuple[str, ...]
-    """Steering paths reset to the base's version."""
-
-
-def check_out_pull(repo: Path, pull: PullInfo) -> CheckedOutPull:
-    """Fetch the pull's base and head, check the head out detached, reset steering files."""
-    base = validate_branch_name(pull.base_ref)
-    base_tracking = f"refs/remotes/origin/{base}"
-    base_spec = f"+refs/heads/{base}:{base_tracking}"
-    head_spec = f"+refs/pull/{pull.number}/head:{HEAD_REF}"
-    try:
-        fetch(repo, [base_spec, head_spec])
-    except GitError:
-        # Not every remote serves pull refs (a plain git server, a mirror): use the branch.
-        head_spec = f"+refs/heads/{validate_branch_name(pull.head_ref)}:{HEAD_REF}"
-        fetch(repo, [base_spec, head_spec])
-    head = head_sha(repo, ref=HEAD_REF)
-    # actions/checkout fetches one commit by default: fetch what the merge base needs.
-    base_commit = merge_base_deepening(repo, base_tracking, head, refspecs=[base_spec, head_spec])
-    check_out_detached(repo, head)
-    restored = restore_steering_files(repo, base_commit)
-    return CheckedOutPull(head_sha=head, merge_base=base_commit, restored=tuple(restored))
+__all__ = ["MODE", "run", "steering_note"]
 
 
 def steering_note(restored: tuple[str, ...]) -> str:
