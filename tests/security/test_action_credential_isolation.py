@@ -264,7 +264,7 @@ def test_the_api_developers_shell_finds_no_credential_in_any_process(tmp_path: P
     assert b"INPUT_DRIVER=api:openai\0" in environ
     # The shell's parent is amelia itself: pydantic-ai runs in its process and reaches
     # the model through the proxy, which sent every request on with the real key.
-    assert probe.report["ancestors"][:3].count(amelia_pid(probe)) == 1
+    assert amelia_pid(probe) in probe.report["ancestors"][:2]
     assert script.asked["developer"] >= 3 and script.asked["reviewer"] >= 1
     authorizations = {request.headers.get("authorization") for request in requests}
     assert authorizations == {f"Bearer {credentials['openai_api_key']}"}
