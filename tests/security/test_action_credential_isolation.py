@@ -8,8 +8,9 @@ up its ancestors (the shell, the Claude Code CLI, amelia, ...) and over every pr
 can see, and copies out every `environ`, `cmdline` and readable fd. The dump must hold
 none of the credentials, raw or base64-encoded, for both drivers:
 
-- the Claude Code CLI against the scripted Anthropic server: the CLI holds only the
-  credential proxy's URL and per-run token; the server still receives the real key;
+- the Claude Code CLI against the scripted Anthropic server, with an API key or a Claude
+  Code OAuth token: the CLI holds only the credential proxy's URL and per-run token; the
+  server still receives the real credential;
 - the API driver's `run_shell_command` against the scripted OpenAI-compatible server:
   pydantic-ai talks to the proxy; the server still receives the real key.
 
@@ -35,6 +36,7 @@ from typing import Any
 import pytest
 
 from amelia.agents.prompts import DEVELOPER_INSTRUCTIONS
+from amelia.redaction import is_secret_name
 from amelia.testing.action_harness import DEFAULT_PLAN, ActionHarness, ActionRun, plan_script
 from amelia.testing.anthropic_script import Turn, text, tool_use
 from amelia.testing.openai_server import RecordedRequest as OpenAIRequest
@@ -58,11 +60,18 @@ ISSUE = 1
 PLAN_PATH = f"docs/plans/2026-01-01-issue-{ISSUE}-add-a-farewell.md"
 
 
-def fresh_credentials() -> dict[str, str]:
-    """Values made for this test only, so no other process can hold them by chance."""
+def fresh_credentials(model_key: str = "anthropic_api_key") -> dict[str, str]:
+    """Values made for this test only, so no other process can hold them by chance: the
+    GitHub token and two model keys as inputs (lower case), the runner's own tokens as
+    variables. `model_key` is the Claude credential: `anthropic_api_key` or
+    `claude_code_oauth_token`."""
+    claude = {
+        "anthropic_api_key": f"sk-ant-api03-{secrets.token_hex(20)}",
+        "claude_code_oauth_token": f"sk-ant-oat01-{secrets.token_hex(20)}",
+    }
     return {
         "github_token": f"ghs_{secrets.token_hex(18)}",
-        "anthropic_api_key": f"sk-ant-api03-{secrets.token_hex(20)}",
+        model_key: claude[model_key],
         "openai_api_key": f"sk-proj-{secrets.token_hex(20)}",
         "ACTIONS_RUNTIME_TOKEN": f"eyJ{secrets.token_hex(24)}",
         "ACTIONS_ID_TOKEN_REQUEST_TOKEN": f"eyJ{secrets.token_hex(24)}",
@@ -86,18 +95,13 @@ def implement(
     number = harness.add_issue("Add a farewell", "greeter says hello; let it say goodbye too.")
     assert number == ISSUE
     harness.push_branch(f"amelia/issue-{ISSUE}", {PLAN_PATH: DEFAULT_PLAN})
+    given = {name: value for name, value in credentials.items() if name.islower()}
     return harness.run(
         "issue_comment",
         harness.comment_event(ISSUE, "/amelia implement"),
-        inputs={
-            "github_token": credentials["github_token"],
-            "anthropic_api_key": credentials["anthropic_api_key"],
-            "openai_api_key": credentials["openai_api_key"],
-            **(inputs or {}),
-        },
+        inputs={"anthropic_api_key": "", **given, **(inputs or {})},
         env={
-            "ACTIONS_RUNTIME_TOKEN": credentials["ACTIONS_RUNTIME_TOKEN"],
-            "ACTIONS_ID_TOKEN_REQUEST_TOKEN": credentials["ACTIONS_ID_TOKEN_REQUEST_TOKEN"],
+            **{name: value for name, value in credentials.items() if name.isupper()},
             **(env or {}),
         },
         launcher=launcher,
@@ -119,18 +123,24 @@ def assert_amelias_environment_was_read(probe: ProbeDump) -> bytes:
     environ = probe.sections("environ", pid)
     for variable in (b"INPUT_TRIGGER_PHRASE=/amelia\0", b"INPUT_DRIVER=", b"INPUT_PLAN_DIR="):
         assert variable in environ
-    # The restart removed the credential variables, not just their values.
-    assert b"INPUT_GITHUB_TOKEN=" not in environ
-    assert b"INPUT_ANTHROPIC_API_KEY=" not in environ
+    # The restart removed the credential variables, not just their values (a secret
+    # input the workflow left unset is passed empty, and stays so).
+    variables = dict(entry.split(b"=", 1) for entry in environ.split(b"\0") if b"=" in entry)
+    assert b"INPUT_GITHUB_TOKEN" not in variables
+    assert [name for name in variables if is_secret_name(name.decode()) and variables[name]] == []
     return environ
 
 
 def claude_implement_with_probe(
-    tmp_path: Path, *, launcher: Sequence[str] = (), probe_arguments: Sequence[str] = ()
+    tmp_path: Path,
+    *,
+    model_key: str = "anthropic_api_key",
+    launcher: Sequence[str] = (),
+    probe_arguments: Sequence[str] = (),
 ) -> tuple[ActionRun, ProbeDump, dict[str, str]]:
     """`/amelia implement` with the Claude Code CLI, whose developer runs the probe through
     Bash first: the run, what the probe copied out, the credentials planted."""
-    credentials = fresh_credentials()
+    credentials = fresh_credentials(model_key)
     dump = tmp_path / "dump"
     root = tmp_path / "action"
     command = probe_command(dump, *probe_arguments)
@@ -153,32 +163,43 @@ def claude_implement_with_probe(
 
 
 def claude_cli_pid(probe: ProbeDump) -> int:
-    """The ancestor of the probe that is the Claude Code CLI (it has a model base URL)."""
-    amelia = amelia_pid(probe)
+    """The ancestor of the probe that is the Claude Code CLI (its program is `claude`)."""
     for pid in probe.report["ancestors"]:
-        if pid != amelia and b"ANTHROPIC_BASE_URL=" in probe.sections("environ", pid):
+        program = probe.sections("cmdline", pid).split(b"\0", 1)[0]
+        if program.rsplit(b"/", 1)[-1] == b"claude":
             return int(pid)
-    raise AssertionError("the probe could not read the Claude Code CLI's environment")
+    raise AssertionError("the Claude Code CLI is not among the probe's ancestors")
 
 
 def assert_the_cli_reached_the_model_through_the_proxy(
     probe: ProbeDump, result: ActionRun, credentials: dict[str, str]
 ) -> None:
-    """The CLI holds the proxy's URL on 127.0.0.1 and a per-run token as its key; every
-    model request reached the model with the real key, swapped in by the proxy."""
+    """The CLI holds the proxy's URL on 127.0.0.1 and a per-run token in place of the
+    credential (the other key variables blank); every model request reached the model
+    with the real credential, swapped in by the proxy."""
     cli_environ = probe.sections("environ", claude_cli_pid(probe))
     proxy = re.search(rb"ANTHROPIC_BASE_URL=(http://127\.0\.0\.1:\d+/anthropic)\0", cli_environ)
     assert proxy is not None
-    cli_key = re.search(rb"ANTHROPIC_API_KEY=([^\0]+)\0", cli_environ)
-    assert cli_key is not None and cli_key.group(1).decode() not in credentials.values()
-    keys = {request.headers.get("x-api-key") for request in result.model_requests}
-    assert keys == {credentials["anthropic_api_key"]}
+    oauth = "claude_code_oauth_token" in credentials
+    held, blank = ("CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_API_KEY")[:: 1 if oauth else -1]
+    cli_token = re.search(held.encode() + rb"=([^\0]+)\0", cli_environ)
+    assert cli_token is not None and cli_token.group(1).decode() not in credentials.values()
+    assert f"{blank}=\0".encode() in cli_environ
+    if oauth:
+        sent = {request.headers.get("authorization") for request in result.model_requests}
+        assert sent == {f"Bearer {credentials['claude_code_oauth_token']}"}
+    else:
+        sent = {request.headers.get("x-api-key") for request in result.model_requests}
+        assert sent == {credentials["anthropic_api_key"]}
     roles_answered = json.dumps([r.body for r in result.model_requests])
     assert DEVELOPER_INSTRUCTIONS.splitlines()[0] in roles_answered
 
 
-def test_the_claude_developers_shell_finds_no_credential_in_any_process(tmp_path: Path) -> None:
-    result, probe, credentials = claude_implement_with_probe(tmp_path)
+@pytest.mark.parametrize("model_key", ["anthropic_api_key", "claude_code_oauth_token"])
+def test_the_claude_developers_shell_finds_no_credential_in_any_process(
+    tmp_path: Path, model_key: str
+) -> None:
+    result, probe, credentials = claude_implement_with_probe(tmp_path, model_key=model_key)
 
     assert found_in(probe.data, credentials) == set()
     assert_amelias_environment_was_read(probe)
