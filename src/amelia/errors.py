@@ -41,6 +41,7 @@ __all__ = [
     "PlanError",
     "PlanPathError",
     "RunError",
+    "SecretInChangeError",
     "ToolRefusedError",
     "exit_code_for",
 ]
@@ -127,6 +128,11 @@ class GitError(RunError):
 class GitPushDeclinedError(GitError):
     """The remote declined a push on principle (a hook, branch protection, a ruleset):
     trying again cannot help; the message carries the remote's own words."""
+
+
+class SecretInChangeError(GitError):
+    """A change about to be pushed holds the value of a secret of the run: it is never
+    pushed. The message names the file, never the value."""
 
 
 class GitHubError(RunError):

@@ -76,6 +76,7 @@ class ProgressTracker:
         *,
         links: tuple[tuple[str, str], ...] = (),
         failure_reason: str | None = None,
+        notes: tuple[str, ...] = (),
     ) -> None:
         stages = tuple(
             Stage(name=s.name, status="skipped" if outcome == "succeeded" else "failed")
@@ -91,6 +92,7 @@ class ProgressTracker:
                 "cost_usd": cost_usd,
                 "links": links,
                 "failure_reason": failure_reason,
+                "notes": notes,
             }
         )
         await self._publish(final=True)

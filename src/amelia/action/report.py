@@ -54,12 +54,14 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
     conclusion = outcome.conclusion
     if context.dry_run and conclusion == "success":
         conclusion = "dry_run"
+    notes = context.workspace.notes()
     if context.progress is not None:
         await context.progress.finish(
             "failed" if conclusion == "failure" else "succeeded",
             cost,
             links=outcome.links,
             failure_reason=reason,
+            notes=notes,
         )
         if context.progress.update_error is not None:
             # Nobody would learn how the run ended: fail it where people still look.
@@ -77,6 +79,8 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
     summary = render_summary(
         mode_name, conclusion, outputs, outcome.state, redactor, failure_reason=reason
     )
+    if notes:
+        summary += "\n" + "\n".join(f"- {redactor.redact(note)}" for note in notes) + "\n"
     if context.workspace.unpushed is not None:
         summary += "\n" + context.workspace.unpushed.summary_markdown(redactor)
     io.write_summary(summary)

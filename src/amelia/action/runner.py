@@ -79,6 +79,17 @@ def _profile(settings: Settings) -> Profile:
     )
 
 
+def _credentials(settings: Settings) -> list[str]:
+    """The values of the run's credentials: no change amelia pushes may hold one."""
+    found = {
+        *settings.inputs.secret_values(),
+        *settings.model_credentials().values(),
+        *settings.secrets.values(),
+        settings.github_token or "",
+    }
+    return sorted(value for value in found if value)
+
+
 class _Engine:
     def __init__(self, request: ActionRequest, io: WorkflowIO) -> None:
         self.request = request
@@ -185,6 +196,7 @@ class _Engine:
             # On a runner, amelia talks to the repository where actions/checkout found it,
             # whatever an agent may write into the checkout's `origin`.
             remote_url=f"{runner.server_url.rstrip('/')}/{repo}" if runner.actions else None,
+            secrets=_credentials(settings),
             git_home=GitHome.of(settings.environ),
         )
         profile = _profile(settings)

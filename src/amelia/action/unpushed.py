@@ -4,16 +4,26 @@ When origin cannot be reached or keeps refusing a branch, the commits exist only
 runner's checkout, which is thrown away when the job ends. They are saved under
 `$RUNNER_TEMP/amelia-artifacts/<run id>/` (`unpushed.patch`, applicable with `git am`, and
 `files/<path>` with each changed file's new content) so an `actions/upload-artifact` step
-can keep them, and shown in the job summary.
+can keep them, and shown in the job summary. Every spelling of a secret of the run (see
+`amelia.git.mask_secrets`) is masked in what is saved: a push refused because the change
+holds a secret is saved too, without it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from amelia.git import display, run_git, run_git_bytes, run_git_paths, validate_branch_name
+from amelia.git import (
+    display,
+    mask_secrets,
+    run_git,
+    run_git_bytes,
+    run_git_paths,
+    validate_branch_name,
+)
 from amelia.redaction import Redactor
 from amelia.text import code_fence
 
@@ -74,10 +84,14 @@ def _unpushed_commits(repo: Path, branch: str) -> list[str]:
     return out.split()
 
 
-def save_unpushed(repo: Path, branch: str, directory: Path) -> UnpushedWork | None:
+def save_unpushed(
+    repo: Path, branch: str, directory: Path, *, secrets: Iterable[str] = ()
+) -> UnpushedWork | None:
     """Save the commits of `branch` that no remote-tracking ref holds; None when none.
 
-    The patch and the files are saved byte for byte, whatever their encoding."""
+    The patch and the files are saved byte for byte, whatever their encoding, except that
+    every spelling of `secrets` is masked."""
+    secrets = tuple(secrets)
     validate_branch_name(branch)
     commits = _unpushed_commits(repo, branch)
     if not commits:
@@ -89,12 +103,15 @@ def save_unpushed(repo: Path, branch: str, directory: Path) -> UnpushedWork | No
     else:  # the branch's first commit is unpushed
         span = ["--root", f"refs/heads/{branch}"]
         listing = ["ls-tree", "-r", "-z", "--name-only", f"refs/heads/{branch}"]
-    patch = run_git_bytes(["format-patch", "--stdout", "--no-color", *span], repo)
+    patch = mask_secrets(
+        run_git_bytes(["format-patch", "--stdout", "--no-color", *span], repo), secrets
+    )
     changed = run_git_paths(listing, repo)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / PATCH_NAME).write_bytes(patch)
     for path in changed:
-        content = run_git_bytes(["show", f"refs/heads/{branch}:{path}"], repo)
+        shown = run_git_bytes(["show", f"refs/heads/{branch}:{path}"], repo)
+        content = mask_secrets(shown, secrets)
         target = directory / "files" / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content)

@@ -14,9 +14,10 @@ server (`remote_url`) rather than to whatever `origin` says; pushes and reads of
 pass the token to git through `GIT_CONFIG_*` variables in the environment of those git
 processes only (`authenticated()`), never in this process's environment.
 
-Around every agent run (`agent_session()`) the repository's config files and amelia's
-private global config are saved before and put back after, so nothing an agent wrote
-there reaches amelia's next git command.
+Around every agent run (`agent_session()`): before the first one, the worktree's state is
+recorded (`amelia.git.WorktreeBaseline`) so that only the agents' work is committed; the
+repository's config files and amelia's private global config are saved before and put
+back after each run, so nothing an agent wrote there reaches amelia's next git command.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from __future__ import annotations
 import base64
 import tempfile
 import threading
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,10 +33,13 @@ from pathlib import Path
 from loguru import logger
 
 from amelia.action.unpushed import UnpushedWork, save_unpushed
-from amelia.errors import GitError
+from amelia.errors import GitError, SecretInChangeError
 from amelia.git import (
     ConfigSnapshot,
     HiddenCredentials,
+    Leak,
+    WorktreeBaseline,
+    commit_changes,
     commit_paths,
     configure_identity,
     head_sha,
@@ -43,11 +47,13 @@ from amelia.git import (
     isolated_configuration,
     mark_safe_directory,
     push,
+    scan_unpushed,
+    secret_files,
     with_config,
     with_remote_url,
 )
 
-__all__ = ["GitHome", "Workspace", "basic_auth_header"]
+__all__ = ["CommittedWork", "GitHome", "Workspace", "basic_auth_header"]
 
 
 def basic_auth_header(token: str) -> str:
@@ -79,6 +85,15 @@ class GitHome:
         return found
 
 
+@dataclass(frozen=True)
+class CommittedWork:
+    """What `commit_agent_work` did: the new commit (None: nothing to commit) and the
+    files it left out because they hold credentials."""
+
+    sha: str | None
+    withheld: tuple[str, ...]
+
+
 class Workspace:
     """The checkout at `path`, pushed to its `origin` with `token` (when given)."""
 
@@ -91,6 +106,7 @@ class Workspace:
         artifacts_dir: Path | None = None,
         on_runner: bool = True,
         remote_url: str | None = None,
+        secrets: Iterable[str] = (),
         git_home: GitHome | None = None,
     ) -> None:
         self.path = path.resolve()
@@ -99,15 +115,21 @@ class Workspace:
         self.remote_url = remote_url
         """What amelia's remote commands talk to (None: origin's URL from the config)."""
         self._token = token
+        self._secrets = tuple(secret for secret in secrets if secret)
         self.dry_run = dry_run
         self.artifacts_dir = artifacts_dir
         """Where unpushed commits are saved when a push fails for good (None: nowhere)."""
         self.git_home = git_home or GitHome()
         self.unpushed: UnpushedWork | None = None
+        self.flagged: list[Leak] = []
+        """Token-shaped strings found in what was pushed (file and kind), for people to check."""
+        self.withheld: list[str] = []
+        """Files the agents wrote that were not committed because they hold credentials."""
         self._hidden = HiddenCredentials()
         # The saved files (and so the credentials) are kept in memory only: agents' tools
         # cannot read this process's memory, and nothing else holds the values meanwhile.
         self._lock = threading.Lock()
+        self._baseline: WorktreeBaseline | None = None
         self._snapshot: ConfigSnapshot | None = None
         self._global_config: Path | None = None
 
@@ -179,8 +201,9 @@ class Workspace:
 
     @asynccontextmanager
     async def agent_session(self, role: str) -> AsyncIterator[None]:
-        """Around one agent run: the repository's config files (and amelia's private global
-        config) are saved before and put back after it."""
+        """Around one agent run: the worktree's state is recorded before the first run; the
+        repository's config files (and amelia's private global config) are saved before and
+        put back after each run."""
         self._before_agent()
         try:
             yield
@@ -189,8 +212,19 @@ class Workspace:
             self._after_agent(role)
 
     def _before_agent(self) -> None:
+        if self._baseline is None:
+            if self.on_runner:
+                # Credentials an earlier step left in the checkout (an `.npmrc` with a token,
+                # an auth action's key file) are emptied while agents run, like the token.
+                with self._lock:
+                    self._hidden.empty(self.path / path for path in secret_files(self.path))
+            self._baseline = WorktreeBaseline.capture(self.path)
         extra = () if self._global_config is None else (self._global_config,)
         self._snapshot = ConfigSnapshot.take(self.path, extra=extra)
+
+    def preexisting_paths(self) -> frozenset[str]:
+        """Paths that are as they were before the first agent ran: earlier steps' files."""
+        return frozenset() if self._baseline is None else self._baseline.unchanged()
 
     def _after_agent(self, role: str) -> None:
         snapshot, self._snapshot = self._snapshot, None
@@ -203,6 +237,35 @@ class Workspace:
                 role,
                 ", ".join(str(path) for path in changed),
             )
+
+    def commit_agent_work(self, message: str, *, co_author: str | None = None) -> CommittedWork:
+        """Commit what the agents created, changed or deleted since before the first one
+        ran, and nothing else; files that hold credentials are left out (`withheld`)."""
+        baseline = self._baseline or WorktreeBaseline.capture(self.path)
+        changes = baseline.changes()
+        for path in changes.withheld:
+            if path not in self.withheld:
+                self.withheld.append(path)
+                logger.warning("{} holds credentials by its name: not committed", path)
+        sha = commit_changes(self.path, changes.paths, message, co_author=co_author)
+        return CommittedWork(sha=sha, withheld=changes.withheld)
+
+    def notes(self) -> tuple[str, ...]:
+        """What people should know about the commits of this run, one line each."""
+        notes = []
+        if self.withheld:
+            files = ", ".join(f"`{path}`" for path in self.withheld)
+            notes.append(
+                f"Not committed: {files}. The agents wrote these files, but their names mark "
+                "them as credential files; add them yourself if they are meant to be public."
+            )
+        if self.flagged:
+            found = ", ".join(f"`{leak.path}` ({leak.kind})" for leak in self.flagged)
+            notes.append(
+                f"Strings shaped like credentials were pushed in {found}: check them before "
+                "merging (GitHub's push protection may refuse them too)."
+            )
+        return tuple(notes)
 
     def commit_path(self, relative: str, message: str, *, co_author: str | None = None) -> str:
         """Commit `relative` as it is in the worktree; the head sha (unchanged if identical)."""
@@ -234,8 +297,23 @@ class Workspace:
 
     def push(self, branch: str) -> str:
         """Push `branch` to origin (skipped in a dry run), authenticated only for this push.
+
+        The commits are searched first: one that holds the value of a secret of this run
+        is never pushed (`SecretInChangeError`, naming the file; the work is saved with the
+        value masked), a token-shaped string is pushed and recorded in `flagged`.
         Returns the branch's head afterwards: a rebase onto what others pushed meanwhile
         changes it, and links must name the commit origin has."""
+        report = scan_unpushed(self.path, branch, secrets=self._secrets)
+        for leak in report.tokens:
+            if leak not in self.flagged:
+                self.flagged.append(leak)
+        if report.secrets:
+            files = ", ".join(f"`{leak.path}`" for leak in report.secrets)
+            error = SecretInChangeError(
+                f"refused to push {branch}: {files} contain(s) the value of a secret this run "
+                "was given (a token or key); remove it from the change"
+            )
+            raise self._keep_unpushed(branch, error)
         if self.dry_run:
             return head_sha(self.path)
         try:
@@ -246,11 +324,14 @@ class Workspace:
         return head_sha(self.path)
 
     def _keep_unpushed(self, branch: str, error: GitError) -> GitError:
-        """Save the commits the failed push would have published; the error says where."""
+        """Save the commits the failed push would have published, with every secret of the
+        run masked; the error says where."""
         if self.artifacts_dir is None:
             return error
         try:
-            self.unpushed = save_unpushed(self.path, branch, self.artifacts_dir)
+            self.unpushed = save_unpushed(
+                self.path, branch, self.artifacts_dir, secrets=self._secrets
+            )
         except (GitError, OSError) as saving:
             return GitError(f"{error}; saving the unpushed commits failed too: {saving}")
         if self.unpushed is None:

@@ -9,7 +9,7 @@ still open, and says which of those the new commits fixed.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Collection
 from pathlib import Path
 
 from amelia.agents.agent_run import AgentRun
@@ -90,13 +90,15 @@ class Reviewer:
         repo_dir: Path,
         base_ref: str,
         scope: ReviewScope | None = None,
+        skip: Collection[str] = (),
     ) -> AsyncGenerator[tuple[ExecutionState, StreamEvent], None]:
         """Review the changes since `base_ref`; the last state holds `last_review`.
+        Uncommitted paths in `skip` were there before the agents ran: not part of the change.
 
         With an incremental `scope` the prompt holds its files and open findings too.
         Raises `AgentRunFailedError` when the driver ends with an error result.
         """
-        changes = await collect_changes(repo_dir, base_ref)
+        changes = await collect_changes(repo_dir, base_ref, skip=skip)
         iteration = state.review_iteration + 1
         if changes.is_empty:
             review = ReviewResult(

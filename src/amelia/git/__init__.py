@@ -3,13 +3,29 @@
 A library: it imports nothing from amelia but `amelia.errors` and `amelia.redaction`.
 """
 
+from amelia.git.baseline import (
+    SECRET_FILE_PATTERNS,
+    AgentChanges,
+    WorktreeBaseline,
+    commit_changes,
+    is_secret_file,
+    secret_files,
+)
 from amelia.git.changes import DEFAULT_MAX_DIFF_CHARS, Changes, collect_changes
-from amelia.git.commits import commit_all, commit_message, commit_paths
+from amelia.git.commits import commit_message, commit_paths
 from amelia.git.credentials import (
     CHECKOUT_CREDENTIALS_FILE,
     HiddenCredentials,
     common_git_dir,
     hide_credentials,
+)
+from amelia.git.leaks import (
+    TOKEN_KINDS,
+    Leak,
+    LeakReport,
+    mask_secrets,
+    scan_unpushed,
+    secret_spellings,
 )
 from amelia.git.names import unquote_path, validate_branch_name, validate_plan_path
 from amelia.git.remote import (
@@ -63,14 +79,20 @@ __all__ = [
     "CHECKOUT_CREDENTIALS_FILE",
     "DEFAULT_MAX_DIFF_CHARS",
     "DEFAULT_TIMEOUT",
+    "SECRET_FILE_PATTERNS",
+    "TOKEN_KINDS",
+    "AgentChanges",
     "Changes",
     "ConfigSnapshot",
     "HiddenCredentials",
+    "Leak",
+    "LeakReport",
     "NetworkRetry",
+    "WorktreeBaseline",
     "changed_paths",
     "check_out_detached",
     "collect_changes",
-    "commit_all",
+    "commit_changes",
     "commit_message",
     "commit_paths",
     "common_git_dir",
@@ -84,10 +106,12 @@ __all__ = [
     "hide_credentials",
     "identity_args",
     "is_bare_repository",
+    "is_secret_file",
     "is_shallow",
     "is_transient",
     "isolated_configuration",
     "mark_safe_directory",
+    "mask_secrets",
     "merge_base",
     "merge_base_deepening",
     "path_exists_at",
@@ -100,6 +124,9 @@ __all__ = [
     "run_git_paths",
     "run_git_service",
     "run_network_read",
+    "scan_unpushed",
+    "secret_files",
+    "secret_spellings",
     "split_paths",
     "status_short",
     "switch_to_branch",

@@ -8,6 +8,7 @@ does not require the developer to commit and the caller may commit only after th
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -49,10 +50,15 @@ class Changes(BaseModel):
         return text
 
 
-def _collect(repo_dir: Path, base_ref: str, max_chars: int) -> Changes:
+def _collect(repo_dir: Path, base_ref: str, max_chars: int, skip: Collection[str]) -> Changes:
     committed = run_git([*_DIFF, f"{base_ref}...HEAD"], repo_dir)
-    uncommitted = run_git([*_DIFF, "HEAD"], repo_dir)
-    untracked_names = run_git_paths(["ls-files", "--others", "--exclude-standard", "-z"], repo_dir)
+    excluded = [f":(exclude,literal){path}" for path in sorted(skip)]
+    uncommitted = run_git([*_DIFF, "HEAD", "--", ".", *excluded], repo_dir)
+    untracked_names = [
+        name
+        for name in run_git_paths(["ls-files", "--others", "--exclude-standard", "-z"], repo_dir)
+        if name not in skip
+    ]
     untracked_parts: list[str] = []
     room = max_chars - len(committed) - len(uncommitted)
     for name in untracked_names:
@@ -84,7 +90,13 @@ def _collect(repo_dir: Path, base_ref: str, max_chars: int) -> Changes:
 
 
 async def collect_changes(
-    repo_dir: Path, base_ref: str, *, max_chars: int = DEFAULT_MAX_DIFF_CHARS
+    repo_dir: Path,
+    base_ref: str,
+    *,
+    max_chars: int = DEFAULT_MAX_DIFF_CHARS,
+    skip: Collection[str] = (),
 ) -> Changes:
-    """Committed, uncommitted and untracked changes since `base_ref`, cut to `max_chars`."""
-    return await asyncio.to_thread(_collect, repo_dir, base_ref, max_chars)
+    """Committed, uncommitted and untracked changes since `base_ref`, cut to `max_chars`;
+    the uncommitted state of the paths in `skip` (files that were there before the agents
+    ran, see `amelia.git.WorktreeBaseline`) is left out."""
+    return await asyncio.to_thread(_collect, repo_dir, base_ref, max_chars, skip)

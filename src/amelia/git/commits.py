@@ -1,4 +1,5 @@
-"""Commits made by the bot: every change, or chosen paths, with an optional co-author.
+"""Commits made by the bot: chosen paths, with an optional co-author (the agents' work is
+committed by `amelia.git.commit_changes`, which knows what was there before them).
 
 Every commit is made by amelia[bot] through options of that one command
 (`amelia.git.repo.identity_args`): no configuration is read or written for it.
@@ -14,7 +15,7 @@ from loguru import logger
 from amelia.git.repo import head_sha, identity_args
 from amelia.git.runner import display_path, run_git, run_git_paths
 
-__all__ = ["commit_all", "commit_message", "commit_paths"]
+__all__ = ["commit_message", "commit_paths"]
 
 
 def commit_message(message: str, *, co_author: str | None = None) -> str:
@@ -22,16 +23,6 @@ def commit_message(message: str, *, co_author: str | None = None) -> str:
     if co_author:
         return f"{message.rstrip()}\n\nCo-authored-by: {co_author}"
     return message
-
-
-def commit_all(repo: Path, message: str, *, co_author: str | None = None) -> str | None:
-    """Commit every change in the worktree; the new commit id, or None when nothing changed."""
-    run_git(["add", "--all", "--", "."], repo)
-    if not run_git(["diff", "--cached", "--name-only", "-z"], repo).strip("\0"):
-        return None
-    message = commit_message(message, co_author=co_author)
-    run_git([*identity_args(), "commit", "--quiet", "--no-verify", "-m", message], repo)
-    return head_sha(repo)
 
 
 def _ignored(repo: Path, paths: Sequence[str]) -> list[str]:

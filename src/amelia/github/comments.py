@@ -88,6 +88,9 @@ class ProgressReport(BaseModel):
     links: tuple[tuple[str, str], ...] = ()
     """(label, url) pairs shown with the outcome: the plan, the pull request, the review."""
     failure_reason: str | None = None
+    notes: tuple[str, ...] = ()
+    """Things people should know whatever the outcome (files left out of a commit, strings
+    that look like credentials in what was pushed), one line each."""
 
 
 MAX_REASON_CHARS = 800
@@ -127,6 +130,8 @@ def render_progress(report: ProgressReport, redactor: Redactor) -> str:
         lines.append(f"**Failed**{suffix}: {reason}.{logs}")
     else:
         lines.append("_Working…_")
+    if report.notes:
+        lines += ["", *(f"- ⚠️ {redactor.redact(note)}" for note in report.notes)]
     if report.links:
         lines += ["", *(f"- [{label}]({url})" for label, url in report.links)]
     return "\n".join(lines).rstrip() + "\n"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import KW_ONLY, dataclass, field, replace
 from pathlib import Path
@@ -50,6 +50,9 @@ class RunContext:
     workflow_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     agent_session: AgentSession | None = None
     """Entered around every agent run; None: nothing around it."""
+    preexisting: Callable[[], Collection[str]] | None = None
+    """Paths that were in the worktree before the agents ran (an earlier step's files), so
+    not part of the change the reviewer sees; None: none."""
 
     def session(self, role: AgentRole) -> AbstractAsyncContextManager[None]:
         """What surrounds one run of `role`'s agent."""

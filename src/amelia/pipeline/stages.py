@@ -155,6 +155,7 @@ async def run_review(
             repo_dir=context.repo_dir,
             base_ref=base_ref,
             scope=scope,
+            skip=context.preexisting() if context.preexisting is not None else (),
         )
 
     reviewed = await _run_stage(

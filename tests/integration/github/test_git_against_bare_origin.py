@@ -9,7 +9,7 @@ import pytest
 from amelia.errors import GitError, GitPushDeclinedError
 from amelia.git import (
     NetworkRetry,
-    commit_all,
+    commit_changes,
     commit_paths,
     configure_identity,
     diff,
@@ -89,7 +89,7 @@ def test_non_fast_forward_push_is_rebased_and_pushed(origin: Origin) -> None:
     git(other, "push", "--quiet", "origin", BRANCH)
 
     (work / "src.py").write_text("print('hi')\n")
-    commit_all(work, "Implement")
+    commit_changes(work, ["src.py"], "Implement")
     push(work, BRANCH, retry=NetworkRetry(sleep=lambda _: None))
     subjects = git(origin.bare, "log", "--format=%s", BRANCH).splitlines()
     assert subjects == ["Implement", "Someone else pushed meanwhile", "Plan", "Start"]
@@ -108,7 +108,7 @@ def test_conflicting_rebase_is_aborted_and_reported(origin: Origin) -> None:
     git(other, "commit", "--quiet", "-am", "Their plan")
     git(other, "push", "--quiet", "origin", BRANCH)
     (work / PLAN).write_text("mine\n")
-    commit_all(work, "My plan")
+    commit_changes(work, [PLAN], "My plan")
     with pytest.raises(GitError, match="cannot rebase"):
         push(work, BRANCH, retry=NetworkRetry(sleep=lambda _: None))
     assert not (work / ".git" / "rebase-merge").exists()
@@ -128,12 +128,12 @@ def test_unreachable_remote_fails_clearly(origin: Origin, tmp_path: Path) -> Non
     assert waits == [0.5, 1.0]
 
 
-def test_commit_all_and_diff(origin: Origin) -> None:
+def test_commit_changes_and_diff(origin: Origin) -> None:
     work = bot_clone(origin)
     commit_file(work, BRANCH, PLAN, "plan\n", "Plan")
-    assert commit_all(work, "Nothing") is None
+    assert commit_changes(work, [PLAN], "Nothing") is None
     (work / "app.py").write_text("x = 1\n")
-    sha = commit_all(work, "Add app", co_author="Bob <bob@x.invalid>")
+    sha = commit_changes(work, ["app.py"], "Add app", co_author="Bob <bob@x.invalid>")
     assert sha == head_sha(work)
     text = diff(work, "origin/main", head="HEAD")
     assert "+++ b/app.py" in text and f"+++ b/{PLAN}" in text

@@ -4,8 +4,10 @@ Works on the issue's branch `<branch_prefix>issue-<n>` as `/amelia plan` left it
 Without that branch or without a plan file on it, the run replies on the issue suggesting
 `/amelia plan` and ends `skipped` (exit 0, no agent runs, no progress comment). Otherwise
 developer → reviewer rounds run (up to `max_review_iterations`, until the reviewer
-approves); after every developer round the work is committed by amelia[bot] with the
-person who asked as co-author and pushed, so every link posted afterwards resolves. Then
+approves); after every developer round the agents' work (only theirs: files earlier
+steps left in the checkout stay as they are, and files named like credentials are left
+out and reported) is committed by amelia[bot] with the person who asked as co-author and
+pushed, so every link posted afterwards resolves. Then
 the draft pull request (new, or the open one for the branch, where only amelia's part of
 the description, between its markers, is rewritten) links the issue and the plan,
 the last verdict is posted as its review, and failed tool calls as one comment on it.
@@ -26,7 +28,7 @@ from amelia.action.modes.base import Mode, ModeContext, ModeOutcome, ModeRun
 from amelia.action.modes.plan import co_author, commit_subject
 from amelia.action.verdicts import post_tool_errors, post_verdict
 from amelia.git import (
-    commit_all,
+    Leak,
     diff,
     fetch_branch,
     head_sha,
@@ -84,8 +86,19 @@ def commit_title(number: int, title: str) -> str:
     return commit_subject("Implement", number, title)
 
 
-def pull_body(number: int, plan_path: str, plan_url: str, verdict: str | None) -> str:
-    """amelia's part of the pull request's description, between its begin and end markers."""
+def pull_body(
+    number: int,
+    plan_path: str,
+    plan_url: str,
+    verdict: str | None,
+    *,
+    flagged: tuple[Leak, ...] = (),
+    withheld: tuple[str, ...] = (),
+) -> str:
+    """amelia's part of the pull request's description, between its begin and end markers.
+
+    `flagged` are strings shaped like credentials in the pushed change, `withheld` files the
+    agents wrote that were not committed: both are for the person who reviews."""
     lines = [
         BODY_BEGIN,
         marker("implement"),
@@ -98,6 +111,20 @@ def pull_body(number: int, plan_path: str, plan_url: str, verdict: str | None) -
     ]
     if verdict:
         lines += ["", f"Latest automated verdict: **{verdict}**."]
+    if flagged:
+        found = ", ".join(f"`{leak.path}` ({leak.kind})" for leak in flagged)
+        lines += [
+            "",
+            f"> [!WARNING]\n> Strings shaped like credentials are in {found}. Check that "
+            "none is a real secret before merging.",
+        ]
+    if withheld:
+        files = ", ".join(f"`{path}`" for path in withheld)
+        lines += [
+            "",
+            f"Not committed: {files}: the agents wrote them, but their names mark them as "
+            "credential files.",
+        ]
     return "\n".join([*lines, BODY_END]) + "\n"
 
 
@@ -210,6 +237,7 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
         profile=ctx.profile,
         sinks=ctx.sinks,
         agent_session=ctx.workspace.agent_session,
+        preexisting=ctx.workspace.preexisting_paths,
     )
     state = ExecutionState(
         issue=agent_issue(info),
@@ -223,7 +251,9 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
         # Every developer round is committed and pushed, so every link posted later resolves.
         if role == "developer":
             await asyncio.to_thread(
-                commit_all, repo, message, co_author=co_author(ctx.command.requested_by)
+                ctx.workspace.commit_agent_work,
+                message,
+                co_author=co_author(ctx.command.requested_by),
             )
             await asyncio.to_thread(ctx.workspace.push, branch)
 
@@ -239,7 +269,15 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
     review = state.last_review
     verdict = review.verdict if review is not None else None
     plan_url = ctx.blob_url(head, plan_path)
-    body = ctx.redactor.redact(pull_body(number, plan_path, plan_url, verdict))
+    body = pull_body(
+        number,
+        plan_path,
+        plan_url,
+        verdict,
+        flagged=tuple(ctx.workspace.flagged),
+        withheld=tuple(ctx.workspace.withheld),
+    )
+    body = ctx.redactor.redact(body)
     pull = await _open_or_update_pull(ctx, existing, branch, default_branch, message, body)
     if review is not None:
         diff_text = await asyncio.to_thread(diff, repo, base, head=head)

@@ -86,6 +86,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         profile=profile,
         sinks=ctx.sinks,
         agent_session=ctx.workspace.agent_session,
+        preexisting=ctx.workspace.preexisting_paths,
     )
     start = ExecutionState(
         issue=issue,

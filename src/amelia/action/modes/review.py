@@ -81,6 +81,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         profile=ctx.profile,
         sinks=ctx.sinks,
         agent_session=ctx.workspace.agent_session,
+        preexisting=ctx.workspace.preexisting_paths,
     )
     start = ExecutionState(issue=agent_issue(pull))
     try:

@@ -1,0 +1,160 @@
+"""Credentials in commits that are about to be pushed.
+
+Before amelia pushes, every file the unpushed commits add or change is read from git (as
+bytes, text or not) and searched for two things:
+
+- the value of a secret this run was given (the job's token, a model key), spelled as it
+  is, in base64 (at any alignment, so also inside a longer encoded string such as a basic
+  auth header) or in hex: such a push is refused;
+- a string shaped like a credential of a well-known kind (`TOKEN_KINDS`, the formats
+  GitHub's push protection looks for): such a push goes ahead, flagged, so that a person
+  decides.
+
+Findings name the file and the kind, never the value.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from amelia.git.runner import run_git, run_git_bytes, split_paths
+
+__all__ = [
+    "TOKEN_KINDS",
+    "Leak",
+    "LeakReport",
+    "mask_secrets",
+    "scan_unpushed",
+    "secret_spellings",
+]
+
+MIN_SECRET_LENGTH = 8
+"""Shorter values would match ordinary text."""
+
+TOKEN_KINDS: tuple[tuple[str, re.Pattern[bytes]], ...] = (
+    ("GitHub token", re.compile(rb"\bgh[pousr]_[A-Za-z0-9]{36,}")),
+    ("GitHub fine-grained token", re.compile(rb"\bgithub_pat_[A-Za-z0-9_]{60,}")),
+    ("Anthropic API key", re.compile(rb"\bsk-ant-[a-z0-9]+-[A-Za-z0-9_-]{20,}")),
+    ("OpenAI API key", re.compile(rb"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}")),
+    ("OpenRouter API key", re.compile(rb"\bsk-or-v1-[a-f0-9]{40,}")),
+    ("AWS access key id", re.compile(rb"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b")),
+    ("Google API key", re.compile(rb"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("Slack token", re.compile(rb"\bxox[baprs]-[0-9A-Za-z-]{10,}")),
+    ("npm token", re.compile(rb"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("PyPI token", re.compile(rb"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}")),
+    ("private key", re.compile(rb"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----")),
+)
+"""Credential formats with a recognisable shape, by name."""
+
+_ZERO = "0" * 40
+
+
+@dataclass(frozen=True)
+class Leak:
+    """A file that holds a credential: where, and what kind (never the value)."""
+
+    path: str
+    kind: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeakReport:
+    """What `scan_unpushed` found: values of the run's secrets (refuse the push) and
+    token-shaped strings (flag them)."""
+
+    secrets: tuple[Leak, ...] = ()
+    tokens: tuple[Leak, ...] = ()
+
+
+def _base64_cores(data: bytes) -> set[bytes]:
+    """Pieces of the base64 spelling of `data` that appear whatever precedes or follows it
+    in a longer encoded string (one per alignment), in the standard and URL alphabets."""
+    cores = set()
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + data)
+        start = (offset * 4 + 2) // 3
+        end = (offset + len(data)) * 8 // 6
+        core = encoded[start:end]
+        if len(core) >= MIN_SECRET_LENGTH:
+            cores.add(core)
+            cores.add(core.translate(bytes.maketrans(b"+/", b"-_")))
+    return cores
+
+
+def secret_spellings(secret: str) -> set[bytes]:
+    """The byte strings that give `secret` away: as it is, in base64 and in hex."""
+    raw = secret.encode("utf-8")
+    if len(raw) < MIN_SECRET_LENGTH:
+        return set()
+    return {raw, raw.hex().encode(), raw.hex().upper().encode(), *_base64_cores(raw)}
+
+
+def mask_secrets(data: bytes, secrets: Iterable[str], *, mask: bytes = b"***") -> bytes:
+    """`data` with every spelling of every secret (see `secret_spellings`) replaced."""
+    spellings = sorted(
+        {spelling for secret in secrets for spelling in secret_spellings(secret)},
+        key=len,
+        reverse=True,
+    )
+    for spelling in spellings:
+        data = data.replace(spelling, mask)
+    return data
+
+
+def _unpushed_blobs(repo: Path, branch: str) -> list[tuple[str, str]]:
+    """(path, blob id) of every file the commits of `branch` that no remote-tracking ref
+    holds add or change, each pair once."""
+    commits = run_git(
+        ["rev-list", "--reverse", f"refs/heads/{branch}", "--not", "--remotes"], repo
+    ).split()
+    found: dict[tuple[str, str], None] = {}
+    for commit in commits:
+        raw = run_git_bytes(
+            ["diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", "--root", commit], repo
+        )
+        fields = split_paths(raw)
+        # -z raw output: ":<modes> <ids> <status>" then the path, for each file.
+        for meta, path in zip(fields[::2], fields[1::2], strict=False):
+            parts = meta.split()
+            if len(parts) >= 5 and parts[3] != _ZERO and parts[4] != "D":
+                found[(path, parts[3])] = None
+    return list(found)
+
+
+def _blob_contents(repo: Path, blobs: Iterable[str]) -> dict[str, bytes]:
+    wanted = list(dict.fromkeys(blobs))
+    if not wanted:
+        return {}
+    out = run_git_bytes(["cat-file", "--batch"], repo, input="\n".join(wanted).encode() + b"\n")
+    contents: dict[str, bytes] = {}
+    position = 0
+    for blob in wanted:
+        header_end = out.index(b"\n", position)
+        header = out[position:header_end].split()
+        size = int(header[2]) if len(header) == 3 else 0
+        contents[blob] = out[header_end + 1 : header_end + 1 + size]
+        position = header_end + 1 + size + 1
+    return contents
+
+
+def scan_unpushed(repo: Path, branch: str, *, secrets: Iterable[str]) -> LeakReport:
+    """Search every file the unpushed commits of `branch` add or change for the values of
+    `secrets` and for token-shaped strings."""
+    spellings = {secret: secret_spellings(secret) for secret in secrets}
+    blobs = _unpushed_blobs(repo, branch)
+    contents = _blob_contents(repo, (blob for _path, blob in blobs))
+    found_secrets: dict[str, Leak] = {}
+    found_tokens: dict[tuple[str, str], Leak] = {}
+    for path, blob in blobs:
+        data = contents.get(blob, b"")
+        if any(spelling in data for variants in spellings.values() for spelling in variants):
+            found_secrets.setdefault(path, Leak(path, "the value of a secret of this run"))
+            continue
+        for kind, pattern in TOKEN_KINDS:
+            if pattern.search(data):
+                found_tokens.setdefault((path, kind), Leak(path, kind))
+    return LeakReport(secrets=tuple(found_secrets.values()), tokens=tuple(found_tokens.values()))
