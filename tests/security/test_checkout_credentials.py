@@ -179,3 +179,50 @@ def test_the_checkout_is_restored_after_a_failure_or_a_cancellation(
             assert "SIGTERM" in result.stdout + result.stderr
         assert harness.token not in result.model_text()
         assert _files(harness, []) == before
+
+
+def _plant_for_amelias_push(root: Path) -> str:
+    """What a developer agent leaves for amelia's own commit and push: hooks that record
+    their environment (where the token would be), and config sending the push elsewhere."""
+    log, decoy = root / "planted-ran.log", root / "decoy.git"
+    hook = f'#!/bin/sh\necho "$0" >> {log}\nenv >> {log}\n'
+    lines = [f"git init -q --bare {decoy}"]
+    for name in ("pre-push", "post-commit", "reference-transaction", "pre-auto-gc"):
+        lines += [f"printf '{hook}' > .git/hooks/{name}", f"chmod +x .git/hooks/{name}"]
+    lines += [
+        f"git config remote.origin.pushurl {decoy}",
+        f'git config url.{decoy}.insteadOf "$(git remote get-url origin)"',
+        f"git config core.hooksPath {root}/elsewhere-hooks",
+        "git config --get-regexp 'pushurl|insteadof|hookspath'",
+    ]
+    return "; ".join(lines)
+
+
+def test_hooks_and_push_urls_an_agent_writes_never_reach_amelias_push(tmp_path: Path) -> None:
+    root = tmp_path / "action"
+    developer: list[Turn] = [
+        [tool_use("Bash", {"command": _plant_for_amelias_push(root)})],
+        [tool_use("Write", {"file_path": str(root / "workspace/b.py"), "content": "B = 1\n"})],
+        [text("Done.")],
+    ]
+    reviewer: list[Turn] = [[tool_use("StructuredOutput", APPROVED)], [text("ok")]]
+    script = plan_script(roles={"developer": developer, "reviewer": reviewer})
+    with ActionHarness(root, script=script, credentials="v6") as harness:
+        number = harness.add_planned_issue("Add b", "Add b.")
+
+        result = harness.run("issue_comment", harness.comment_event(number, "/amelia implement"))
+
+        assert result.exit_code == 0, result.stdout + result.stderr
+        # The agent's writes took (the premise) …
+        assert "remote.origin.pushurl" in result.model_text()
+        assert (harness.workspace / ".git/hooks/pre-push").exists()
+        # … yet no hook ran and nothing went to the decoy: amelia pushed to the repository.
+        assert not (root / "planted-ran.log").exists()
+        assert not list((root / "decoy.git" / "refs" / "heads").iterdir())
+        assert "b.py" in harness.origin_files(f"amelia/issue-{number}")
+        # And the agent's config is gone from the checkout the job's later steps see.
+        config = (harness.workspace / ".git" / "config").read_text()
+        assert "pushurl" not in config and "insteadOf" not in config
+        # The planted hook is a working one: run by hand, it records.
+        subprocess.run([harness.workspace / ".git/hooks/pre-push"], check=True)
+        assert (root / "planted-ran.log").exists()
