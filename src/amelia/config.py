@@ -157,12 +157,24 @@ class ActionInputs(_FromEnvironment):
     max_issues: int = Field(default=0, ge=0, le=50)
     timeout_minutes: float = Field(default=30.0, gt=0, le=360, allow_inf_nan=False)
     dry_run: bool = False
+    setup_script: str | None = None
+    """A command line, or a script's path in the repository, run before any agent."""
+    setup_timeout_minutes: float = Field(default=10.0, gt=0, le=360, allow_inf_nan=False)
+    test_command: str | None = None
+    """Run by amelia after every developer round; its result is evidence for the review."""
+    test_timeout_minutes: float = Field(default=10.0, gt=0, le=360, allow_inf_nan=False)
 
     @field_validator("model", mode="before")
     @classmethod
     def _model_or_default(cls, value: object) -> object:
         """A blank model means the driver's default model."""
         return (value.strip() or None) if isinstance(value, str) else value
+
+    @field_validator("setup_script", "test_command", mode="before")
+    @classmethod
+    def _command_or_none(cls, value: object) -> object:
+        """A blank command means none."""
+        return (value if value.strip() else None) if isinstance(value, str) else value
 
     @field_validator("allowed_users", mode="before")
     @classmethod

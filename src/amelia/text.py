@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["code_fence", "one_line"]
+__all__ = ["code_fence", "inline_code", "one_line"]
 
 _BACKTICK_RUNS = re.compile(r"`+")
 
@@ -23,3 +23,12 @@ def code_fence(text: str) -> str:
     code block early (three backticks at least)."""
     longest = max((len(run) for run in _BACKTICK_RUNS.findall(text)), default=0)
     return "`" * max(3, longest + 1)
+
+
+def inline_code(text: str) -> str:
+    """`text` on one line as inline code that its own backticks cannot end early."""
+    flat = one_line(text)
+    longest = max((len(run) for run in _BACKTICK_RUNS.findall(flat)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if longest else ""
+    return f"{ticks}{pad}{flat}{pad}{ticks}"

@@ -21,7 +21,13 @@ from amelia.redaction import Redactor
 if TYPE_CHECKING:
     from amelia.github.client import GitHubClient
 
-AGENT_STAGES = {"architect": "architect", "developer": "developer", "reviewer": "reviewer"}
+AGENT_STAGES = {
+    "architect": "architect",
+    "developer": "developer",
+    "reviewer": "reviewer",
+    "tests": "tests",
+}
+"""The checklist stage each event source's events update."""
 
 __all__ = ["AGENT_STAGES", "ProgressTracker", "open_progress"]
 
@@ -77,6 +83,7 @@ class ProgressTracker:
         links: tuple[tuple[str, str], ...] = (),
         failure_reason: str | None = None,
         notes: tuple[str, ...] = (),
+        failure_details: str | None = None,
     ) -> None:
         stages = tuple(
             Stage(name=s.name, status="skipped" if outcome == "succeeded" else "failed")
@@ -93,6 +100,7 @@ class ProgressTracker:
                 "links": links,
                 "failure_reason": failure_reason,
                 "notes": notes,
+                "failure_details": failure_details,
             }
         )
         await self._publish(final=True)
@@ -105,7 +113,8 @@ class ProgressTracker:
         if event.type == StreamEventType.STAGE_STARTED:
             await self.stage(stage, "running", detail=event.content or "")
         elif event.type == StreamEventType.STAGE_COMPLETED:
-            await self.stage(stage, "done", detail=event.content or "")
+            status: StageStatus = "failed" if event.is_error else "done"
+            await self.stage(stage, status, detail=event.content or "")
         elif event.type == StreamEventType.WORKFLOW_FAILED:
             await self.stage(stage, "failed", detail=event.content or "")
 

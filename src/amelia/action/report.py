@@ -62,6 +62,7 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
             links=outcome.links,
             failure_reason=reason,
             notes=notes,
+            failure_details=outcome.failure_details,
         )
         if context.progress.update_error is not None:
             # Nobody would learn how the run ended: fail it where people still look.

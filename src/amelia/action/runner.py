@@ -216,6 +216,7 @@ class _Engine:
             sinks=[log_groups],
             dry_run=dry_run,
             dry_run_dir=getattr(github, "directory", None),
+            environment=environment,
         )
 
     async def _open_progress(self, mode: Mode, context: ModeContext) -> None:

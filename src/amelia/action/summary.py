@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from amelia.core.state import AgentUsage, ExecutionState
 from amelia.redaction import Redactor
+from amelia.text import code_fence, inline_code
 
 __all__ = ["render_summary", "total_cost"]
 
@@ -47,6 +48,24 @@ def render_summary(
         lines += ["| output | value |", "|---|---|"]
         lines += [f"| `{name}` | `{value}` |" for name, value in shown.items()]
         lines.append("")
+    check = state.last_check if state is not None else None
+    if check is not None:
+        text = check.tail.rstrip() or "(no output)"
+        fence = code_fence(text)
+        lines += [
+            f"**Tests:** {inline_code(check.command)} — {check.outcome} "
+            f"(run by amelia after round {check.round}, {check.duration_seconds:.1f} s)",
+            "",
+            "<details>",
+            "<summary>Last lines of its output</summary>",
+            "",
+            fence,
+            text,
+            fence,
+            "",
+            "</details>",
+            "",
+        ]
     if state is not None and state.usage:
         lines += [
             "| agent | turns | tool calls | tool errors | tokens in / out | cost | duration |",

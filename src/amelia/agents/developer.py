@@ -12,7 +12,7 @@ from pathlib import Path
 from loguru import logger
 
 from amelia.agents.agent_run import AgentRun
-from amelia.agents.prompts import DEVELOPER_INSTRUCTIONS, as_data, issue_section
+from amelia.agents.prompts import DEVELOPER_INSTRUCTIONS, as_data, check_section, issue_section
 from amelia.core.state import ExecutionState, ReviewResult
 from amelia.core.types import StreamEvent
 from amelia.drivers.base import AgenticMessageType, DriverInterface
@@ -52,6 +52,10 @@ def build_developer_prompt(state: ExecutionState) -> str:
             as_data("review", render_review_feedback(review)),
             "",
         ]
+    failing = state.last_check is not None and not state.last_check.passed
+    if failing:
+        parts += check_section(state.last_check)
+        parts += ["The test command above fails on your changes: make it pass.", ""]
     parts += issue_section(state.issue)
     plan_location = f" (saved at `{state.plan_path}`)" if state.plan_path else ""
     parts += [
@@ -59,8 +63,8 @@ def build_developer_prompt(state: ExecutionState) -> str:
         as_data("plan", state.plan_markdown),
         "",
         "## Your Task",
-        "Fix the review findings above; the plan is repeated for reference."
-        if fixing
+        "Fix the review findings and the failing tests above; the plan is repeated for reference."
+        if fixing or failing
         else "Implement the plan in this repository.",
     ]
     return "\n".join(parts)

@@ -13,7 +13,7 @@ from collections.abc import AsyncGenerator, Collection
 from pathlib import Path
 
 from amelia.agents.agent_run import AgentRun
-from amelia.agents.prompts import REVIEWER_INSTRUCTIONS, as_data, issue_section
+from amelia.agents.prompts import REVIEWER_INSTRUCTIONS, as_data, check_section, issue_section
 from amelia.agents.verdict import ReviewVerdict, parse_review
 from amelia.core.state import ExecutionState, PriorFinding, ReviewResult, ReviewScope
 from amelia.core.types import StreamEvent, StreamEventType
@@ -51,6 +51,7 @@ def build_review_prompt(
             f"## Diff against `{changes.base_ref}`",
             as_data("diff", changes.as_text()),
             "",
+            *check_section(state.last_check),
             "## Your Task",
             "Review this change and return your verdict.",
         ]
@@ -66,6 +67,7 @@ def build_review_prompt(
         f"## New commits since the last review (`{changes.base_ref}..HEAD`)",
         as_data("diff", changes.as_text()),
         "",
+        *check_section(state.last_check),
         "## Your Task",
         INCREMENTAL_TASK.format(base=changes.base_ref),
     ]

@@ -12,6 +12,7 @@ from amelia.core.types import Issue
 __all__ = [
     "SEVERITY_ORDER",
     "AgentUsage",
+    "CheckRun",
     "ExecutionState",
     "PriorFinding",
     "ReviewComment",
@@ -131,6 +132,36 @@ class AgentUsage(BaseModel):
     duration_ms: int = 0
 
 
+class CheckRun(BaseModel):
+    """One run of the project's test command, made by amelia itself after a developer
+    round: a fact the agents did not report but amelia observed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    command: str
+    exit_code: int | None = None
+    """The command's exit code; None when it was stopped at its time limit."""
+    timed_out: bool = False
+    timeout_seconds: float | None = None
+    tail: str = ""
+    """The last lines of its output (stdout and stderr together)."""
+    duration_seconds: float = 0.0
+    round: int = 1
+    """The developer round it checked (1 for the first)."""
+
+    @property
+    def passed(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+    @property
+    def outcome(self) -> str:
+        """`passed`, `failed (exit N)` or `timed out after N min`."""
+        if self.timed_out:
+            limit = self.timeout_seconds or self.duration_seconds
+            return f"timed out after {limit / 60:g} min"
+        return "passed" if self.passed else f"failed (exit {self.exit_code})"
+
+
 class ExecutionState(BaseModel):
     """Everything a run knows. Immutable: agents return updated copies."""
 
@@ -149,6 +180,8 @@ class ExecutionState(BaseModel):
     developer_output: str | None = None
     last_review: ReviewResult | None = None
     review_iteration: int = 0
+    last_check: CheckRun | None = None
+    """The test command's latest run, when the project has one."""
     usage: tuple[AgentUsage, ...] = ()
 
     def evolve(self, **changes: Any) -> ExecutionState:

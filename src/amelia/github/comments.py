@@ -91,8 +91,12 @@ class ProgressReport(BaseModel):
     notes: tuple[str, ...] = ()
     """Things people should know whatever the outcome (files left out of a commit, strings
     that look like credentials in what was pushed), one line each."""
+    failure_details: str | None = None
+    """Output explaining a failure (its last lines), shown collapsed under the outcome."""
 
 
+MAX_DETAILS_CHARS = 4000
+"""The end of a failure's output shown on the progress comment."""
 MAX_REASON_CHARS = 800
 """A failure's reason on the progress comment: room for where the work was saved, a
 remote's own words for refusing a push, and what to change."""
@@ -128,6 +132,13 @@ def render_progress(report: ProgressReport, redactor: Redactor) -> str:
         )
         logs = f" See [the log]({report.run_url})." if report.run_url else ""
         lines.append(f"**Failed**{suffix}: {reason}.{logs}")
+        if report.failure_details and report.failure_details.strip():
+            details = redactor.redact(report.failure_details.rstrip())
+            if len(details) > MAX_DETAILS_CHARS:  # the end explains, keep it
+                details = "…" + details[-MAX_DETAILS_CHARS:]
+            fence = code_fence(details)
+            lines += ["", "<details>", "<summary>Last lines</summary>", "", fence, details]
+            lines += [fence, "", "</details>"]
     else:
         lines.append("_Working…_")
     if report.notes:

@@ -7,11 +7,15 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import KW_ONLY, dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from amelia.core.state import ExecutionState
 from amelia.core.types import AgentRole, Profile, StreamEvent, StreamEventType, ToolProfileName
 from amelia.drivers.base import DriverInterface
 from amelia.pipeline.sinks import Sink, dispatch
+
+if TYPE_CHECKING:
+    from amelia.pipeline.checks import TestCommand
 
 __all__ = [
     "ROLE_TOOL_PROFILES",
@@ -53,6 +57,8 @@ class RunContext:
     preexisting: Callable[[], Collection[str]] | None = None
     """Paths that were in the worktree before the agents ran (an earlier step's files), so
     not part of the change the reviewer sees; None: none."""
+    test_command: TestCommand | None = None
+    """Run by amelia after every developer round (`amelia.pipeline.checks`); None: none."""
 
     def session(self, role: AgentRole) -> AbstractAsyncContextManager[None]:
         """What surrounds one run of `role`'s agent."""

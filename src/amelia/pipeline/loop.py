@@ -10,6 +10,7 @@ from __future__ import annotations
 from amelia.core.state import ExecutionState
 from amelia.core.types import AgentRole, StreamEventType
 from amelia.errors import GitError
+from amelia.pipeline.checks import enforce_check, run_check
 from amelia.pipeline.context import RunContext, StageHook
 from amelia.pipeline.stages import (
     StageFailedError,
@@ -38,16 +39,19 @@ async def develop_and_review(
     """Develop and review until approved or `profile.max_review_iterations` rounds.
 
     Reviews cover the changes since `base_ref`. `after_stage(role, state)` runs after every
-    developer and reviewer round and may return an updated state. Approval is
-    `result.last_review.approved`; `StageFailedError` ends the loop early. Drivers are
-    created once per role and reused across rounds.
+    developer and reviewer round and may return an updated state. The context's test
+    command runs after each developer round (and its hook), before the review; while it
+    fails the verdict is never `approved`. Approval is `result.last_review.approved`;
+    `StageFailedError` ends the loop early. Drivers are created once per role and reused
+    across rounds.
     """
     run = context.reusing_drivers()
+    origin = run.test_command.origin if run.test_command is not None else "test_command"
     for _ in range(run.profile.max_review_iterations):
         state = await _after(after_stage, "developer", await run_implement(state, run))
-        state = await _after(
-            after_stage, "reviewer", await run_review(state, run, base_ref=base_ref)
-        )
+        state = await run_check(state, run)
+        reviewed = enforce_check(await run_review(state, run, base_ref=base_ref), origin=origin)
+        state = await _after(after_stage, "reviewer", reviewed)
         if state.last_review is not None and state.last_review.approved:
             break
     return state

@@ -48,7 +48,14 @@ def test_no_mode_creates_or_replaces_the_progress_comment() -> None:
 def test_implement_prepares_before_its_progress_comment_and_declares_its_stages() -> None:
     mode = load_mode("implement")
     assert mode is not None and mode.prepare is not None
-    assert mode.stages == ("check out plan", "developer", "reviewer", "pull request")
+    assert mode.stages == (
+        "check out plan",
+        "setup",
+        "developer",
+        "tests",
+        "reviewer",
+        "pull request",
+    )
 
 
 def test_requestable_kinds_are_the_registry_without_the_unknown_command_reply() -> None:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from amelia.action.workspace import Workspace
     from amelia.core.state import ExecutionState
     from amelia.core.types import Profile
+    from amelia.drivers.runtime import DriverEnvironment
     from amelia.github.client import GitHubClient
     from amelia.github.comments import StageStatus
     from amelia.pipeline import MakeDriver
@@ -47,6 +48,8 @@ class ModeOutcome:
     outputs: dict[str, str] = field(default_factory=dict)
     links: tuple[tuple[str, str], ...] = ()
     failure_reason: str | None = None
+    failure_details: str | None = None
+    """Output that explains the failure (e.g. a setup's last lines), shown collapsed."""
     state: ExecutionState | None = None
     """The pipeline's last state, for costs and the per-agent job summary."""
 
@@ -74,6 +77,9 @@ class ModeContext:
     sinks: list[Sink] = field(default_factory=list)
     dry_run: bool = False
     dry_run_dir: Path | None = None
+    environment: DriverEnvironment | None = None
+    """What `make_driver`'s drivers start from; a mode that changes it (the setup adds to
+    `PATH`) makes its drivers anew from the changed one."""
 
     async def stage(self, name: str, status: StageStatus, *, detail: str = "") -> None:
         """Show a stage's status on the progress comment, when there is one."""

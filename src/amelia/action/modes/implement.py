@@ -3,7 +3,9 @@
 Works on the issue's branch `<branch_prefix>issue-<n>` as `/amelia plan` left it on origin.
 Without that branch or without a plan file on it, the run replies on the issue suggesting
 `/amelia plan` and ends `skipped` (exit 0, no agent runs, no progress comment). Otherwise
-developer → reviewer rounds run (up to `max_review_iterations`, until the reviewer
+the project's setup runs first (`amelia.action.toolchain`; a failing one ends the run before
+any agent), then developer → reviewer rounds run, amelia running the project's test
+command after each developer round (up to `max_review_iterations`, until the reviewer
 approves); after every developer round the agents' work (only theirs: files earlier
 steps left in the checkout stay as they are, and files named like credentials are left
 out and reported) is committed by amelia[bot] with the person who asked as co-author and
@@ -22,6 +24,7 @@ import re
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from amelia.action.agent_issue import agent_issue
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome, ModeRun
@@ -42,6 +45,10 @@ from amelia.github.client import PullInfo
 from amelia.github.comments import render_reply
 from amelia.github.markers import BODY_BEGIN, BODY_END, marker
 from amelia.pipeline.planfile import existing_plan
+from amelia.text import code_fence, inline_code
+
+if TYPE_CHECKING:
+    from amelia.core.state import CheckRun
 
 __all__ = [
     "MODE",
@@ -50,6 +57,9 @@ __all__ = [
     "STAGE_DEVELOPER",
     "STAGE_PUBLISH",
     "STAGE_REVIEWER",
+    "STAGE_SETUP",
+    "STAGE_TESTS",
+    "check_lines",
     "commit_title",
     "fetch_default",
     "issue_of_branch",
@@ -62,10 +72,12 @@ __all__ = [
 
 
 STAGE_BRANCH = "check out plan"
+STAGE_SETUP = "setup"
 STAGE_DEVELOPER = "developer"
+STAGE_TESTS = "tests"
 STAGE_REVIEWER = "reviewer"
 STAGE_PUBLISH = "pull request"
-STAGES = (STAGE_BRANCH, STAGE_DEVELOPER, STAGE_REVIEWER, STAGE_PUBLISH)
+STAGES = (STAGE_BRANCH, STAGE_SETUP, STAGE_DEVELOPER, STAGE_TESTS, STAGE_REVIEWER, STAGE_PUBLISH)
 
 
 def issue_of_branch(branch: str, prefix: str) -> int | None:
@@ -94,11 +106,13 @@ def pull_body(
     *,
     flagged: tuple[Leak, ...] = (),
     withheld: tuple[str, ...] = (),
+    check: CheckRun | None = None,
 ) -> str:
     """amelia's part of the pull request's description, between its begin and end markers.
 
     `flagged` are strings shaped like credentials in the pushed change, `withheld` files the
-    agents wrote that were not committed: both are for the person who reviews."""
+    agents wrote that were not committed: both are for the person who reviews. `check` is
+    the test command's last run (its tail collapsed)."""
     lines = [
         BODY_BEGIN,
         marker("implement"),
@@ -125,7 +139,29 @@ def pull_body(
             f"Not committed: {files}: the agents wrote them, but their names mark them as "
             "credential files.",
         ]
+    if check is not None:
+        lines += ["", *check_lines(check)]
     return "\n".join([*lines, BODY_END]) + "\n"
+
+
+def check_lines(check: CheckRun) -> list[str]:
+    """`Tests: <command> — passed` (or `— failed (exit N)`), run by amelia, with the tail of
+    its output collapsed."""
+    tail = check.tail.rstrip() or "(no output)"
+    tail_fence = code_fence(tail)
+    return [
+        f"Tests: {inline_code(check.command)} — {check.outcome}",
+        "",
+        "<details>",
+        f"<summary>Last lines of the test command's output (run by amelia after round "
+        f"{check.round})</summary>",
+        "",
+        tail_fence,
+        tail,
+        tail_fence,
+        "",
+        "</details>",
+    ]
 
 
 def merge_pull_body(current: str, ours: str) -> str:
@@ -229,6 +265,18 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
     plan_sha = await asyncio.to_thread(head_sha, repo)
     await ctx.stage(STAGE_BRANCH, "done", detail=f"{branch} with {plan_path}")
 
+    from amelia.action.toolchain import prepare_toolchain
+
+    # Before any agent: the setup (and any script it names) comes from the default branch.
+    prepared = await prepare_toolchain(
+        ctx,
+        trusted_ref=f"refs/remotes/origin/{default_branch}",
+        setup_stage=STAGE_SETUP,
+        tests_stage=STAGE_TESTS,
+    )
+    if isinstance(prepared, ModeOutcome):
+        return prepared
+
     info = await asyncio.to_thread(ctx.github.get_issue, number)
     existing = await asyncio.to_thread(ctx.github.find_open_pull, branch)
     context = RunContext(
@@ -238,6 +286,7 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
         sinks=ctx.sinks,
         agent_session=ctx.workspace.agent_session,
         preexisting=ctx.workspace.preexisting_paths,
+        test_command=prepared,
     )
     state = ExecutionState(
         issue=agent_issue(info),
@@ -276,6 +325,7 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
         verdict,
         flagged=tuple(ctx.workspace.flagged),
         withheld=tuple(ctx.workspace.withheld),
+        check=state.last_check,
     )
     body = ctx.redactor.redact(body)
     pull = await _open_or_update_pull(ctx, existing, branch, default_branch, message, body)

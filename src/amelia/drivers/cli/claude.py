@@ -91,9 +91,12 @@ class ClaudeCliDriver:
     def cli_environment(self) -> dict[str, str]:
         """What `options.env` carries: every inherited secret blanked (the model's keys
         too), the model connection from the credentials only (amelia hands over the
-        credential proxy's URL and token, and blanks the other key variables), the
-        configuration directory, quiet defaults, the caller's additions."""
+        credential proxy's URL and token, and blanks the other key variables), the `PATH`
+        the driver was handed (a project's setup may have added to it), the configuration
+        directory, quiet defaults, the caller's additions."""
         credentials = self.environment.credentials
+        inherited = self.environment.inherited
+        path = {"PATH": inherited["PATH"]} if inherited.get("PATH") else {}
         connection = {
             name: credentials[name] for name in CLAUDE_CONNECTION_VARS if name in credentials
         }
@@ -102,6 +105,7 @@ class ClaudeCliDriver:
             **blanking_overrides(self.environment.inherited),
             **connection,
             **({} if config_dir is None else {"CLAUDE_CONFIG_DIR": str(config_dir)}),
+            **path,
             **QUIET_CLI_ENV,
             **self.extra_env,
         }

@@ -75,7 +75,7 @@ def test_the_model_connection_comes_from_the_credentials_only(tmp_path: Path) ->
     assert env["ANTHROPIC_AUTH_TOKEN"] == env["CLAUDE_CODE_OAUTH_TOKEN"] == ""
     assert env["GITHUB_TOKEN"] == ""
     assert "OPENAI_API_KEY" not in env
-    assert "PATH" not in env  # inherited as it is
+    assert env["PATH"] == "/usr/bin"  # as handed over: a project's setup may extend it
     assert env["CLAUDE_CONFIG_DIR"] == str(tmp_path / "claude")
 
 

@@ -1,0 +1,159 @@
+"""The project's toolchain in an Action run: the setup that runs once before any agent, and
+the test command amelia runs after every developer round.
+
+The setup runs as the container's user (root in the image), in the checkout, with the
+environment the agents' tools get (no secrets) and its own `$GITHUB_PATH` file: directories
+it appends there go in front of the agents' and the test command's `PATH`. Its output is
+one `::group::` of the log and its last lines go to the job summary. A failing or timed-out
+setup ends the run before any model is asked anything; the progress comment shows the
+exit code and the last lines, redacted.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from amelia.action.modes.base import ModeContext, ModeOutcome
+from amelia.pipeline.checks import TestCommand
+from amelia.redaction import Redactor, scrubbed_environment
+from amelia.text import code_fence
+from amelia.toolchain import ShellRun, extend_path, read_added_path, resolve_setup, run_shell
+
+__all__ = [
+    "RUNNER_FILE_VARIABLES",
+    "Toolchain",
+    "prepare_toolchain",
+    "render_tail",
+    "toolchain_of",
+]
+
+RUNNER_FILE_VARIABLES = ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_STATE")
+"""The runner's file commands: amelia's own; the setup and the tests never write to them."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Toolchain:
+    """What the project asks amelia to run, and where each setting came from."""
+
+    setup: str | None = None
+    setup_timeout_minutes: float = 10.0
+    setup_origin: str = "setup_script"
+    test_command: str | None = None
+    test_timeout_minutes: float = 10.0
+    test_origin: str = "test_command"
+
+
+def toolchain_of(ctx: ModeContext) -> Toolchain:
+    """The run's toolchain settings: the inputs."""
+    inputs = ctx.inputs
+    return Toolchain(
+        setup=inputs.setup_script,
+        setup_timeout_minutes=inputs.setup_timeout_minutes,
+        test_command=inputs.test_command,
+        test_timeout_minutes=inputs.test_timeout_minutes,
+    )
+
+
+def render_tail(title: str, tail: str, redactor: Redactor) -> str:
+    """`tail` as a collapsed block of markdown, redacted."""
+    text = redactor.redact(tail.rstrip()) or "(no output)"
+    fence = code_fence(text)
+    return f"<details>\n<summary>{title}</summary>\n\n{fence}\n{text}\n{fence}\n\n</details>\n"
+
+
+def _tool_environment(inherited: Mapping[str, str]) -> dict[str, str]:
+    """What the setup and the tests start from: the agents' tools' environment."""
+    scrubbed = scrubbed_environment(inherited)
+    for name in (*RUNNER_FILE_VARIABLES, "GITHUB_PATH"):
+        scrubbed.pop(name, None)
+    return scrubbed
+
+
+def _describe(ran: ShellRun, timeout_minutes: float) -> str:
+    if ran.timed_out:
+        return f"timed out after {timeout_minutes:g} min"
+    return "passed" if ran.succeeded else f"failed (exit {ran.exit_code})"
+
+
+async def _run_setup(
+    ctx: ModeContext, toolchain: Toolchain, inherited: Mapping[str, str], trusted_ref: str
+) -> tuple[ShellRun, str, list[str]]:
+    """Run the setup; (how it ended, what it was, the directories it added to PATH)."""
+    assert toolchain.setup is not None
+    repo = ctx.workspace.path
+    command = resolve_setup(toolchain.setup, repo=repo, trusted_ref=trusted_ref)
+    with tempfile.TemporaryDirectory(prefix="amelia-setup-") as scratch:
+        path_file = Path(scratch) / "path"
+        path_file.touch()
+        environment = {**_tool_environment(inherited), "GITHUB_PATH": str(path_file)}
+        redactor = ctx.redactor
+        ctx.io.open_group(f"amelia setup: {redactor.redact(command.description)}")
+        try:
+            ran = await run_shell(
+                command.argv,
+                cwd=repo,
+                env=environment,
+                timeout_seconds=toolchain.setup_timeout_minutes * 60,
+                on_line=lambda line: ctx.io.line(redactor.redact(line)),
+            )
+        except OSError as error:
+            ran = ShellRun(exit_code=127, timed_out=False, tail=str(error), duration_seconds=0)
+        finally:
+            ctx.io.close_group()
+            command.cleanup()
+        added = read_added_path(path_file)
+    return ran, command.description, added
+
+
+async def prepare_toolchain(
+    ctx: ModeContext, *, trusted_ref: str, setup_stage: str, tests_stage: str
+) -> ModeOutcome | TestCommand | None:
+    """Run the setup (when there is one) and make the drivers see what it installed.
+
+    Returns the failed outcome when the setup fails, else the test command to run after
+    every developer round (None: the project has none). Raises `ConfigError` for a setup
+    script missing from the default branch."""
+    toolchain = toolchain_of(ctx)
+    environment = ctx.environment
+    inherited: Mapping[str, str] = environment.inherited if environment is not None else {}
+    if toolchain.setup is None:
+        await ctx.stage(setup_stage, "skipped", detail="none configured")
+    else:
+        await ctx.stage(setup_stage, "running", detail=toolchain.setup)
+        ran, description, added = await _run_setup(ctx, toolchain, inherited, trusted_ref)
+        outcome = _describe(ran, toolchain.setup_timeout_minutes)
+        title = f"Setup `{description}`: {outcome} ({ran.duration_seconds:.1f} s)"
+        ctx.io.write_summary(
+            "### "
+            + ctx.redactor.redact(title)
+            + "\n\n"
+            + render_tail("Last lines of its output", ran.tail, ctx.redactor)
+        )
+        if not ran.succeeded:
+            await ctx.stage(setup_stage, "failed", detail=outcome)
+            return ModeOutcome(
+                conclusion="failure",
+                failure_reason=f"the setup `{description}` {outcome}; no agent ran",
+                failure_details=ran.tail,
+            )
+        await ctx.stage(setup_stage, "done", detail=f"{outcome} in {ran.duration_seconds:.0f} s")
+        if added:
+            inherited = extend_path(inherited, added)
+            if environment is not None:
+                from amelia.pipeline import default_make_driver
+
+                environment = replace(environment, inherited=inherited)
+                ctx.environment = environment
+                ctx.make_driver = default_make_driver(ctx.profile, environment=environment)
+    if toolchain.test_command is None:
+        await ctx.stage(tests_stage, "skipped", detail="none configured")
+        return None
+    return TestCommand(
+        command=toolchain.test_command,
+        timeout_seconds=toolchain.test_timeout_minutes * 60,
+        environment=_tool_environment(inherited),
+        origin=toolchain.test_origin,
+    )

@@ -1,0 +1,15 @@
+"""The project's own toolchain: the setup command that prepares the container before any
+agent runs, and the shell commands amelia itself runs (setup, the test command), bounded
+in time, their output streamed and its tail kept."""
+
+from amelia.toolchain.process import ShellRun, run_shell
+from amelia.toolchain.setup import SetupCommand, extend_path, read_added_path, resolve_setup
+
+__all__ = [
+    "SetupCommand",
+    "ShellRun",
+    "extend_path",
+    "read_added_path",
+    "resolve_setup",
+    "run_shell",
+]

@@ -1,0 +1,219 @@
+"""`/amelia implement` in a project with a toolchain: the setup runs before any agent and
+installs a tool, the test command (using that tool) runs after every developer round, and
+its outcome reaches the reviewer, the pull request, the job summary and the verdict."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from amelia.github.markers import progress_marker
+from amelia.testing.action_harness import DEFAULT_PLAN, ActionHarness, git
+from amelia.testing.anthropic_script import RecordedRequest, ScriptFunction, Turn, text, tool_use
+from amelia.testing.scripted_claude import role_of
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(400)]
+
+GOOD = 'def farewell(name: str) -> str:\n    return f"Goodbye, {name}!"\n'
+BAD = 'def farewell(name: str) -> str:\n    return "Bye"\n'
+SETUP_SCRIPT = """#!/bin/sh
+set -e
+echo "installing check-farewell"
+tools="$HOME/project-tools"
+mkdir -p "$tools"
+cat > "$tools/check-farewell" <<'TOOL'
+#!/bin/sh
+set -e
+python3 -B - <<'PY'
+from greeter.farewell import farewell
+said = farewell("Ann")
+assert said == "Goodbye, Ann!", f"farewell is wrong: {said}"
+PY
+echo "farewell ok"
+TOOL
+chmod +x "$tools/check-farewell"
+echo "$tools" >> "$GITHUB_PATH"
+echo "setup done"
+"""
+APPROVED: dict[str, Any] = {"verdict": "approved", "severity": "none", "summary": "Looks right"}
+
+
+def _last_is_tool_result(request: RecordedRequest) -> bool:
+    messages = (request.body or {}).get("messages", [])
+    content = messages[-1].get("content") if messages else None
+    return isinstance(content, list) and any(
+        isinstance(block, dict) and block.get("type") == "tool_result" for block in content
+    )
+
+
+def _tool_results(request: RecordedRequest) -> int:
+    messages = (request.body or {}).get("messages", [])
+    return sum(
+        1
+        for message in messages
+        if isinstance(message.get("content"), list)
+        for block in message["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    )
+
+
+def script(workspace: Path, farewell: str) -> ScriptFunction:
+    """Each developer round writes `farewell` and runs the tool the setup installed; the
+    reviewer approves whatever it sees."""
+
+    def answer(request: RecordedRequest) -> Turn:
+        role = role_of(request)
+        if role == "reviewer":
+            if _last_is_tool_result(request):
+                return [text("ok")]
+            return [tool_use("StructuredOutput", APPROVED)]
+        if role == "developer":
+            if not _last_is_tool_result(request):
+                path = str(workspace / "greeter" / "farewell.py")
+                return [tool_use("Write", {"file_path": path, "content": farewell})]
+            if _tool_results(request) % 2 == 1:
+                return [tool_use("Bash", {"command": "check-farewell", "description": "Check"})]
+            return [text("Added greeter/farewell.py")]
+        return [text(DEFAULT_PLAN)]
+
+    return answer
+
+
+def _commit_to_main(harness: ActionHarness, files: dict[str, str]) -> None:
+    """A maintainer's commit on the default branch (the trusted commit)."""
+    clone = harness.root / "maintainer"
+    git(harness.root, "clone", "--quiet", str(harness.origin), str(clone))
+    for name, content in files.items():
+        path = clone / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+    git(clone, "add", "--all")
+    git(clone, "-c", "user.name=M", "-c", "user.email=m@x.invalid", "commit", "-qm", "Setup")
+    git(clone, "push", "--quiet", "origin", "main")
+
+
+def _planned(harness: ActionHarness, files: dict[str, str] | None = None) -> int:
+    """An issue whose plan is on its branch, and the default branch holding `files`."""
+    if files:
+        _commit_to_main(harness, files)
+    number = harness.add_issue("Add a farewell", "greeter says hello; let it say goodbye too.")
+    harness.push_branch(
+        f"amelia/issue-{number}",
+        {f"docs/plans/2026-11-22-issue-{number}-farewell.md": DEFAULT_PLAN},
+    )
+    harness.fresh_checkout()
+    return number
+
+
+def _requests(run_requests: list[RecordedRequest], role: str) -> list[str]:
+    return [
+        json.dumps(r.body)
+        for r in run_requests
+        if r.kind == "main" and role_of(r) == role and not _last_is_tool_result(r)
+    ]
+
+
+def test_setup_installs_a_tool_the_test_command_uses_and_the_pull_says_passed(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "action"
+    with ActionHarness(root, script=script(root / "workspace", GOOD)) as harness:
+        number = _planned(harness, {".github/amelia/setup.sh": SETUP_SCRIPT})
+        result = harness.run(
+            "issue_comment",
+            harness.comment_event(number, "/amelia implement"),
+            inputs={"setup_script": ".github/amelia/setup.sh", "test_command": "check-farewell"},
+        )
+
+        assert result.exit_code == 0, result.stdout + result.stderr
+        assert result.outputs["verdict"] == "approved"
+        # The setup's output is one group of the log; its tail is in the job summary.
+        log = result.stdout
+        group = log[log.index("::group::amelia setup: .github/amelia/setup.sh") :]
+        assert group.index("installing check-farewell") < group.index("::endgroup::")
+        assert "Setup `.github/amelia/setup.sh`: passed" in result.summary
+        assert "setup done" in result.summary
+        # The developer's own tool call found the tool on its PATH.
+        developer_turns = [
+            json.dumps(r.body) for r in result.model_requests if role_of(r) == "developer"
+        ]
+        assert any("farewell ok" in body for body in developer_turns)
+        # The reviewer got amelia's own test run as a fact.
+        (review_prompt,) = _requests(result.model_requests, "reviewer")
+        assert "## Test results (run by amelia" in review_prompt
+        assert "Outcome: passed" in review_prompt
+
+        (pull,) = harness.github.pulls(harness.repo)
+        assert "Tests: `check-farewell` — passed" in pull["body"]
+        assert "farewell ok" in pull["body"] and "<details>" in pull["body"]
+        assert "**Tests:** `check-farewell` — passed" in result.summary
+        (progress,) = [
+            c for c in harness.github.comments(harness.repo, number) if progress_marker(number) in c
+        ]
+        assert "✅ setup" in progress and "✅ tests: `check-farewell` passed" in progress
+        # What the setup installed is not part of the change.
+        added = set(harness.origin_files(f"amelia/issue-{number}")) - set(
+            harness.origin_files("main")
+        )
+        assert added == {"greeter/farewell.py", f"docs/plans/2026-11-22-issue-{number}-farewell.md"}
+
+
+def test_a_failing_test_command_goes_back_to_the_developer_and_is_never_approved(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "action"
+    with ActionHarness(root, script=script(root / "workspace", BAD)) as harness:
+        number = _planned(harness, {".github/amelia/setup.sh": SETUP_SCRIPT})
+        result = harness.run(
+            "issue_comment",
+            harness.comment_event(number, "/amelia implement"),
+            inputs={
+                "setup_script": ".github/amelia/setup.sh",
+                "test_command": "check-farewell",
+                "max_review_iterations": "2",
+                "review_event": "AUTO",
+            },
+        )
+
+        assert result.exit_code == 0, result.stdout + result.stderr
+        first, second = _requests(result.model_requests, "developer")
+        assert "Test results" not in first
+        # The second round sees amelia's failed run, with the tool's own complaint.
+        assert "Outcome: failed (exit 1)" in second and "farewell is wrong: Bye" in second
+        # The reviewer approved twice; the failing tests overrule it.
+        assert result.outputs["verdict"] == "changes_requested"
+        (pull,) = harness.github.pulls(harness.repo)
+        assert "Tests: `check-farewell` — failed (exit 1)" in pull["body"]
+        assert "Latest automated verdict: **changes_requested**" in pull["body"]
+        (review,) = harness.github.reviews(harness.repo, pull["number"])
+        assert review["state"] == "CHANGES_REQUESTED"
+        findings = review["body"][review["body"].index("### Findings") :]
+        assert "The test command `check-farewell` failed (exit 1) after round 2" in findings
+        assert "**Tests:** `check-farewell` — failed (exit 1)" in result.summary
+
+
+def test_a_failing_setup_stops_the_run_before_any_model_request(harness: ActionHarness) -> None:
+    number = _planned(harness)
+    leaked = "ghp_" + "SetupPrintedThisToken0123456789abcdef"
+    setup = f"echo preparing; echo using {leaked}; echo 'no compiler here' >&2; exit 3"
+    result = harness.run(
+        "issue_comment",
+        harness.comment_event(number, "/amelia implement"),
+        inputs={"setup_script": setup, "test_command": "true"},
+    )
+
+    assert result.exit_code == 1, result.stdout + result.stderr
+    assert result.outputs["conclusion"] == "failure"
+    assert result.model_requests == []
+    assert "Traceback" not in result.stderr
+    (progress,) = [
+        c for c in harness.github.comments(harness.repo, number) if progress_marker(number) in c
+    ]
+    assert "**Failed**" in progress and "failed (exit 3)" in progress
+    assert "no compiler here" in progress and "<details>" in progress
+    assert leaked not in progress and "***" in progress
+    assert harness.github.pulls(harness.repo) == []
+    assert leaked not in result.stdout
