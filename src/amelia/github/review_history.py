@@ -7,7 +7,10 @@ review whose body starts with the same marker, and a forged one must not shrink 
 review to an empty increment. Findings are the inline comments of those reviews that start
 a thread; whether a thread is resolved only GraphQL tells (`reviewThreads`). When it cannot
 (an old GitHub Enterprise, a failing call) every finding counts as open: that can only hold
-an approval back, never let one through.
+an approval back, never let one through. A thread whose last word is amelia's own
+`Fixed in <sha>` reply (by an author trusted as above) is closed too, resolved or not: a
+token that may not resolve threads must not hold the pull request back, nor have the same
+finding closed twice; anyone who replies after it opens the finding again.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from amelia.core.state import SEVERITY_ORDER, PriorFinding, Severity
 from amelia.errors import GitHubError
 from amelia.github.auth import TRUSTED_ROLES
 from amelia.github.client import ReviewCommentInfo, ReviewInfo, ReviewThreadInfo
-from amelia.github.markers import reviewed_commit
+from amelia.github.markers import marker, reviewed_commit
 
 __all__ = [
     "OpenFinding",
@@ -39,6 +42,10 @@ _FINDING = re.compile(
     r"(?:\n\n`{3,}suggestion\n.*)?",
     re.DOTALL,
 )
+
+
+_FIXED = marker("fixed")
+"""On amelia's `Fixed in <sha>` replies (see `amelia.action.earlier_findings`)."""
 
 
 class ReviewHistorySource(Protocol):
@@ -99,10 +106,10 @@ def finding_key(path: str, text: str) -> tuple[str, str]:
     return path, " ".join(text.split()).casefold()
 
 
-def _trusted(client: ReviewHistorySource, review: ReviewInfo, roles: dict[str, bool]) -> bool:
-    if review.author_type == "Bot":
+def _trusted(client: ReviewHistorySource, login: str, kind: str, roles: dict[str, bool]) -> bool:
+    """Whether `login` (of account type `kind`) is amelia or someone with write access."""
+    if kind == "Bot":
         return True
-    login = review.author
     if login not in roles:
         try:
             roles[login] = client.get_permission(login) in TRUSTED_ROLES
@@ -124,14 +131,29 @@ def load_review_history(client: ReviewHistorySource, pull_number: int) -> Review
     last: str | None = None
     for review in client.list_reviews(pull_number):  # oldest first
         commit = reviewed_commit(review.body)
-        if commit is not None and _trusted(client, review, roles):
+        if commit is not None and _trusted(client, review.author, review.author_type, roles):
             ours[review.id] = last = commit
     if last is None:
         return ReviewHistory()
+    comments = client.list_review_comments(pull_number)  # oldest first
+    last_reply: dict[int, ReviewCommentInfo] = {
+        comment.in_reply_to_id: comment for comment in comments if comment.in_reply_to_id
+    }
+
+    def closed_by_amelia(root: ReviewCommentInfo) -> bool:
+        reply = last_reply.get(root.id)
+        return (
+            reply is not None
+            and _FIXED in reply.body
+            and _trusted(client, reply.author, reply.author_type, roles)
+        )
+
     roots = [
         comment
-        for comment in client.list_review_comments(pull_number)
-        if comment.in_reply_to_id is None and comment.review_id in ours
+        for comment in comments
+        if comment.in_reply_to_id is None
+        and comment.review_id in ours
+        and not closed_by_amelia(comment)
     ]
     if not roots:
         return ReviewHistory(last_reviewed=last)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from amelia.action.earlier_findings import render_earlier_findings, settle
+from amelia.action.earlier_findings import fixed_reply, render_earlier_findings, settle
 from amelia.action.review_scope import follows, plan_scope, requested_kind
 from amelia.config import ReviewScopeSetting
 from amelia.core.state import ReviewComment, ReviewKind, ReviewResult, ReviewScope, Severity
@@ -121,6 +121,33 @@ def test_a_marker_counts_only_from_a_bot_or_someone_with_write_access() -> None:
     history = load_review_history(_GitHub([amelia, maintainer], {"maintainer": "write"}), 7)
     assert history.last_reviewed == NEW
     assert load_review_history(_GitHub([forged], {}), 7) == ReviewHistory()
+
+
+def test_amelia_s_fixed_reply_closes_a_thread_it_could_not_resolve() -> None:
+    amelia = _review(1, OLD, "github-actions[bot]", "Bot")
+    github = _GitHub([amelia], {"outsider": "read", "maintainer": "write"})
+    (root,) = github.comments
+
+    def reply(comment_id: int, body: str, author: str, author_type: str = "User") -> None:
+        github.comments.append(
+            ReviewCommentInfo(
+                id=comment_id,
+                review_id=90 + comment_id,
+                path="a.py",
+                body=body,
+                author=author,
+                author_type=author_type,
+                in_reply_to_id=root.id,
+            )
+        )
+
+    forged = fixed_reply(NEW)  # anyone can write the same words
+    reply(20, forged, "outsider")
+    assert [f.comment.id for f in load_review_history(github, 7).open_findings] == [root.id]
+    reply(21, fixed_reply(NEW), "github-actions[bot]", "Bot")
+    assert load_review_history(github, 7).open_findings == ()
+    reply(22, "Not fixed: y is still wrong", "maintainer")  # the last word opens it again
+    assert [f.comment.id for f in load_review_history(github, 7).open_findings] == [root.id]
 
 
 def _open(comment_id: int, severity: Severity, text: str, line: int = 5) -> OpenFinding:
