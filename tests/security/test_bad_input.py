@@ -205,6 +205,7 @@ BAD_INPUTS: dict[str, tuple[str, str, str]] = {
     "dry-run-maybe": ("DRY_RUN", "maybe", "INPUT_DRY_RUN"),
     "driver-unknown": ("DRIVER", "cli:gpt", "INPUT_DRIVER"),
     "review-event-merge": ("REVIEW_EVENT", "merge", "INPUT_REVIEW_EVENT"),
+    "review-scope-partial": ("REVIEW_SCOPE", "partial", "'auto', 'full' or 'incremental'"),
     "trigger-two-words": ("TRIGGER_PHRASE", "hey amelia", "one word"),
     "plan-dir-traversal": ("PLAN_DIR", "../../etc", "relative directory inside the repository"),
     "plan-dir-absolute": ("PLAN_DIR", "/etc/cron.d", "relative directory inside the repository"),

@@ -31,12 +31,14 @@ def test_values_are_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("INPUT_ALLOWED_USERS", "@alice, bob  carol")
     monkeypatch.setenv("INPUT_DRY_RUN", "true")
     monkeypatch.setenv("INPUT_REVIEW_EVENT", "approve")
+    monkeypatch.setenv("INPUT_REVIEW_SCOPE", " Incremental ")
     monkeypatch.setenv("INPUT_OPENAI_API_KEY", "sk-test-123456")
     monkeypatch.setenv("INPUT_GITHUB_TOKEN", "ghs_token123456")
     inputs = load_inputs()
     assert inputs.allowed_users == ("alice", "bob", "carol")
     assert inputs.dry_run is True
     assert inputs.review_event == "APPROVE"
+    assert inputs.review_scope == "incremental"
     assert sorted(inputs.secret_values()) == ["ghs_token123456", "sk-test-123456"]
     assert "sk-test-123456" not in repr(inputs)
 
