@@ -159,3 +159,39 @@ def test_an_incremental_review_never_approves_while_a_blocking_finding_is_open(
     assert len(replies) == 1 and replies[0].endswith(f"Fixed in {head}")
     (thread,) = harness.github.threads(harness.repo, number)
     assert thread["isResolved"]
+
+
+def test_review_incremental_on_request_and_a_thread_it_may_not_resolve(
+    harness: ActionHarness, reviewer: Reviewer
+) -> None:
+    number, opened = harness.open_pull("feature", {"greeter/core.py": A_CHANGE})
+    a = opened["pull_request"]["head"]["sha"]
+    ok(harness.run("pull_request", opened))
+    (finding,) = harness.github.review_comments(harness.repo, number)
+
+    # C is pushed without a review of its own; a maintainer asks for an incremental one, and
+    # the token may not resolve review threads.
+    c, _pushed = harness.push_to_pull(number, "feature", {"greeter/core.py": C_CHANGE})
+    harness.github.forbid_resolving = True
+    reviewer.next = {**verdict("approved"), "fixed": [finding["id"]]}
+    command = harness.comment_event(number, "/amelia review incremental")
+    command["issue"]["pull_request"] = {"url": f"{harness.github.url}/pulls/{number}"}
+    result = ok(harness.run("issue_comment", command))
+
+    prompt = prompt_of(result)
+    # C's lines added, A's only as the hunk's context lines.
+    assert "+def farewell_twice" in prompt and f"+    {A_CHANGED_LINE}" not in prompt
+    assert f"\\n     {A_CHANGED_LINE}" in prompt
+    assert result.outputs["conclusion"] == "success" and result.outputs["verdict"] == "approved"
+    review = posted_reviews(harness, number)[-1]
+    assert f"Reviewed {a[:12]}..{c[:12]} (incremental)" in review["body"]
+    replies = [
+        comment["body"]
+        for comment in harness.github.review_comments(harness.repo, number)
+        if comment.get("in_reply_to_id") == finding["id"]
+    ]
+    assert len(replies) == 1 and replies[0].endswith(f"Fixed in {c}")
+    (thread,) = harness.github.threads(harness.repo, number)
+    assert not thread["isResolved"]
+    (warning,) = [line for line in result.stdout.splitlines() if "could not resolve" in line]
+    assert warning.startswith("::warning::") and "Resource not accessible" in warning
