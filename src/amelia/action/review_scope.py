@@ -5,8 +5,10 @@ amelia last reviewed it.
 (`synchronize`), only the new commits; `full` always reviews the whole change;
 `incremental` reviews the new commits whenever it can. `/amelia review incremental` (or
 `full`) asks for one explicitly, whatever the input says. An incremental review needs the
-last reviewed commit to be an ancestor of the new head: after a force-push or a rebase, or
-without an earlier review, the review is full.
+last reviewed commit to be an ancestor of the new head, and the pull's merge base to be one
+of the last reviewed commit: after a force-push or a rebase, once the base branch is merged
+into the pull (GitHub's "Update branch"; the new commits would bring the base's changes
+along), or without an earlier review, the review is full.
 """
 
 from __future__ import annotations
@@ -46,6 +48,21 @@ def follows(repo: Path, old: str, head: str) -> bool:
         return False  # `old` is gone (force-pushed away) or shares no history with head
 
 
+def _why_full(repo: Path, last: str | None, *, head: str, merge_base_sha: str) -> str | None:
+    """Why an incremental review from `last` cannot be done; None when it can."""
+    if last is None:
+        return "no earlier review"
+    if not follows(repo, last, head):
+        return f"the last reviewed commit {last[:12]} is not an ancestor of {head[:12]}"
+    try:
+        merged = merge_base(repo, merge_base_sha, last) != merge_base_sha
+    except GitError:
+        merged = True
+    if merged:
+        return f"the base branch was merged into the pull request since {last[:12]}"
+    return None
+
+
 def plan_scope(
     repo: Path, *, merge_base_sha: str, head: str, history: ReviewHistory, kind: ReviewKind
 ) -> ReviewScope:
@@ -53,20 +70,16 @@ def plan_scope(
     changed = tuple(changed_paths(repo, merge_base_sha, head=head))
     findings = tuple(finding.as_prior() for finding in history.open_findings)
     last = history.last_reviewed
-    if kind == "incremental" and last is not None and follows(repo, last, head):
-        return ReviewScope(
-            kind="incremental",
-            base=last,
-            head=head,
-            changed_files=changed,
-            open_findings=findings,
-        )
     if kind == "incremental":
-        why = (
-            "no earlier review"
-            if last is None
-            else f"the last reviewed commit {last[:12]} is not an ancestor of {head[:12]}"
-        )
+        why = _why_full(repo, last, head=head, merge_base_sha=merge_base_sha)
+        if why is None and last is not None:
+            return ReviewScope(
+                kind="incremental",
+                base=last,
+                head=head,
+                changed_files=changed,
+                open_findings=findings,
+            )
         logger.info("reviewing the whole pull request: {}", why)
     return ReviewScope(
         kind="full", base=merge_base_sha, head=head, changed_files=changed, open_findings=findings

@@ -66,6 +66,39 @@ def test_an_increment_needs_the_last_reviewed_commit_below_the_head(tmp_path: Pa
     assert (scope.kind, scope.base) == ("full", base)
 
 
+def test_a_pull_that_merged_its_base_since_the_last_review_is_reviewed_whole(
+    tmp_path: Path,
+) -> None:
+    repo = init_repo(tmp_path / "repo", {"a.py": "a = 1\n"})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "checkout", "-qb", "feature")
+    (repo / "b.py").write_text("b = 1\n")
+    git(repo, "add", "b.py")
+    git(repo, *IDENTITY, "commit", "-qm", "feature")
+    reviewed = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "checkout", "-q", "main")
+    (repo / "main.py").write_text("m = 1\n")
+    git(repo, "add", "main.py")
+    git(repo, *IDENTITY, "commit", "-qm", "main moves on")
+    main = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "checkout", "-q", "feature")
+    history = ReviewHistory(last_reviewed=reviewed)
+
+    # The base moved on without the pull: a new commit on the pull is an increment.
+    (repo / "c.py").write_text("c = 1\n")
+    git(repo, "add", "c.py")
+    git(repo, *IDENTITY, "commit", "-qm", "more")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    scope = plan_scope(repo, merge_base_sha=base, head=head, history=history, kind="incremental")
+    assert (scope.kind, scope.base) == ("incremental", reviewed)
+
+    # "Update branch": main merged in. Its changes are not the pull's; review it whole.
+    git(repo, *IDENTITY, "merge", "-q", "--no-edit", "main")
+    merged = git(repo, "rev-parse", "HEAD").strip()
+    scope = plan_scope(repo, merge_base_sha=main, head=merged, history=history, kind="incremental")
+    assert (scope.kind, scope.base, scope.changed_files) == ("full", main, ("b.py", "c.py"))
+
+
 def test_only_the_first_line_of_a_review_names_the_reviewed_commit() -> None:
     assert reviewed_commit(f"{review_marker(OLD)}\n## amelia review") == OLD
     assert reviewed_commit(f"Looks fine\n{review_marker(OLD)}") is None
