@@ -22,7 +22,7 @@ In both, files that steer agents are put back as the merge base has them
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from amelia.action.steering import restore_steering_files
@@ -64,7 +64,7 @@ class PullHead:
     merge_base: str
     restored: tuple[str, ...]
     """Steering paths reset to the base's version."""
-    as_data: bool = False
+    as_data: bool = field(default=False, kw_only=True)
     """True when the head was kept out of the checkout (`head_as_data`)."""
 
 
