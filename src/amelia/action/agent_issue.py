@@ -1,12 +1,15 @@
-"""The one way an issue or pull request fetched from GitHub becomes the agents' `Issue`."""
+"""The one way what people wrote on GitHub reaches the agents: an issue or pull request
+becomes their `Issue`, the notes after a command their `PersonRequest`."""
 
 from __future__ import annotations
 
+from amelia.core.state import PersonRequest
 from amelia.core.types import Issue
 from amelia.github.client import IssueInfo, PullInfo
+from amelia.github.events import Command
 from amelia.github.sanitize import sanitize_untrusted
 
-__all__ = ["agent_issue"]
+__all__ = ["agent_issue", "agent_request"]
 
 
 def agent_issue(item: IssueInfo | PullInfo) -> Issue:
@@ -23,3 +26,12 @@ def agent_issue(item: IssueInfo | PullInfo) -> Issue:
         author=item.author,
         url=item.html_url or None,
     )
+
+
+def agent_request(command: Command) -> PersonRequest | None:
+    """The text after the command word, sanitized, marked with who wrote it; None when the
+    command came without notes (or from no one: a schedule)."""
+    text = sanitize_untrusted(command.instructions)
+    if not text or not command.requested_by:
+        return None
+    return PersonRequest(login=command.requested_by, text=text)

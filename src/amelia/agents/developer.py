@@ -12,13 +12,24 @@ from pathlib import Path
 from loguru import logger
 
 from amelia.agents.agent_run import AgentRun
-from amelia.agents.prompts import DEVELOPER_INSTRUCTIONS, as_data, check_section, issue_section
+from amelia.agents.prompts import (
+    DEVELOPER_INSTRUCTIONS,
+    as_data,
+    check_section,
+    issue_section,
+    request_section,
+)
 from amelia.core.state import ExecutionState, ReviewResult
 from amelia.core.types import StreamEvent
 from amelia.drivers.base import AgenticMessageType, DriverInterface
 from amelia.errors import AgentError, AgentRunFailedError, DriverError
 
-__all__ = ["AGENT", "Developer", "build_developer_prompt", "render_review_feedback"]
+__all__ = [
+    "AGENT",
+    "Developer",
+    "build_developer_prompt",
+    "render_review_feedback",
+]
 
 
 AGENT = "developer"
@@ -39,7 +50,8 @@ def render_review_feedback(review: ReviewResult) -> str:
 
 
 def build_developer_prompt(state: ExecutionState) -> str:
-    """The plan (and on later rounds the review findings) as data, plus the task."""
+    """The plan (and on later rounds the review findings) as data, the notes of the person
+    who asked, plus the task."""
     if not state.plan_markdown:
         raise AgentError(AGENT, "no plan to implement")
     parts: list[str] = []
@@ -58,15 +70,16 @@ def build_developer_prompt(state: ExecutionState) -> str:
         parts += ["The test command above fails on your changes: make it pass.", ""]
     parts += issue_section(state.issue)
     plan_location = f" (saved at `{state.plan_path}`)" if state.plan_path else ""
-    parts += [
-        f"## Plan{plan_location}",
-        as_data("plan", state.plan_markdown),
-        "",
-        "## Your Task",
-        "Fix the review findings and the failing tests above; the plan is repeated for reference."
-        if fixing or failing
-        else "Implement the plan in this repository.",
-    ]
+    parts += [f"## Plan{plan_location}", as_data("plan", state.plan_markdown), ""]
+    parts += request_section(state.request)
+    if fixing or failing:
+        task = (
+            "Fix the review findings and the failing tests above; the plan is repeated for "
+            "reference."
+        )
+    else:
+        task = "Implement the plan in this repository."
+    parts += ["## Your Task", task]
     return "\n".join(parts)
 
 

@@ -13,7 +13,13 @@ from collections.abc import AsyncGenerator, Collection
 from pathlib import Path
 
 from amelia.agents.agent_run import AgentRun
-from amelia.agents.prompts import REVIEWER_INSTRUCTIONS, as_data, check_section, issue_section
+from amelia.agents.prompts import (
+    REVIEWER_INSTRUCTIONS,
+    as_data,
+    check_section,
+    issue_section,
+    request_section,
+)
 from amelia.agents.verdict import ReviewVerdict, parse_review
 from amelia.core.state import ExecutionState, PriorFinding, ReviewResult, ReviewScope
 from amelia.core.types import StreamEvent, StreamEventType
@@ -44,6 +50,7 @@ def build_review_prompt(
     state: ExecutionState, changes: Changes, *, scope: ReviewScope | None = None
 ) -> str:
     parts = issue_section(state.issue)
+    parts += request_section(state.request)
     if state.plan_markdown:
         parts += ["## Plan the change implements", as_data("plan", state.plan_markdown), ""]
     if scope is None or scope.kind == "full":

@@ -14,6 +14,7 @@ __all__ = [
     "AgentUsage",
     "CheckRun",
     "ExecutionState",
+    "PersonRequest",
     "PriorFinding",
     "ReviewComment",
     "ReviewResult",
@@ -117,6 +118,17 @@ class ReviewScope(BaseModel):
     open_findings: tuple[PriorFinding, ...] = ()
 
 
+class PersonRequest(BaseModel):
+    """What the person who started a run wrote after the command, for that run's agent.
+
+    `text` is already sanitized (hidden text removed); `login` is who wrote it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    login: str
+    text: str
+
+
 class AgentUsage(BaseModel):
     """What one agent's run cost, summed over its driver calls."""
 
@@ -169,6 +181,12 @@ class ExecutionState(BaseModel):
 
     issue: Issue | None = None
     design_context: str | None = None
+    request: PersonRequest | None = None
+    """Notes from the person who started the run (text after the command), for its agent."""
+    context: str | None = None
+    """Extra material for the answerer: the review thread and the file it is about."""
+    answer: str | None = None
+    """The answerer's reply."""
     goal: str | None = None
     plan_markdown: str | None = None
     raw_architect_output: str | None = None

@@ -32,8 +32,8 @@ ToolProfileName = Literal["read_only", "full", "read_files"]
 commands), full editing, or `read_files`: read-only file tools confined to the working
 directory and nothing else (no shell, no network), for content that must stay data."""
 
-AgentRole = Literal["architect", "developer", "reviewer"]
-"""The agents of the pipeline."""
+AgentRole = Literal["architect", "developer", "reviewer", "answerer"]
+"""The agents of the pipeline; the answerer answers questions about the repository."""
 
 
 class StreamEventType(StrEnum):

@@ -8,6 +8,7 @@ mistakes them for commands.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Sequence
 from typing import Literal, Protocol, runtime_checkable
@@ -42,6 +43,8 @@ __all__ = [
     "StageStatus",
     "build_review",
     "commentable_lines",
+    "link_references",
+    "render_answer",
     "render_help",
     "render_progress",
     "render_reply",
@@ -155,6 +158,30 @@ def render_help(trigger_phrase: str) -> str:
 def render_reply(text: str, redactor: Redactor) -> str:
     """A plain reply (unknown command, refusal) with the bot's marker."""
     return f"{marker('reply')}\n{redactor.redact(text)}\n"
+
+
+_REFERENCE = re.compile(r"`(?P<path>[\w./-]{1,300}):(?P<start>\d{1,7})(?:-(?P<end>\d{1,7}))?`")
+
+
+def link_references(text: str, url_of: Callable[[str, int, int | None], str | None]) -> str:
+    """Turn each `` `path:line` `` (or `` `path:start-end` ``) in `text` into a link,
+    where `url_of(path, start, end)` knows the file (None: the text stays as it is)."""
+
+    def link(match: re.Match[str]) -> str:
+        start = int(match["start"])
+        end = int(match["end"]) if match["end"] else None
+        url = url_of(match["path"], start, end)
+        return f"[{match[0]}]({url})" if url else match[0]
+
+    return _REFERENCE.sub(link, text)
+
+
+def render_answer(answer: str, asked_by: str | None, redactor: Redactor) -> str:
+    """The answerer's reply: the bot's marker, who asked, the answer (redacted, cut to fit
+    one comment)."""
+    who = f"@{asked_by} " if asked_by else ""
+    body = _truncate(redactor.redact(answer.strip()), MAX_COMMENT_CHARS)
+    return f"{marker('answer')}\n{who}{body}\n"
 
 
 def _truncate(text: str, limit: int) -> str:

@@ -215,7 +215,9 @@ class RoutingSettings(BaseModel):
     review_drafts: bool = False
 
 
-CommandKind = Literal["plan", "implement", "review", "help", "scan", "ignore", "unknown-command"]
+CommandKind = Literal[
+    "plan", "implement", "review", "ask", "help", "scan", "ignore", "unknown-command"
+]
 
 
 class Command(BaseModel):
@@ -270,6 +272,13 @@ def _route_comment(event: IssueCommentEvent, settings: RoutingSettings) -> Comma
         return Command(kind="implement", **base)
     if name == "review" and on_pull:
         return Command(kind="review", **base)
+    if name == "ask":
+        if not base["instructions"]:
+            reply = f"`{settings.trigger_phrase} ask` needs a question after it.\n\n"
+            return Command(
+                kind="unknown-command", reply=reply + help_reply(settings.trigger_phrase), **base
+            )
+        return Command(kind="ask", **base)
     if name in ("plan", "implement", "review"):
         place = "pull requests" if name == "review" else "issues"
         reply = f"`{settings.trigger_phrase} {name}` works on {place}.\n\n"

@@ -24,6 +24,8 @@ COMMANDS: dict[str, str] = {
     "plan": "write an implementation plan for this issue and open a draft pull request with it",
     "implement": "implement the issue (after planning it), then review the change",
     "review": "review this pull request and post the verdict with inline comments",
+    "ask": "answer a question about the code in one comment, with file:line references "
+    "(`ask <question>`)",
     "help": "show this list",
 }
 """The comment commands, in the order the help reply lists them."""

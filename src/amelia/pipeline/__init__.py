@@ -18,6 +18,7 @@ from amelia.pipeline.loop import develop_and_review, run_pipeline
 from amelia.pipeline.stages import (
     StageFailedError,
     current_head,
+    run_answer,
     run_implement,
     run_plan,
     run_review,
@@ -34,6 +35,7 @@ __all__ = [
     "current_head",
     "default_make_driver",
     "develop_and_review",
+    "run_answer",
     "run_implement",
     "run_pipeline",
     "run_plan",

@@ -39,6 +39,7 @@ ROLE_TOOL_PROFILES: dict[AgentRole, ToolProfileName] = {
     "architect": "read_only",
     "developer": "full",
     "reviewer": "read_only",
+    "answerer": "read_only",
 }
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from loguru import logger
 
+from amelia.agents.answerer import Answerer
 from amelia.agents.architect import Architect
 from amelia.agents.developer import Developer
 from amelia.agents.planfile import extract_goal
@@ -28,6 +29,7 @@ from amelia.pipeline.context import RunContext
 __all__ = [
     "StageFailedError",
     "current_head",
+    "run_answer",
     "run_implement",
     "run_plan",
     "run_review",
@@ -165,6 +167,23 @@ async def run_review(
     summary = f"{review.verdict} ({review.severity}): {review.summary}" if review else "no verdict"
     await context.emit(context.event(StreamEventType.STAGE_COMPLETED, "reviewer", summary))
     return reviewed
+
+
+async def run_answer(
+    state: ExecutionState, context: RunContext, *, diff_text: str | None = None
+) -> ExecutionState:
+    """Answer the question in `state.request` (read-only); the result holds `answer`."""
+
+    def start(
+        driver: DriverInterface, current: ExecutionState
+    ) -> AsyncGenerator[tuple[ExecutionState, StreamEvent], None]:
+        return Answerer(driver).answer(
+            current, workflow_id=context.workflow_id, repo_dir=context.repo_dir, diff_text=diff_text
+        )
+
+    answered = await _run_stage("answerer", state, context, start, "answering a question")
+    await context.emit(context.event(StreamEventType.STAGE_COMPLETED, "answerer", "answered"))
+    return answered
 
 
 async def current_head(repo_dir: Path) -> str:

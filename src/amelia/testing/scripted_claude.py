@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from amelia.agents.prompts import ARCHITECT_PLAN_PROMPT, DEVELOPER_INSTRUCTIONS
+from amelia.agents.prompts import (
+    ANSWERER_INSTRUCTIONS,
+    ARCHITECT_PLAN_PROMPT,
+    DEVELOPER_INSTRUCTIONS,
+)
 from amelia.core.types import AgentRole
 from amelia.testing.anthropic_script import RecordedRequest
 
@@ -36,8 +40,10 @@ def scripted_claude_environment(
 
 
 def role_of(request: RecordedRequest) -> AgentRole:
-    """architect, developer or reviewer, recognised from the agent's instructions."""
+    """architect, developer, reviewer or answerer, recognised from the agent's instructions."""
     system = request.system_text()
+    if ANSWERER_INSTRUCTIONS.splitlines()[0] in system:
+        return "answerer"
     if ARCHITECT_PLAN_PROMPT.splitlines()[0] in system:
         return "architect"
     if DEVELOPER_INSTRUCTIONS.splitlines()[0] in system:

@@ -58,8 +58,8 @@ def test_implement_prepares_before_its_progress_comment_and_declares_its_stages(
     )
 
 
-def test_requestable_kinds_are_the_registry_without_the_unknown_command_reply() -> None:
-    assert set(REQUESTABLE_KINDS) == set(MODE_MODULES) - {"unknown-command"}
+def test_requestable_kinds_are_the_registry_without_the_replies_only_a_comment_carries() -> None:
+    assert set(REQUESTABLE_KINDS) == set(MODE_MODULES) - {"unknown-command", "ask"}
     assert set(MODE_MODULES) <= set(get_args(CommandKind))
 
 

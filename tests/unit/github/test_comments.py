@@ -10,12 +10,15 @@ from amelia.github.comments import (
     Stage,
     build_review,
     commentable_lines,
+    link_references,
+    render_answer,
     render_help,
     render_progress,
     render_reply,
     render_tool_errors,
 )
 from amelia.github.events import IssueCommentEvent, RoutingSettings, parse_event, route
+from amelia.github.markers import marker
 from amelia.redaction import Redactor
 
 TOKEN = "ghp_" + "Z" * 36
@@ -214,3 +217,24 @@ def test_huge_reviews_stay_under_githubs_comment_limit() -> None:
     assert inline == []
     assert len(body) < 65_536
     assert "more findings not shown" in body
+
+
+def test_references_become_links_only_to_files_that_exist() -> None:
+    known = {"src/app.py"}
+
+    def url_of(path: str, start: int, end: int | None) -> str | None:
+        suffix = f"#L{start}-L{end}" if end else f"#L{start}"
+        return f"https://x/blob/abc/{path}{suffix}" if path in known else None
+
+    text = "See `src/app.py:3`, `src/app.py:3-9` and `gone.py:1`; not src/app.py:4."
+    assert link_references(text, url_of) == (
+        "See [`src/app.py:3`](https://x/blob/abc/src/app.py#L3), "
+        "[`src/app.py:3-9`](https://x/blob/abc/src/app.py#L3-L9) and `gone.py:1`; "
+        "not src/app.py:4."
+    )
+
+
+def test_an_answer_is_redacted_and_names_who_asked() -> None:
+    body = render_answer("the key is hunter2-secret", "alice", REDACTOR)
+    assert body.startswith(marker("answer")) and "@alice the key is ***" in body
+    assert "hunter2-secret" not in body

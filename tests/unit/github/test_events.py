@@ -65,6 +65,19 @@ def test_review_on_issue_and_plan_on_pull_reply_with_where_they_work() -> None:
     assert on_pull.kind == "unknown-command" and "works on issues" in on_pull.reply
 
 
+@pytest.mark.parametrize("on_pull", [False, True])
+def test_ask_carries_its_question_on_issues_and_pulls(on_pull: bool) -> None:
+    command = routed("issue_comment", comment_payload("/amelia ask why a cache?", on_pull=on_pull))
+    assert command.kind == "ask" and command.number == 7
+    assert command.instructions == "why a cache?" and command.requested_by == "alice"
+
+
+def test_ask_without_a_question_says_what_it_needs() -> None:
+    command = routed("issue_comment", comment_payload("/amelia ask  "))
+    assert command.kind == "unknown-command"
+    assert command.reply.startswith("`/amelia ask` needs a question")
+
+
 def test_help_and_unknown_commands_list_every_command() -> None:
     help_command = routed("issue_comment", comment_payload("/amelia help"))
     unknown = routed("issue_comment", comment_payload("/amelia deploy now"))
@@ -72,7 +85,7 @@ def test_help_and_unknown_commands_list_every_command() -> None:
     assert unknown.kind == "unknown-command"
     assert "`/amelia deploy`" in unknown.reply
     for reply in (help_command.reply, unknown.reply):
-        for name in ("plan", "implement", "review", "help"):
+        for name in ("plan", "implement", "review", "ask", "help"):
             assert f"`/amelia {name}`" in reply
 
 

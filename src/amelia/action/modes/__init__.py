@@ -24,15 +24,16 @@ MODE_MODULES: dict[str, str] = {
     "plan": "amelia.action.modes.plan",
     "implement": "amelia.action.modes.implement",
     "review": "amelia.action.modes.review",
+    "ask": "amelia.action.modes.ask",
     "scan": "amelia.action.modes.scan",
     "help": "amelia.action.modes.help",
     "unknown-command": "amelia.action.modes.help",
 }
 """Command kind (see `amelia.github.events.CommandKind`) → module defining `MODE`."""
 
-REQUESTABLE_KINDS = tuple(kind for kind in MODE_MODULES if kind != "unknown-command")
+REQUESTABLE_KINDS = tuple(kind for kind in MODE_MODULES if kind not in ("unknown-command", "ask"))
 """The commands a workflow can ask for by name (`AMELIA_COMMAND`): every registered mode but
-the reply to a command nobody knows."""
+the reply to a command nobody knows and `ask`, whose question only a comment carries."""
 
 
 def load_mode(kind: str) -> Mode | None:

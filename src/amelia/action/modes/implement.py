@@ -26,7 +26,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from amelia.action.agent_issue import agent_issue
+from amelia.action.agent_issue import agent_issue, agent_request
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome, ModeRun
 from amelia.action.modes.plan import co_author, commit_subject
 from amelia.action.verdicts import post_tool_errors, post_verdict
@@ -293,6 +293,7 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
         plan_markdown=(repo / plan_path).read_text(encoding="utf-8"),
         plan_path=plan_path,
         base_ref=base,
+        request=agent_request(ctx.command),
     )
     message = commit_title(number, info.title)
 

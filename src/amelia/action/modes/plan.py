@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 
-from amelia.action.agent_issue import agent_issue
+from amelia.action.agent_issue import agent_issue, agent_request
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
 from amelia.git import remote_branch_exists, switch_to_branch, validate_branch_name
-from amelia.github.sanitize import as_untrusted_data, sanitize_untrusted
+from amelia.github.sanitize import sanitize_untrusted
 
 __all__ = [
     "MODE",
@@ -76,7 +76,6 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     await ctx.stage(STAGE_BRANCH, "done", detail=detail)
 
     issue = agent_issue(info)
-    instructions = ctx.command.instructions.strip()
     profile = ctx.profile
     if previous is not None:
         profile = profile.model_copy(update={"plan_path_pattern": previous})
@@ -88,14 +87,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         agent_session=ctx.workspace.agent_session,
         preexisting=ctx.workspace.preexisting_paths,
     )
-    start = ExecutionState(
-        issue=issue,
-        design_context=(
-            as_untrusted_data("request from the person who asked", instructions)
-            if instructions
-            else None
-        ),
-    )
+    start = ExecutionState(issue=issue, request=agent_request(ctx.command))
     state = await run_plan(start, run_context)
     plan_path = state.plan_path or ""
 

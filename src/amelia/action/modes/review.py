@@ -18,10 +18,10 @@ import asyncio
 
 from loguru import logger
 
-from amelia.action.agent_issue import agent_issue
+from amelia.action.agent_issue import agent_issue, agent_request
 from amelia.action.earlier_findings import close_fixed, render_earlier_findings, settle
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
-from amelia.action.pull_head import check_out_pull
+from amelia.action.pull_head import PullHead, check_out_pull
 from amelia.action.review_scope import plan_scope, requested_kind
 from amelia.action.verdicts import (
     APPROVAL_WITHHELD_NOTE,
@@ -34,7 +34,7 @@ from amelia.github.auth import may_trigger
 from amelia.github.events import PullRequestEvent
 from amelia.github.review_history import load_review_history
 
-__all__ = ["MODE", "run", "steering_note"]
+__all__ = ["MODE", "pull_diff", "run", "steering_note"]
 
 
 def steering_note(restored: tuple[str, ...]) -> str:
@@ -46,6 +46,24 @@ def steering_note(restored: tuple[str, ...]) -> str:
         f"_This pull request changes files that steer coding agents ({listed}{more}); "
         "they were not shown to the reviewer and need a human review._"
     )
+
+
+async def pull_diff(ctx: ModeContext, number: int, checked: PullHead) -> str:
+    """The pull's diff as GitHub shows it, where inline comments are placed; the checkout's
+    own diff of the same commits when GitHub has none or refuses a big pull (406
+    `too_large`)."""
+    diff_text = await asyncio.to_thread(ctx.github.get_pull_diff, number)
+    if diff_text is None:
+        logger.warning(
+            "pull #{} is too large for GitHub's diff: inline comments are placed on the "
+            "checkout's own diff of the same commits",
+            number,
+        )
+    if diff_text is None or not diff_text.strip():
+        diff_text = await asyncio.to_thread(
+            diff, checked.directory, checked.merge_base, head=checked.head_sha
+        )
+    return diff_text
 
 
 async def run(ctx: ModeContext) -> ModeOutcome:
@@ -83,7 +101,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         agent_session=ctx.workspace.agent_session,
         preexisting=ctx.workspace.preexisting_paths,
     )
-    start = ExecutionState(issue=agent_issue(pull))
+    start = ExecutionState(issue=agent_issue(pull), request=agent_request(ctx.command))
     try:
         state = await run_review(start, context, base_ref=scope.base, scope=scope)
     except StageFailedError as error:
@@ -100,17 +118,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     review = settled.result
     state = state.evolve(last_review=review)
 
-    # GitHub's diff places inline comments as GitHub shows them; for a diff too large for
-    # GitHub (406) or none at all, the checkout's own diff of the same commits does.
-    diff_text = await asyncio.to_thread(ctx.github.get_pull_diff, number)
-    if diff_text is None:
-        logger.warning(
-            "pull #{} is too large for GitHub's diff: inline comments are placed on the "
-            "checkout's own diff of the same commits",
-            number,
-        )
-    if diff_text is None or not diff_text.strip():
-        diff_text = await asyncio.to_thread(diff, repo, checked.merge_base, head=checked.head_sha)
+    diff_text = await pull_diff(ctx, number, checked)
     setting = ctx.inputs.review_event
     notes = [render_earlier_findings(settled), steering_note(checked.restored)]
     if setting in ("APPROVE", "AUTO"):
