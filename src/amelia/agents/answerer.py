@@ -25,7 +25,7 @@ MAX_DIFF_CHARS = 60_000
 the files themselves)."""
 
 
-def build_answer_prompt(state: ExecutionState, diff_text: str | None = None) -> str:
+def build_answer_prompt(state: ExecutionState, *, diff_text: str | None = None) -> str:
     """The place the question was asked (issue or pull, its diff, the thread), then the
     question as the request of the person who asked."""
     if state.request is None or not state.request.text.strip():
@@ -68,7 +68,7 @@ class Answerer:
         """Raises `AgentRunFailedError` when the driver ends with an error or no answer."""
         run = AgentRun(AGENT, workflow_id, state)
         async for message in self.driver.execute_agentic(
-            prompt=build_answer_prompt(state, diff_text),
+            prompt=build_answer_prompt(state, diff_text=diff_text),
             cwd=str(repo_dir),
             instructions=self.instructions,
         ):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from amelia.errors import GitError
-from amelia.git.runner import run_git, run_git_paths
+from amelia.git.runner import run_git, run_git_bytes, run_git_paths, split_paths
 
 __all__ = [
     "BOT_EMAIL",
@@ -14,6 +14,7 @@ __all__ = [
     "check_out_detached",
     "configure_identity",
     "diff",
+    "diff_stat",
     "head_sha",
     "identity_args",
     "is_bare_repository",
@@ -91,6 +92,26 @@ def changed_paths(repo: Path, base: str, *, head: str = "HEAD") -> list[str]:
     """The paths that differ between two commits (renames as a deletion and an addition)."""
     args = ["diff", "--no-renames", "--name-only", "-z", _revision(base), _revision(head), "--"]
     return run_git_paths(args, repo)
+
+
+def diff_stat(
+    repo: Path, base: str, *, head: str = "HEAD"
+) -> list[tuple[str, int | None, int | None]]:
+    """(path, lines added, lines removed) per file that differs between two commits, in
+    git's order; a binary file's counts are None. Renames count as a deletion and an
+    addition."""
+    args = ["diff", "--no-renames", "--numstat", "-z", _revision(base), _revision(head), "--"]
+    stats: list[tuple[str, int | None, int | None]] = []
+    for entry in split_paths(run_git_bytes(args, repo)):
+        added, removed, path = entry.split("\t", 2)
+        stats.append(
+            (
+                path,
+                int(added) if added.isdigit() else None,
+                int(removed) if removed.isdigit() else None,
+            )
+        )
+    return stats
 
 
 def path_exists_at(repo: Path, commit: str, path: str) -> bool:

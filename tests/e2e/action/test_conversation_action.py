@@ -73,6 +73,16 @@ def test_notes_after_implement_reach_the_developer_marked_with_the_login(
         reviewer = [r for r in result.model_requests if role_of(r) == "reviewer"]
         assert "keep it small and typed" in _text(reviewer[0])
 
+        # The description lists the change by file, from the developer's summary and the
+        # diff stat, with the plan, the rounds, the test evidence and the cost.
+        (pull,) = harness.github.pulls(harness.repo)
+        body = pull["body"]
+        assert "| `greeter/farewell.py` | +2 −0 | add farewell(name), mirroring greet |" in body
+        assert "- implement, round 1: **approved** (none): fine" in body
+        assert "`python -m pytest -q tests`" in body and "passed" in body
+        assert "Cost:" in body
+        assert f"Closes #{number}" in body
+
 
 def test_ask_on_an_issue_answers_in_one_comment_with_linked_references(tmp_path: Path) -> None:
     root = tmp_path / "action"

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING
 from amelia.action.agent_issue import agent_issue, agent_request
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome, ModeRun
 from amelia.action.modes.plan import co_author, commit_subject
+from amelia.action.pull_description import ChangeReport, earlier_rounds, round_line
 from amelia.action.verdicts import post_tool_errors, post_verdict
 from amelia.git import (
     Leak,
@@ -107,12 +109,14 @@ def pull_body(
     flagged: tuple[Leak, ...] = (),
     withheld: tuple[str, ...] = (),
     check: CheckRun | None = None,
+    report: ChangeReport | None = None,
 ) -> str:
     """amelia's part of the pull request's description, between its begin and end markers.
 
     `flagged` are strings shaped like credentials in the pushed change, `withheld` files the
     agents wrote that were not committed: both are for the person who reviews. `check` is
-    the test command's last run (its tail collapsed)."""
+    the test command's last run (its tail collapsed). `report` lists the change by file,
+    the review rounds, the tests the developer ran and the cost."""
     lines = [
         BODY_BEGIN,
         marker("implement"),
@@ -120,6 +124,7 @@ def pull_body(
         "",
         f"Implements the plan [`{plan_path}`]({plan_url}).",
         "",
+        *(report.render() if report is not None else []),
         "This draft was written by amelia's developer agent and checked by its reviewer "
         "agent; a human review decides whether it is merged.",
     ]
@@ -296,8 +301,12 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
         request=agent_request(ctx.command),
     )
     message = commit_title(number, info.title)
+    rounds: list[str] = []
 
     async def publish_round(role: AgentRole, current: ExecutionState) -> None:
+        review = current.last_review
+        if role == "reviewer" and review is not None:
+            rounds.append(round_line("implement", review, current.review_iteration))
         # Every developer round is committed and pushed, so every link posted later resolves.
         if role == "developer":
             await asyncio.to_thread(
@@ -319,17 +328,29 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
     review = state.last_review
     verdict = review.verdict if review is not None else None
     plan_url = ctx.blob_url(head, plan_path)
-    body = pull_body(
-        number,
-        plan_path,
-        plan_url,
-        verdict,
-        flagged=tuple(ctx.workspace.flagged),
-        withheld=tuple(ctx.workspace.withheld),
-        check=state.last_check,
-    )
-    body = ctx.redactor.redact(body)
-    pull = await _open_or_update_pull(ctx, existing, branch, default_branch, message, body)
+
+    def body_for(current: str) -> str:
+        report = ChangeReport.build(
+            repo,
+            base,
+            head,
+            state,
+            [*earlier_rounds(current), *rounds],
+            notes={plan_path: "the implementation plan"},
+        )
+        body = pull_body(
+            number,
+            plan_path,
+            plan_url,
+            verdict,
+            flagged=tuple(ctx.workspace.flagged),
+            withheld=tuple(ctx.workspace.withheld),
+            check=state.last_check,
+            report=report,
+        )
+        return ctx.redactor.redact(body)
+
+    pull = await _open_or_update_pull(ctx, existing, branch, default_branch, message, body_for)
     if review is not None:
         diff_text = await asyncio.to_thread(diff, repo, base, head=head)
         await post_verdict(
@@ -362,13 +383,21 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
 
 
 async def _open_or_update_pull(
-    ctx: ModeContext, existing: PullInfo | None, branch: str, base: str, title: str, body: str
+    ctx: ModeContext,
+    existing: PullInfo | None,
+    branch: str,
+    base: str,
+    title: str,
+    body_for: Callable[[str], str],
 ) -> PullInfo:
+    """Open the draft, or rewrite amelia's part of the open one's description;
+    `body_for(current description)` makes amelia's part."""
     if existing is not None:
         # Read the description now, not before the rounds: someone may have edited it.
         current = await asyncio.to_thread(ctx.github.get_pull, existing.number)
-        merged = merge_pull_body(current.body, body)
+        merged = merge_pull_body(current.body, await asyncio.to_thread(body_for, current.body))
         return await asyncio.to_thread(ctx.github.update_pull, existing.number, body=merged)
+    body = await asyncio.to_thread(body_for, "")
     return await asyncio.to_thread(ctx.github.create_pull, branch, base, title, body, True)
 
 
