@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import sys
+import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -69,11 +71,30 @@ def test_optional_parameters_are_keyword_only(module_name: str) -> None:
     assert optional_positionals(module_name) == []
 
 
-def test_the_check_sees_an_optional_positional_parameter() -> None:
-    def sample(required: int, optional: int = 0, *, keyword: int = 0) -> int:
-        return required + optional + keyword
+def test_the_check_names_optional_positionals_of_functions_constructors_and_methods(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    module = types.ModuleType("amelia_sample")
+    source = """
+import logging
 
-    signature = inspect.signature(sample)
-    kinds = {name: parameter.kind for name, parameter in signature.parameters.items()}
-    assert kinds["optional"] in _POSITIONAL
-    assert kinds["keyword"] not in _POSITIONAL
+def fine(required, *, keyword=0): ...
+def loose(required, optional=0): ...
+
+class Loose:
+    def __init__(self, first, second=None): ...
+    def method(self, value, flag=False): ...
+    def _private(self, value=0): ...
+
+class Handler(logging.Handler):
+    def emit(self, record, extra=None): ...
+"""
+    exec(compile(source, "amelia_sample.py", "exec"), module.__dict__)
+    module.__all__ = ["Handler", "Loose", "fine", "loose"]  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "amelia_sample", module)
+
+    assert optional_positionals("amelia_sample") == [
+        "Loose.__init__(second=…)",
+        "Loose.method(flag=…)",
+        "loose(optional=…)",
+    ]
