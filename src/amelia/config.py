@@ -152,6 +152,8 @@ class ActionInputs(_FromEnvironment):
     allowed_users: Annotated[tuple[str, ...], NoDecode] = ()
     review_pull_requests: bool = True
     review_drafts: bool = False
+    review_forks: bool = False
+    """Review `pull_request_target` events: runs with secrets, the head only as data."""
     review_event: ReviewEventSetting = "COMMENT"
     review_scope: ReviewScopeSetting = "auto"
     max_issues: int = Field(default=0, ge=0, le=50)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from amelia.action.fork_reviews import unreviewable_fork
 from amelia.action.modes import REQUESTABLE_KINDS
 from amelia.config import AmeliaVariables, RunnerContext, Settings
 from amelia.errors import ConfigError, EventError
@@ -63,17 +64,22 @@ def command_override(
 
 
 def route_event(settings: Settings, event: Event) -> Command:
-    """The command for `event`: the override when set, else what the event asks for."""
+    """The command for `event`: the override when set, else what the event asks for; a
+    review of a fork's pull request that has no model key to review with is ignored, and
+    the reason says how to review forks."""
     inputs = settings.inputs
     override = command_override(
         settings.amelia, event, settings.runner, trigger_phrase=inputs.trigger_phrase
     )
-    return override or route(
+    command = override or route(
         event,
         RoutingSettings(
             trigger_phrase=inputs.trigger_phrase,
             label_trigger=inputs.label_trigger,
             review_pull_requests=inputs.review_pull_requests,
             review_drafts=inputs.review_drafts,
+            review_forks=inputs.review_forks,
         ),
     )
+    reason = unreviewable_fork(settings, event, command)
+    return Command(kind="ignore", reason=reason) if reason else command

@@ -16,6 +16,7 @@ from amelia.errors import EventError
 from amelia.github.markers import COMMANDS, is_bot_text
 
 __all__ = [
+    "FORKS_OFF_REASON",
     "Actor",
     "Command",
     "CommandKind",
@@ -87,6 +88,8 @@ class CommentPayload(_Payload):
 class GitRefPayload(_Payload):
     ref: str
     sha: str = ""
+    repo: RepositoryRef | None = None
+    """The repository the ref lives in; GitHub sends null for a fork deleted since."""
 
 
 class PullRequestPayload(_Payload):
@@ -97,6 +100,15 @@ class PullRequestPayload(_Payload):
     user: Actor | None = None
     head: GitRefPayload
     base: GitRefPayload
+
+    def from_fork(self, *, repository: RepositoryRef | None = None) -> bool:
+        """True when the head lives in another repository than the base (a fork), or in
+        one GitHub no longer names (a deleted fork). `repository` is the event's, for a
+        payload whose base names none."""
+        base = self.base.repo or repository
+        if self.head.repo is None or base is None:
+            return self.head.repo is None
+        return self.head.repo.full_name.lower() != base.full_name.lower()
 
 
 class EventBase(_Payload):
@@ -118,9 +130,21 @@ class IssuesEvent(EventBase):
 
 
 class PullRequestEvent(EventBase):
-    name: Literal["pull_request"] = "pull_request"
+    """`pull_request`, or `pull_request_target`: the same payload, but its run has the
+    repository's secrets and a write token, and its checkout is the base, never the head."""
+
+    name: Literal["pull_request", "pull_request_target"] = "pull_request"
     number: int
     pull_request: PullRequestPayload
+
+    @property
+    def is_target(self) -> bool:
+        """True for `pull_request_target`: the head must be handled as data only."""
+        return self.name == "pull_request_target"
+
+    @property
+    def from_fork(self) -> bool:
+        return self.pull_request.from_fork(repository=self.repository)
 
 
 class DispatchInputs(_Payload):
@@ -171,6 +195,7 @@ _MODELS: dict[str, type[EventBase]] = {
     "issue_comment": IssueCommentEvent,
     "issues": IssuesEvent,
     "pull_request": PullRequestEvent,
+    "pull_request_target": PullRequestEvent,
     "workflow_dispatch": WorkflowDispatchEvent,
     "schedule": ScheduleEvent,
 }
@@ -198,7 +223,7 @@ def parse_event(event_name: str, payload: bytes | str) -> Event:
     try:
         if model is None:
             return OtherEvent.model_validate({**data, "name": event_name})
-        event = model.model_validate(data)
+        event = model.model_validate({**data, "name": event_name})
     except ValidationError as exc:
         raise EventError(f"{event_name} event payload is invalid: {_describe(exc)}") from None
     return cast(Event, event)
@@ -213,6 +238,7 @@ class RoutingSettings(BaseModel):
     label_trigger: str | None = "amelia"
     review_pull_requests: bool = True
     review_drafts: bool = False
+    review_forks: bool = False
 
 
 CommandKind = Literal[
@@ -294,11 +320,19 @@ def _route_comment(event: IssueCommentEvent, settings: RoutingSettings) -> Comma
     )
 
 
+FORKS_OFF_REASON = (
+    "pull_request_target runs hold the repository's secrets and write token, so amelia "
+    "reviews them only with review_forks: true (see docs/examples/amelia-review-forks.yml)"
+)
+
+
 def _route_pull(event: PullRequestEvent, settings: RoutingSettings) -> Command:
+    if event.is_target and not settings.review_forks:
+        return _ignore(FORKS_OFF_REASON)
     if not settings.review_pull_requests:
         return _ignore("automatic pull request reviews are turned off")
     if event.action not in ("opened", "synchronize", "reopened", "ready_for_review"):
-        return _ignore(f"pull_request {event.action} needs no review")
+        return _ignore(f"{event.name} {event.action} needs no review")
     if event.pull_request.draft and not settings.review_drafts:
         return _ignore("pull request is a draft")
     login = event.sender.login if event.sender else None

@@ -49,6 +49,7 @@ __all__ = [
     "DEFAULT_PLAN",
     "DEFAULT_REPO",
     "DEFAULT_TOKEN",
+    "FORK_REPO",
     "PROBE_COMMAND",
     "ActionHarness",
     "ActionRun",
@@ -61,6 +62,8 @@ __all__ = [
 DEFAULT_REPO = "octo/app"
 DEFAULT_TOKEN = "ghs_" + "T0kenForTheLocalFakeGitHub0123456789"
 """Shaped like a GitHub App installation token so token patterns apply to it too."""
+FORK_REPO = "newcomer/app"
+"""The fork `open_fork_pull` opens its pull request from."""
 DEFAULT_PLAN = """# Farewell Implementation Plan
 
 **Goal:** Add `farewell(name)` to greeter, mirroring `greet(name)`.
@@ -436,6 +439,78 @@ class ActionHarness:
             "repository": self._repository(),
         }
         return sha, event
+
+    def open_fork_pull(
+        self,
+        files: Mapping[str, str],
+        *,
+        author: str = "newcomer",
+        draft: bool = False,
+    ) -> tuple[int, dict[str, Any]]:
+        """Open a pull request from the fork `FORK_REPO` that writes `files` (whole) on top
+        of main: (its number, the `opened` event, whose payload is the same for
+        `pull_request` and `pull_request_target`). As on GitHub, origin holds the head's
+        commits only under `refs/pull/<n>/head`, and the payload names the fork as the
+        head's repository."""
+        self._pushes += 1
+        fork = self.root / f"fork-{self._pushes}"
+        git(self.root, "clone", "--quiet", str(self.origin), str(fork))
+        for name, content in files.items():
+            path = fork / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content, encoding="utf-8")
+        git(fork, "add", "--all")
+        git(
+            fork,
+            "-c",
+            "user.name=New",
+            "-c",
+            "user.email=new@comer.invalid",
+            "commit",
+            "-qm",
+            "Fork",
+        )
+        sha = git(fork, "rev-parse", "HEAD").strip()
+        number = self.github.add_pull(
+            self.repo,
+            head="patch-1",
+            title="Add farewell",
+            body="Adds farewell.",
+            draft=draft,
+            diff=git(fork, "diff", "origin/main...HEAD"),
+            head_sha=sha,
+            user=author,
+        )
+        git(fork, "push", "--quiet", "origin", f"HEAD:refs/pull/{number}/head")
+        actor = {"login": author, "type": "User"}
+        event = {
+            "action": "opened",
+            "number": number,
+            "pull_request": {
+                "number": number,
+                "title": "Add farewell",
+                "body": "Adds farewell.",
+                "draft": draft,
+                "user": actor,
+                "author_association": "FIRST_TIME_CONTRIBUTOR",
+                "head": {
+                    "label": f"{author}:patch-1",
+                    "ref": "patch-1",
+                    "sha": sha,
+                    "repo": {"full_name": FORK_REPO, "fork": True},
+                    "user": actor,
+                },
+                "base": {
+                    "label": f"{self.repo.partition('/')[0]}:main",
+                    "ref": "main",
+                    "sha": self.origin_git("rev-parse", "main").strip(),
+                    "repo": {**self._repository(), "fork": False},
+                },
+            },
+            "sender": actor,
+            "repository": self._repository(),
+        }
+        return number, event
 
     # running ---------------------------------------------------------------------------------
 

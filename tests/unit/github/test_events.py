@@ -10,6 +10,7 @@ from amelia.github.events import (
     Command,
     IssueCommentEvent,
     OtherEvent,
+    PullRequestEvent,
     RoutingSettings,
     parse_event,
     route,
@@ -131,17 +132,29 @@ def test_label_trigger_plans() -> None:
     assert routed("issues", issues_payload("labeled", "amelia", bot)).kind == "ignore"
 
 
-def pull_payload(action: str, draft: bool = False) -> bytes:
+def pull_payload(
+    action: str, draft: bool = False, head_repo: dict[str, Any] | None = REPO
+) -> bytes:
     pull = {
         "number": 12,
         "draft": draft,
         "title": "Feature",
         "user": USER,
-        "head": {"ref": "feature", "sha": "a" * 40, "repo": REPO},
-        "base": {"ref": "main", "sha": "b" * 40},
+        "head": {"ref": "feature", "sha": "a" * 40, "repo": head_repo},
+        "base": {"ref": "main", "sha": "b" * 40, "repo": REPO},
     }
-    event = {"action": action, "number": 12, "pull_request": pull, "sender": USER}
+    event = {
+        "action": action,
+        "number": 12,
+        "pull_request": pull,
+        "sender": USER,
+        "repository": REPO,
+    }
     return json.dumps(event).encode()
+
+
+FORK = {"full_name": "newcomer/app", "fork": True}
+WITH_FORKS = RoutingSettings(review_forks=True)
 
 
 @pytest.mark.parametrize("action", ["opened", "synchronize", "reopened", "ready_for_review"])
@@ -159,6 +172,47 @@ def test_pull_request_drafts_closed_and_disabled_are_ignored() -> None:
     assert routed("pull_request", pull_payload("closed")).kind == "ignore"
     off = RoutingSettings(review_pull_requests=False)
     assert routed("pull_request", pull_payload("opened"), off).kind == "ignore"
+
+
+@pytest.mark.parametrize("action", ["opened", "synchronize", "reopened", "ready_for_review"])
+def test_pull_request_target_reviews_only_with_review_forks(action: str) -> None:
+    event = parse_event("pull_request_target", pull_payload(action, head_repo=FORK))
+    assert isinstance(event, PullRequestEvent)
+    assert event.is_target and event.from_fork
+    off = route(event, SETTINGS)
+    assert off.kind == "ignore"
+    assert "review_forks: true" in off.reason and "secrets" in off.reason
+    on = route(event, WITH_FORKS)
+    assert (on.kind, on.number, on.requested_by) == ("review", 12, "alice")
+
+
+def test_pull_request_target_follows_the_pull_request_rules() -> None:
+    def target(payload: bytes, settings: RoutingSettings = WITH_FORKS) -> Command:
+        return routed("pull_request_target", payload, settings)
+
+    assert target(pull_payload("opened", draft=True)).reason == "pull request is a draft"
+    drafts = RoutingSettings(review_forks=True, review_drafts=True)
+    assert target(pull_payload("opened", draft=True), drafts).kind == "review"
+    assert target(pull_payload("closed")).reason == "pull_request_target closed needs no review"
+    off = RoutingSettings(review_forks=True, review_pull_requests=False)
+    assert target(pull_payload("opened"), off).kind == "ignore"
+    # A bot's pull request: whatever pull_request does with it, pull_request_target does.
+    bot = json.loads(pull_payload("opened", head_repo=FORK))
+    bot["sender"] = bot["pull_request"]["user"] = {"login": "dependabot[bot]", "type": "Bot"}
+    payload = json.dumps(bot).encode()
+    assert target(payload) == routed("pull_request", payload, WITH_FORKS)
+
+
+@pytest.mark.parametrize(
+    ("head_repo", "fork"),
+    [(REPO, False), ({"full_name": "OCTO/App"}, False), (FORK, True), (None, True)],
+)
+def test_a_pull_from_another_or_a_deleted_repository_is_from_a_fork(
+    head_repo: dict[str, Any] | None, fork: bool
+) -> None:
+    event = parse_event("pull_request", pull_payload("opened", head_repo=head_repo))
+    assert isinstance(event, PullRequestEvent)
+    assert event.from_fork is fork and not event.is_target
 
 
 def test_workflow_dispatch_inputs() -> None:

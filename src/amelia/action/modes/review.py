@@ -3,7 +3,10 @@
 
 The head is fetched from origin (`refs/pull/<n>/head`, or the head branch) and checked out
 detached; files that steer agents are reset to the base's version first (see
-`amelia.action.steering`). The reviewer (read-only tools) reviews the change since the
+`amelia.action.steering`). On `pull_request_target` (with `review_forks: true`) the checkout
+stays at the base and the head is only data, in a directory of its own, read by a reviewer
+with file-reading tools alone (`amelia.action.pull_head.head_as_data`,
+`amelia.action.fork_reviews`). The reviewer (read-only tools) reviews the change since the
 merge base of head and base, or only the commits since the last reviewed one (see
 `amelia.action.review_scope`), and its result is set against the findings earlier reviews
 left open (`amelia.action.earlier_findings`). The verdict is posted as one review of the
@@ -15,13 +18,16 @@ one comment on the pull.
 from __future__ import annotations
 
 import asyncio
+import tempfile
+from pathlib import Path
 
 from loguru import logger
 
 from amelia.action.agent_issue import agent_issue, agent_request
 from amelia.action.earlier_findings import close_fixed, render_earlier_findings, settle
+from amelia.action.fork_reviews import FORK_REVIEW_NOTE, files_only
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
-from amelia.action.pull_head import PullHead, check_out_pull
+from amelia.action.pull_head import PullHead, check_out_pull, head_as_data
 from amelia.action.review_scope import plan_scope, requested_kind
 from amelia.action.verdicts import (
     APPROVAL_WITHHELD_NOTE,
@@ -31,6 +37,7 @@ from amelia.action.verdicts import (
 )
 from amelia.git import diff
 from amelia.github.auth import may_trigger
+from amelia.github.client import PullInfo
 from amelia.github.events import PullRequestEvent
 from amelia.github.review_history import load_review_history
 
@@ -67,9 +74,6 @@ async def pull_diff(ctx: ModeContext, number: int, checked: PullHead) -> str:
 
 
 async def run(ctx: ModeContext) -> ModeOutcome:
-    from amelia.core.state import ExecutionState
-    from amelia.pipeline import RunContext, StageFailedError, run_review
-
     number = ctx.command.number
     if number is None:
         return ModeOutcome(conclusion="failure", failure_reason="review needs a pull request")
@@ -77,10 +81,29 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     if pull.state != "open":
         ctx.io.notice(f"amelia: pull request #{number} is {pull.state}; nothing to review")
         return ModeOutcome(conclusion="skipped", outputs={"pr_number": str(number)})
-    repo = ctx.workspace.path
+    if isinstance(ctx.event, PullRequestEvent) and ctx.event.is_target:
+        # The run holds the secrets and the head is not ours: keep the head as data, in a
+        # directory of its own, removed when the review is done.
+        with tempfile.TemporaryDirectory(prefix="amelia-pull-head-") as scratch:
+            # Like a checkout: whoever runs the agents may read it.
+            await asyncio.to_thread(Path(scratch).chmod, 0o755)
+            with ctx.workspace.authenticated():
+                checked = await asyncio.to_thread(
+                    head_as_data, ctx.workspace.path, pull, Path(scratch) / "head"
+                )
+            return await _review(ctx, pull, checked)
     with ctx.workspace.authenticated():
-        checked = await asyncio.to_thread(check_out_pull, repo, pull)
+        checked = await asyncio.to_thread(check_out_pull, ctx.workspace.path, pull)
+    return await _review(ctx, pull, checked)
 
+
+async def _review(ctx: ModeContext, pull: PullInfo, checked: PullHead) -> ModeOutcome:
+    """Review the head fetched in `checked.directory` and post the verdict."""
+    from amelia.core.state import ExecutionState
+    from amelia.pipeline import RunContext, StageFailedError, run_review
+
+    number = pull.number
+    repo = checked.directory
     on_push = isinstance(ctx.event, PullRequestEvent) and ctx.event.action == "synchronize"
     kind = requested_kind(ctx.inputs.review_scope, on_push=on_push, notes=ctx.command.instructions)
     history = await asyncio.to_thread(load_review_history, ctx.github, number)
@@ -93,13 +116,15 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         kind=kind,
     )
 
+    make_driver = files_only(ctx.make_driver) if checked.as_data else ctx.make_driver
     context = RunContext(
         repo_dir=repo,
-        make_driver=ctx.make_driver,
+        make_driver=make_driver,
         profile=ctx.profile,
         sinks=ctx.sinks,
         agent_session=ctx.workspace.agent_session,
-        preexisting=ctx.workspace.preexisting_paths,
+        # Files earlier steps left in the checkout; a head kept as data has none.
+        preexisting=None if checked.as_data else ctx.workspace.preexisting_paths,
     )
     start = ExecutionState(issue=agent_issue(pull), request=agent_request(ctx.command))
     try:
@@ -121,7 +146,11 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     diff_text = await pull_diff(ctx, number, checked)
     setting = ctx.inputs.review_event
     notes = [render_earlier_findings(settled), steering_note(checked.restored)]
-    if setting in ("APPROVE", "AUTO"):
+    if checked.as_data:
+        # A fork's pull request is never approved, whoever its author is.
+        setting = withhold_approval(setting)
+        notes.append(FORK_REVIEW_NOTE)
+    elif setting in ("APPROVE", "AUTO"):
         author = await asyncio.to_thread(
             may_trigger, ctx.github, pull.author, allowed_users=ctx.inputs.allowed_users
         )

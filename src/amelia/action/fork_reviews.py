@@ -1,0 +1,67 @@
+"""How the Action treats pull requests from forks.
+
+GitHub runs `pull_request` workflows of a fork's pull request without the repository's
+secrets and with a read-only token: with no model key there is nothing to review with, and
+amelia says so instead of failing. `pull_request_target` runs have the secrets and a write
+token, and their checkout is the base: there (only with `review_forks: true`) the head is
+data, never code (`amelia.action.pull_head.head_as_data`), and the reviewer gets
+file-reading tools only, confined to the head's directory (`files_only`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from amelia.github.events import Command, Event, PullRequestEvent
+
+if TYPE_CHECKING:
+    from amelia.config import Settings
+    from amelia.core.types import AgentRole, ToolProfileName
+    from amelia.drivers.base import DriverInterface
+    from amelia.pipeline import MakeDriver
+
+__all__ = ["FORKS_EXAMPLE", "FORK_REVIEW_NOTE", "files_only", "unreviewable_fork"]
+
+FORKS_EXAMPLE = "docs/examples/amelia-review-forks.yml"
+
+FORK_REVIEW_NOTE = (
+    "_Fork review (`pull_request_target`): the head was read as data only, by a reviewer "
+    "with read-only file tools and no shell; none of its code was built or run. amelia "
+    "never approves a pull request from a fork: a maintainer's review decides._"
+)
+"""Added to the body of every review of a head kept as data."""
+
+
+def unreviewable_fork(settings: Settings, event: Event, command: Command) -> str | None:
+    """Why a `pull_request` review of a fork's pull request cannot run (no model key: GitHub
+    gives such runs no secrets), with the way to review forks; None when it can run."""
+    if command.kind != "review" or not isinstance(event, PullRequestEvent):
+        return None
+    if event.is_target or not event.from_fork:
+        return None
+    from amelia.drivers.credentials import missing_credentials
+    from amelia.drivers.runtime import DriverEnvironment
+
+    inputs = settings.inputs
+    environment = DriverEnvironment(
+        inherited=settings.environ, credentials=settings.model_credentials()
+    )
+    problem = missing_credentials(inputs.driver, inputs.model, environment)
+    if problem is None:
+        return None
+    return (
+        f"pull request #{event.pull_request.number} comes from a fork, and GitHub gives "
+        f"pull_request runs from forks no secrets, so there is no model key ({problem}). "
+        "To review pull requests from forks, run amelia on pull_request_target with "
+        f"review_forks: true (see {FORKS_EXAMPLE})"
+    )
+
+
+def files_only(make_driver: MakeDriver) -> MakeDriver:
+    """Drivers made by `make_driver`, every one with the `read_files` profile: no shell,
+    no network tool, file tools confined to the working directory."""
+
+    def make(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
+        return make_driver(role, "read_files")
+
+    return make
