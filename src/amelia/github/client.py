@@ -11,6 +11,7 @@ unretried request later.
 
 from __future__ import annotations
 
+import base64
 import time
 from collections.abc import Callable, Sequence
 from email.utils import parsedate_to_datetime
@@ -365,6 +366,23 @@ class GitHubClient:
         except GitHubNotFoundError:
             return False
         return True
+
+    def get_file(self, path: str, ref: str) -> bytes | None:
+        """The bytes of the file `path` at `ref` (a branch, tag or commit); None when there is
+        no such file (a folder counts as none)."""
+
+        def read() -> bytes | None:
+            found = self._request("GET", f"/contents/{quote(path)}?{urlencode({'ref': ref})}")
+            if not isinstance(found, dict) or found.get("type") != "file":
+                return None
+            if found.get("encoding") != "base64":
+                raise GitHubError(f"{path} at {ref} is too large to read through the API")
+            return base64.b64decode(str(found.get("content") or ""))
+
+        try:
+            return self._call(f"get {path} at {ref}", read)
+        except GitHubNotFoundError:
+            return None
 
     def get_permission(self, user: str) -> str:
         """The user's role: admin, maintain, write, triage, read or none."""

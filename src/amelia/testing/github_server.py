@@ -46,7 +46,7 @@ from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 from unidiff.patch import PatchSet
 
 from amelia.errors import GitError
-from amelia.git import run_git, run_git_service, unquote_path
+from amelia.git import run_git, run_git_bytes, run_git_service, unquote_path
 from amelia.testing.local_server import LocalServer, QuietHandler
 
 __all__ = [
@@ -734,6 +734,36 @@ def _get_branch(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> An
     return 200, {"name": name, "commit": commit, "protected": False}, {}
 
 
+def _get_contents(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    """A file's content at `?ref=` (default: the default branch), read from the bare repo;
+    404 when the repository has no bare repo or no such file, as GitHub answers."""
+    repo = _repo_of(s, m)
+    path = unquote(m["path"]).strip("/")
+    ref = r.query.get("ref", [repo.default_branch])[0]
+    if repo.bare_path is None:
+        raise _HttpError(404, "Not Found")
+    git_dir = ["--git-dir", str(repo.bare_path)]
+    try:
+        kind = run_git([*git_dir, "cat-file", "-t", f"{ref}:{path}"], None).strip()
+    except GitError:
+        raise _HttpError(404, "Not Found") from None
+    if kind == "tree":
+        names = run_git([*git_dir, "ls-tree", "--name-only", f"{ref}:{path}"], None).split()
+        return 200, [{"type": "file", "name": n, "path": f"{path}/{n}"} for n in names], {}
+    data = run_git_bytes([*git_dir, "cat-file", "blob", f"{ref}:{path}"], None)
+    body = {
+        "type": "file",
+        "encoding": "base64",
+        "size": len(data),
+        "name": path.rsplit("/", 1)[-1],
+        "path": path,
+        "sha": run_git([*git_dir, "rev-parse", f"{ref}:{path}"], None).strip(),
+        "content": base64.encodebytes(data).decode("ascii"),
+        "url": f"{s.url}/repos/{repo.full_name}/contents/{quote(path)}?ref={quote(ref)}",
+    }
+    return 200, body, {}
+
+
 def _create_pull(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
     repo = _repo_of(s, m)
     body = _body(r)
@@ -1146,6 +1176,7 @@ _ROUTES: list[tuple[str, str, Handler]] = [
     ("DELETE", _R + r"/issues/comments/(?P<id>\d+)", _delete_comment),
     ("GET", _R + r"/collaborators/(?P<login>[^/]+)/permission", _permission),
     ("GET", _R + r"/branches/(?P<branch>.+)", _get_branch),
+    ("GET", _R + r"/contents/(?P<path>.+)", _get_contents),
     ("POST", _R + r"/pulls", _create_pull),
     ("GET", _R + r"/pulls", _list_pulls),
     ("GET", _R + r"/pulls/(?P<number>\d+)", _get_pull),

@@ -17,6 +17,7 @@ from amelia.errors import (
 from amelia.github.client import GitHubClient, InlineComment, server_requested_delay
 from amelia.github.options import RetryPolicy
 from amelia.testing.github_server import FakeGitHubServer, Fault
+from tests.git_helpers import git, init_repo
 
 REPO = "octo/app"
 DIFF = "\n".join(
@@ -248,3 +249,27 @@ def test_http_date_retry_after_is_honoured() -> None:
     )
     at = 1445412485.0  # 5 seconds earlier
     assert server_requested_delay(exc, at) == 5.0
+
+
+def test_get_file_reads_a_file_at_a_ref_and_none_for_a_missing_file_or_a_folder(
+    tmp_path: Path,
+) -> None:
+    work = init_repo(tmp_path / "work", {".github/amelia.yml": "instructions: main\n"})
+    (work / "data.bin").write_bytes(b"\xff\x00 not utf-8")
+    git(work, "add", "--all")
+    git(work, "-c", "user.name=A", "-c", "user.email=a@b.invalid", "commit", "-qm", "bin")
+    git(work, "checkout", "-qb", "feature")
+    (work / ".github" / "amelia.yml").write_text("instructions: head\n", encoding="utf-8")
+    git(work, "-c", "user.name=A", "-c", "user.email=a@b.invalid", "commit", "-qam", "head")
+    bare = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(bare))
+    with FakeGitHubServer() as fake:
+        fake.add_repo(REPO, bare_path=bare)
+        client = make_client(fake)
+        assert client.get_file(".github/amelia.yml", "main") == b"instructions: main\n"
+        assert client.get_file(".github/amelia.yml", "feature") == b"instructions: head\n"
+        assert client.get_file("data.bin", "main") == b"\xff\x00 not utf-8"
+        assert client.get_file("missing.yml", "main") is None
+        assert client.get_file(".github", "main") is None
+        (read, *_rest) = fake.requests_to("GET", r"/repos/octo/app/contents/\.github/amelia\.yml")
+        assert read.query == {"ref": ["main"]}
