@@ -12,14 +12,16 @@ __all__ = ["render_summary", "total_cost"]
 
 
 def total_cost(state: ExecutionState | None) -> float | None:
+    """Every agent's cost, summed (also across drivers); None when no agent ran."""
     if state is None or not state.usage:
         return None
-    return sum(usage.cost_usd for usage in state.usage)
+    return state.cost_usd
 
 
 def _usage_row(usage: AgentUsage) -> str:
     cells = (
         usage.agent,
+        usage.model or "(driver default)",
         str(usage.turns),
         str(usage.tool_calls),
         str(usage.tool_errors),
@@ -68,8 +70,9 @@ def render_summary(
         ]
     if state is not None and state.usage:
         lines += [
-            "| agent | turns | tool calls | tool errors | tokens in / out | cost | duration |",
-            "|---|---|---|---|---|---|---|",
+            "| agent | model | turns | tool calls | tool errors | tokens in / out | cost "
+            "| duration |",
+            "|---|---|---|---|---|---|---|---|",
             *(_usage_row(usage) for usage in state.usage),
             "",
         ]

@@ -33,6 +33,7 @@ def merge_usage(usages: tuple[AgentUsage, ...], extra: AgentUsage) -> tuple[Agen
                 output_tokens=usage.output_tokens + extra.output_tokens,
                 cost_usd=usage.cost_usd + extra.cost_usd,
                 duration_ms=usage.duration_ms + extra.duration_ms,
+                model=extra.model or usage.model,
             )
         merged.append(usage)
     if not found:
@@ -89,6 +90,7 @@ class AgentRun:
                 "tool_calls": self._calls,
                 "tool_results": self._results,
                 "usage": merge_usage(self._base.usage, self._usage),
+                "last_agent": self.agent,
                 **self._changes,
             }
         )
@@ -148,5 +150,6 @@ class AgentRun:
                 + ((driver_usage and driver_usage.cost_usd) or 0.0),
                 "duration_ms": self._usage.duration_ms
                 + ((driver_usage and driver_usage.duration_ms) or measured_ms),
+                "model": (driver_usage and driver_usage.model) or self._usage.model,
             }
         )

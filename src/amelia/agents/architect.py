@@ -26,6 +26,7 @@ from amelia.agents.prompts import (
     as_data,
     issue_as_data,
     request_section,
+    with_project_instructions,
 )
 from amelia.core.state import ExecutionState, PersonRequest
 from amelia.core.types import Issue, Profile, StreamEvent, StreamEventType
@@ -68,12 +69,14 @@ def build_plan_prompt(
 class Architect:
     """Plans an issue; `plan()` streams `(state, event)` pairs and ends with the plan saved."""
 
-    def __init__(self, driver: DriverInterface) -> None:
+    def __init__(self, driver: DriverInterface, *, project_instructions: str = "") -> None:
+        """`project_instructions`: the repository's trusted instructions for this agent."""
         self.driver = driver
+        self.project_instructions = project_instructions
 
     @property
     def plan_prompt(self) -> str:
-        return ARCHITECT_PLAN_PROMPT
+        return with_project_instructions(ARCHITECT_PLAN_PROMPT, self.project_instructions)
 
     async def plan(
         self,

@@ -18,6 +18,7 @@ from amelia.agents.prompts import (
     check_section,
     issue_section,
     request_section,
+    with_project_instructions,
 )
 from amelia.core.state import ExecutionState, ReviewResult
 from amelia.core.types import StreamEvent
@@ -86,12 +87,14 @@ def build_developer_prompt(state: ExecutionState) -> str:
 class Developer:
     """Implements `state.plan_markdown`; `run()` streams `(state, event)` pairs."""
 
-    def __init__(self, driver: DriverInterface) -> None:
+    def __init__(self, driver: DriverInterface, *, project_instructions: str = "") -> None:
+        """`project_instructions`: the repository's trusted instructions for this agent."""
         self.driver = driver
+        self.project_instructions = project_instructions
 
     @property
     def instructions(self) -> str:
-        return DEVELOPER_INSTRUCTIONS
+        return with_project_instructions(DEVELOPER_INSTRUCTIONS, self.project_instructions)
 
     async def run(
         self, state: ExecutionState, *, workflow_id: str, repo_dir: Path

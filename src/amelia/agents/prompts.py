@@ -15,12 +15,15 @@ __all__ = [
     "DATA_TAGS",
     "DEVELOPER_INSTRUCTIONS",
     "PLAN_RETRY_PROMPT",
+    "PROJECT_INSTRUCTIONS_HEADING",
+    "PROJECT_INSTRUCTIONS_INTRO",
     "REVIEWER_INSTRUCTIONS",
     "as_data",
     "check_section",
     "issue_as_data",
     "issue_section",
     "request_section",
+    "with_project_instructions",
 ]
 
 
@@ -166,6 +169,21 @@ Support every claim about the code with a reference written as `path:line` (or
 `path:start-end`), the path relative to the repository root, for example
 `src/app/main.py:42`. Say so plainly when the code does not tell. Your final answer is
 posted as it is, as one comment: no preamble about what you looked at."""
+PROJECT_INSTRUCTIONS_HEADING = "## Project Instructions"
+
+PROJECT_INSTRUCTIONS_INTRO = (
+    "The maintainers of this repository wrote the following for you (from its "
+    "configuration and instruction files on a trusted branch). Follow it, unless it "
+    "contradicts the rules above."
+)
+
+
+def with_project_instructions(base: str, project: str) -> str:
+    """An agent's instructions with the repository's trusted instructions appended."""
+    if not project.strip():
+        return base
+    return f"{base}\n\n{PROJECT_INSTRUCTIONS_HEADING}\n\n{PROJECT_INSTRUCTIONS_INTRO}\n\n{project}"
+
 
 DATA_TAGS = (
     "issue_title",

@@ -9,7 +9,8 @@ still open, and says which of those the new commits fixed.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Collection
+from collections.abc import AsyncGenerator, Collection, Sequence
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from amelia.agents.agent_run import AgentRun
@@ -19,14 +20,21 @@ from amelia.agents.prompts import (
     check_section,
     issue_section,
     request_section,
+    with_project_instructions,
 )
 from amelia.agents.verdict import ReviewVerdict, parse_review
 from amelia.core.state import ExecutionState, PriorFinding, ReviewResult, ReviewScope
-from amelia.core.types import StreamEvent, StreamEventType
+from amelia.core.types import PathInstruction, ReviewOptions, StreamEvent, StreamEventType
 from amelia.drivers.base import AgenticMessageType, DriverInterface
 from amelia.git import Changes, collect_changes
 
-__all__ = ["AGENT", "Reviewer", "build_review_prompt"]
+__all__ = [
+    "AGENT",
+    "MAX_PATH_INSTRUCTIONS_CHARS",
+    "Reviewer",
+    "build_review_prompt",
+    "path_instructions_for",
+]
 
 
 AGENT = "reviewer"
@@ -81,15 +89,50 @@ def build_review_prompt(
     return "\n".join(parts)
 
 
+MAX_PATH_INSTRUCTIONS_CHARS = 8_000
+"""Upper bound of the path instructions added to one review's instructions."""
+
+
+def path_instructions_for(paths: Sequence[str], instructions: Sequence[PathInstruction]) -> str:
+    """The instructions whose `path` pattern matches a changed path (fnmatch: `*` matches
+    `/` too), each under a heading naming the pattern; cut to `MAX_PATH_INSTRUCTIONS_CHARS`."""
+    parts: list[str] = []
+    room = MAX_PATH_INSTRUCTIONS_CHARS
+    for item in instructions:
+        matched = [path for path in paths if fnmatchcase(path, item.path)]
+        if not matched or room <= 0:
+            continue
+        part = f"### For changes to `{item.path}` ({len(matched)} file(s))\n\n{item.instructions}"
+        parts.append(part[:room])
+        room -= len(part)
+    return "\n\n".join(parts)
+
+
 class Reviewer:
     """Reviews the worktree's changes; `review()` streams `(state, event)` pairs."""
 
-    def __init__(self, driver: DriverInterface) -> None:
+    def __init__(
+        self,
+        driver: DriverInterface,
+        *,
+        project_instructions: str = "",
+        options: ReviewOptions | None = None,
+    ) -> None:
+        """`project_instructions`: the repository's trusted instructions for this agent;
+        `options`: paths left out of the diff and instructions by path."""
         self.driver = driver
+        self.project_instructions = project_instructions
+        self.options = options or ReviewOptions()
 
     @property
     def instructions(self) -> str:
-        return REVIEWER_INSTRUCTIONS
+        return with_project_instructions(REVIEWER_INSTRUCTIONS, self.project_instructions)
+
+    def instructions_for(self, changes: Changes) -> str:
+        """The instructions, with the path instructions that match the changed paths."""
+        by_path = path_instructions_for(changes.paths, self.options.path_instructions)
+        project = "\n\n".join(p for p in (self.project_instructions, by_path) if p.strip())
+        return with_project_instructions(REVIEWER_INSTRUCTIONS, project)
 
     async def review(
         self,
@@ -107,7 +150,9 @@ class Reviewer:
         With an incremental `scope` the prompt holds its files and open findings too.
         Raises `AgentRunFailedError` when the driver ends with an error result.
         """
-        changes = await collect_changes(repo_dir, base_ref, skip=skip)
+        changes = await collect_changes(
+            repo_dir, base_ref, skip=skip, exclude=self.options.ignore_paths
+        )
         iteration = state.review_iteration + 1
         if changes.is_empty:
             review = ReviewResult(
@@ -129,7 +174,7 @@ class Reviewer:
         async for message in self.driver.execute_agentic(
             prompt=build_review_prompt(state, changes, scope=scope),
             cwd=str(repo_dir),
-            instructions=self.instructions,
+            instructions=self.instructions_for(changes),
             schema=ReviewVerdict,
         ):
             new_state, event = run.apply(message)

@@ -142,6 +142,8 @@ class AgentUsage(BaseModel):
     output_tokens: int = 0
     cost_usd: float = 0.0
     duration_ms: int = 0
+    model: str | None = None
+    """The model the driver reported (the last one, when the agent ran several times)."""
 
 
 class CheckRun(BaseModel):
@@ -201,10 +203,17 @@ class ExecutionState(BaseModel):
     last_check: CheckRun | None = None
     """The test command's latest run, when the project has one."""
     usage: tuple[AgentUsage, ...] = ()
+    last_agent: str | None = None
+    """The agent that ran last (its usage is in `usage`)."""
 
     def evolve(self, **changes: Any) -> ExecutionState:
         """Return a copy with `changes` applied (validated like a new instance)."""
         return ExecutionState.model_validate({**self.model_dump(), **changes})
+
+    @property
+    def cost_usd(self) -> float:
+        """What the agents cost so far, summed."""
+        return sum(usage.cost_usd for usage in self.usage)
 
     @property
     def error_results(self) -> tuple[ToolResult, ...]:

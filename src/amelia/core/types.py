@@ -11,10 +11,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "DEFAULT_DRIVER",
+    "AgentProfile",
     "AgentRole",
     "DriverType",
     "Issue",
+    "PathInstruction",
     "Profile",
+    "ReviewOptions",
     "StreamEvent",
     "StreamEventType",
     "ToolProfileName",
@@ -86,6 +89,37 @@ class Issue(BaseModel):
     url: str | None = None
 
 
+class AgentProfile(BaseModel):
+    """One agent's own driver, model and turn limit (None: the profile's), and the trusted
+    project instructions added to its own."""
+
+    model_config = ConfigDict(frozen=True)
+
+    driver: DriverType | None = None
+    model: str | None = None
+    max_turns: int | None = Field(default=None, ge=1)
+    instructions: str = ""
+
+
+class PathInstruction(BaseModel):
+    """Reviewer instructions for changes to files matching `path` (fnmatch: `*` matches
+    `/` too)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    instructions: str
+
+
+class ReviewOptions(BaseModel):
+    """What the reviewer is shown: paths left out of its diff, instructions by path."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ignore_paths: tuple[str, ...] = ()
+    path_instructions: tuple[PathInstruction, ...] = ()
+
+
 class Profile(BaseModel):
     """How a run is configured: which driver and model, and the pipeline's limits."""
 
@@ -98,3 +132,22 @@ class Profile(BaseModel):
     max_turns: int | None = Field(default=None, ge=1)
     plan_path_pattern: str = "docs/plans/{date}-issue-{number}-{slug}.md"
     timeout_seconds: float = Field(default=1800.0, gt=0)
+    agents: dict[AgentRole, AgentProfile] = Field(default_factory=dict)
+    """Per-agent settings; an agent not listed uses the profile's driver, model and turns."""
+    review: ReviewOptions = Field(default_factory=ReviewOptions)
+    max_cost_usd: float | None = Field(default=None, gt=0)
+    """The run stops before the next agent once the agents' summed cost reaches this."""
+
+    def agent(self, role: AgentRole) -> AgentProfile:
+        """`role`'s settings with the profile's filled in: its driver, else the profile's;
+        its model, else the profile's when both use the same driver (else the driver's
+        default); its turn limit, else the profile's."""
+        own = self.agents.get(role) or AgentProfile()
+        driver = own.driver or self.driver
+        model = own.model or (self.model if driver == self.driver else None)
+        return AgentProfile(
+            driver=driver,
+            model=model,
+            max_turns=own.max_turns or self.max_turns,
+            instructions=own.instructions,
+        )

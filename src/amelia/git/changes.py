@@ -8,14 +8,14 @@ does not require the developer to commit and the caller may commit only after th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from amelia.git.runner import display_path, run_git, run_git_paths
 
-__all__ = ["DEFAULT_MAX_DIFF_CHARS", "Changes", "collect_changes"]
+__all__ = ["DEFAULT_MAX_DIFF_CHARS", "Changes", "collect_changes", "pathspec"]
 
 DEFAULT_MAX_DIFF_CHARS = 200_000
 _DIFF = ("diff", "--no-color", "--no-ext-diff", "--no-textconv")
@@ -33,6 +33,8 @@ class Changes(BaseModel):
     uncommitted: str
     untracked: str
     truncated: bool = False
+    paths: tuple[str, ...] = ()
+    """Every path the change touches (committed, uncommitted or new), as git names them."""
 
     @property
     def is_empty(self) -> bool:
@@ -50,14 +52,34 @@ class Changes(BaseModel):
         return text
 
 
-def _collect(repo_dir: Path, base_ref: str, max_chars: int, skip: Collection[str]) -> Changes:
-    committed = run_git([*_DIFF, f"{base_ref}...HEAD"], repo_dir)
+def pathspec(exclude: Sequence[str]) -> list[str]:
+    """The pathspec of the whole tree but `exclude` (git's default matching: `*` matches
+    `/` too, so `*.lock` leaves out lock files in every folder and `docs/**` all of docs)."""
+    return ["--", ".", *(f":(exclude){pattern}" for pattern in exclude)]
+
+
+def _collect(
+    repo_dir: Path,
+    base_ref: str,
+    max_chars: int,
+    skip: Collection[str],
+    exclude: Sequence[str],
+) -> Changes:
+    paths = pathspec(exclude)
+    committed = run_git([*_DIFF, f"{base_ref}...HEAD", *paths], repo_dir)
     excluded = [f":(exclude,literal){path}" for path in sorted(skip)]
-    uncommitted = run_git([*_DIFF, "HEAD", "--", ".", *excluded], repo_dir)
+    uncommitted = run_git([*_DIFF, "HEAD", *paths, *excluded], repo_dir)
     untracked_names = [
         name
-        for name in run_git_paths(["ls-files", "--others", "--exclude-standard", "-z"], repo_dir)
+        for name in run_git_paths(
+            ["ls-files", "--others", "--exclude-standard", "-z", *paths], repo_dir
+        )
         if name not in skip
+    ]
+    changed = [
+        *run_git_paths([*_DIFF, "--name-only", "-z", f"{base_ref}...HEAD", *paths], repo_dir),
+        *run_git_paths([*_DIFF, "--name-only", "-z", "HEAD", *paths, *excluded], repo_dir),
+        *untracked_names,
     ]
     untracked_parts: list[str] = []
     room = max_chars - len(committed) - len(uncommitted)
@@ -86,6 +108,7 @@ def _collect(repo_dir: Path, base_ref: str, max_chars: int, skip: Collection[str
         uncommitted=parts[1],
         untracked=parts[2],
         truncated=truncated,
+        paths=tuple(dict.fromkeys(display_path(name) for name in changed)),
     )
 
 
@@ -95,8 +118,10 @@ async def collect_changes(
     *,
     max_chars: int = DEFAULT_MAX_DIFF_CHARS,
     skip: Collection[str] = (),
+    exclude: Sequence[str] = (),
 ) -> Changes:
     """Committed, uncommitted and untracked changes since `base_ref`, cut to `max_chars`;
     the uncommitted state of the paths in `skip` (files that were there before the agents
-    ran, see `amelia.git.WorktreeBaseline`) is left out."""
-    return await asyncio.to_thread(_collect, repo_dir, base_ref, max_chars, skip)
+    ran, see `amelia.git.WorktreeBaseline`) is left out, and every path matching `exclude`
+    (see `pathspec`)."""
+    return await asyncio.to_thread(_collect, repo_dir, base_ref, max_chars, skip, exclude)

@@ -16,6 +16,7 @@ from amelia.pipeline.context import (
 from amelia.pipeline.drivers import default_make_driver
 from amelia.pipeline.loop import develop_and_review, run_pipeline
 from amelia.pipeline.stages import (
+    BudgetExceededError,
     StageFailedError,
     current_head,
     run_answer,
@@ -28,6 +29,7 @@ __all__ = [
     "ROLE_TOOL_PROFILES",
     "AgentRole",
     "AgentSession",
+    "BudgetExceededError",
     "MakeDriver",
     "RunContext",
     "StageFailedError",

@@ -13,9 +13,11 @@ __all__ = ["default_make_driver"]
 
 
 def _driver_options(profile: Profile, role: AgentRole) -> dict[str, Any]:
-    """What the driver of `role` is created with. Unset options are left out so each driver
-    keeps its own defaults. Every role shares the profile's model and turn limit today."""
-    options = {"model": profile.model, "max_turns": profile.max_turns}
+    """What the driver of `role` is created with: the agent's own model and turn limit, else
+    the profile's (`Profile.agent`). Unset options are left out so each driver keeps its own
+    defaults."""
+    agent = profile.agent(role)
+    options = {"model": agent.model, "max_turns": agent.max_turns}
     return {name: value for name, value in options.items() if value is not None}
 
 
@@ -25,20 +27,21 @@ def default_make_driver(
     driver_key: str | None = None,
     environment: DriverEnvironment | None = None,
 ) -> MakeDriver:
-    """Drivers from the registry, configured from `profile` (driver key, model, max turns).
+    """Drivers from the registry, configured from `profile`: each agent's driver key, model
+    and max turns (`Profile.agent`), so the reviewer may run on another driver and model
+    than the developer.
 
-    `driver_key` replaces `profile.driver` with any registered key, also one registered at
-    run time (a `Profile` holds only the built-in keys). `environment` (what child
+    `driver_key` replaces every agent's driver with any registered key, also one registered
+    at run time (a `Profile` holds only the built-in keys). `environment` (what child
     processes start from, the model credentials, the home directory) is handed to every
     driver that takes one; amelia builds it from its settings, never from the process
     environment directly.
     """
     from amelia.drivers.factory import DriverFactory
 
-    key = driver_key or profile.driver
-
     def make(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
         options = _driver_options(profile, role)
+        key = driver_key or profile.agent(role).driver
         return DriverFactory.get_driver(
             key=key, tool_profile=tool_profile, environment=environment, **options
         )

@@ -27,12 +27,15 @@ from amelia.git import head_sha
 from amelia.pipeline.context import RunContext
 
 __all__ = [
+    "BudgetExceededError",
     "StageFailedError",
+    "budget_reason",
     "current_head",
     "run_answer",
     "run_implement",
     "run_plan",
     "run_review",
+    "runs_on",
 ]
 
 # Failures a stage turns into `StageFailedError`; anything else is a bug and propagates.
@@ -49,6 +52,30 @@ class StageFailedError(RunError):
         self.state = state
 
 
+class BudgetExceededError(StageFailedError):
+    """The agents' summed cost reached `Profile.max_cost_usd` before `stage` could start."""
+
+    def __init__(self, stage: AgentRole, reason: str, state: ExecutionState) -> None:
+        super().__init__(stage, reason, state)
+        self.message = reason
+        self.args = (reason,)
+
+
+def budget_reason(budget: float, state: ExecutionState) -> str | None:
+    """Why no further agent may start, or None while the summed cost is below `budget`."""
+    spent = state.cost_usd
+    if not state.usage or spent < budget:
+        return None
+    after = state.last_agent or state.usage[-1].agent
+    return f"stopped: budget of ${budget:g} reached after {after} (${spent:.4f} spent)"
+
+
+def runs_on(context: RunContext, role: AgentRole) -> str:
+    """`role`'s driver and model, as the progress comment and the log name them."""
+    agent = context.profile.agent(role)
+    return f"{agent.driver} · {agent.model}" if agent.model else f"{agent.driver}"
+
+
 StageStart = Callable[
     [DriverInterface, ExecutionState], AsyncGenerator[tuple[ExecutionState, StreamEvent], None]
 ]
@@ -61,8 +88,16 @@ async def _run_stage(
     start: StageStart,
     describe_start: str,
 ) -> ExecutionState:
-    """Run one agent: stream its events to the sinks, bound it in time, wrap its failures."""
-    await context.emit(context.event(StreamEventType.STAGE_STARTED, role, describe_start))
+    """Run one agent: stream its events to the sinks, bound it in time, wrap its failures.
+    It does not start once the agents so far cost the profile's `max_cost_usd`."""
+    budget = context.profile.max_cost_usd
+    stop = budget_reason(budget, state) if budget is not None else None
+    if stop is not None:
+        logger.warning("Stage {} not started: {}", role, stop)
+        await context.emit(context.event(StreamEventType.WORKFLOW_FAILED, role, stop, error=True))
+        raise BudgetExceededError(role, stop, state)
+    start_text = f"{describe_start} — {runs_on(context, role)}"
+    await context.emit(context.event(StreamEventType.STAGE_STARTED, role, start_text))
     latest = state
     try:
         driver = context.driver_for(role)
@@ -96,15 +131,17 @@ async def run_plan(state: ExecutionState, context: RunContext) -> ExecutionState
     def start(
         driver: DriverInterface, current: ExecutionState
     ) -> AsyncGenerator[tuple[ExecutionState, StreamEvent], None]:
-        return Architect(driver).plan(
-            current, context.profile, workflow_id=context.workflow_id, repo_dir=context.repo_dir
-        )
+        return Architect(
+            driver, project_instructions=context.profile.agent("architect").instructions
+        ).plan(current, context.profile, workflow_id=context.workflow_id, repo_dir=context.repo_dir)
 
     title = state.issue.title if state.issue else "(no issue)"
     planned = await _run_stage("architect", state, context, start, f"planning: {title}")
     await context.emit(
         context.event(
-            StreamEventType.STAGE_COMPLETED, "architect", f"plan saved to {planned.plan_path}"
+            StreamEventType.STAGE_COMPLETED,
+            "architect",
+            f"plan saved to {planned.plan_path} — {runs_on(context, 'architect')}",
         )
     )
     return planned
@@ -116,9 +153,9 @@ async def run_implement(state: ExecutionState, context: RunContext) -> Execution
     def start(
         driver: DriverInterface, current: ExecutionState
     ) -> AsyncGenerator[tuple[ExecutionState, StreamEvent], None]:
-        return Developer(driver).run(
-            current, workflow_id=context.workflow_id, repo_dir=context.repo_dir
-        )
+        return Developer(
+            driver, project_instructions=context.profile.agent("developer").instructions
+        ).run(current, workflow_id=context.workflow_id, repo_dir=context.repo_dir)
 
     if not state.goal and state.plan_markdown:
         state = state.evolve(goal=extract_goal(state.plan_markdown))
@@ -131,7 +168,8 @@ async def run_implement(state: ExecutionState, context: RunContext) -> Execution
         context.event(
             StreamEventType.STAGE_COMPLETED,
             "developer",
-            f"done ({errors} tool error(s))" if errors else "done",
+            (f"done ({errors} tool error(s))" if errors else "done")
+            + f" — {runs_on(context, 'developer')}",
         )
     )
     return implemented
@@ -151,7 +189,11 @@ async def run_review(
     def start(
         driver: DriverInterface, current: ExecutionState
     ) -> AsyncGenerator[tuple[ExecutionState, StreamEvent], None]:
-        return Reviewer(driver).review(
+        return Reviewer(
+            driver,
+            project_instructions=context.profile.agent("reviewer").instructions,
+            options=context.profile.review,
+        ).review(
             current,
             workflow_id=context.workflow_id,
             repo_dir=context.repo_dir,
@@ -165,6 +207,7 @@ async def run_review(
     )
     review = reviewed.last_review
     summary = f"{review.verdict} ({review.severity}): {review.summary}" if review else "no verdict"
+    summary += f" — {runs_on(context, 'reviewer')}"
     await context.emit(context.event(StreamEventType.STAGE_COMPLETED, "reviewer", summary))
     return reviewed
 

@@ -27,6 +27,7 @@ def test_summary_lists_each_agent_and_redacts() -> None:
                 output_tokens=300,
                 cost_usd=0.0125,
                 duration_ms=4500,
+                model="claude-sonnet-4-5",
             ),
         )
     )
@@ -38,7 +39,8 @@ def test_summary_lists_each_agent_and_redacts() -> None:
         Redactor(secrets=["hunter2-secret"]),
         failure_reason="push refused with hunter2-secret",
     )
-    assert "| architect | 3 | 2 | 1 | 1,200 / 300 | $0.0125 | 4.5 s |" in text
+    row = "| architect | claude-sonnet-4-5 | 3 | 2 | 1 | 1,200 / 300 | $0.0125 | 4.5 s |"
+    assert row in text
     assert "| `branch` | `amelia/issue-1` |" in text and "plan_path" not in text
     assert "hunter2-secret" not in text and "push refused with ***" in text
     assert total_cost(state) == 0.0125

@@ -44,7 +44,9 @@ __all__ = [
 
 
 MAX_PROMPT_CHARS = 100_000
-MAX_INSTRUCTIONS_CHARS = 10_000
+MAX_INSTRUCTIONS_CHARS = 50_000
+"""Room for an agent's own instructions plus the repository's (`.github/amelia.yml`, cut
+to size: inline texts, instruction files and the reviewer's path instructions)."""
 DEFAULT_MAX_TURNS = 100
 """Bound on model requests per run when the caller sets none, so a loop cannot run forever."""
 
@@ -67,7 +69,7 @@ def validate_prompt(prompt: str, *, instructions: str | None = None) -> None:
     if len(instructions) > MAX_INSTRUCTIONS_CHARS:
         raise DriverError(
             f"The instructions are {len(instructions)} characters; "
-            f"the limit is {MAX_INSTRUCTIONS_CHARS} (10 KB)"
+            f"the limit is {MAX_INSTRUCTIONS_CHARS}"
         )
 
 
