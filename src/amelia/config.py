@@ -165,6 +165,17 @@ class ActionInputs(_FromEnvironment):
     test_command: str | None = None
     """Run by amelia after every developer round; its result is evidence for the review."""
     test_timeout_minutes: float = Field(default=10.0, gt=0, le=360, allow_inf_nan=False)
+    config_file: str = ".github/amelia.yml"
+    max_cost_usd: float | None = Field(default=None, gt=0, le=10_000, allow_inf_nan=False)
+
+    @field_validator("config_file")
+    @classmethod
+    def _config_file(cls, value: str) -> str:
+        """A file inside the repository, read from a trusted commit (see docs/configuration.md)."""
+        path = PurePosixPath(value.strip())
+        if not value.strip() or path.is_absolute() or ".." in path.parts:
+            raise ValueError("must be a path relative to the repository root, without '..'")
+        return str(path)
 
     @field_validator("model", mode="before")
     @classmethod

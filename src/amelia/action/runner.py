@@ -76,6 +76,7 @@ def _profile(settings: Settings) -> Profile:
         max_review_iterations=inputs.max_review_iterations,
         timeout_seconds=inputs.timeout_minutes * 60,
         plan_path_pattern=plan_path_pattern(inputs.plan_dir),
+        max_cost_usd=inputs.max_cost_usd,
     )
 
 
@@ -148,6 +149,12 @@ class _Engine:
             if refused is not None:
                 return report_without_mode(self.io, "refused", f"amelia: refused: {refused}")
 
+        profile = _profile(settings)
+        if mode.needs_workspace:
+            profile, skipped = await self._configured(profile, command, event, settings, github)
+            if skipped is not None:
+                return report_without_mode(self.io, "skipped", f"amelia: nothing to do: {skipped}")
+
         from amelia.action.agent_runtime import agent_runtime
         from amelia.action.log_groups import LogGroupSink
 
@@ -156,7 +163,7 @@ class _Engine:
         async with runtime as environment:
             groups = LogGroupSink(self.io, self.redactor)
             context = self._shared_context(
-                command, event, settings, github, repo, dry_run, groups, environment
+                command, event, settings, github, repo, dry_run, groups, environment, profile
             )
             with context.workspace.git_configuration():
                 try:
@@ -170,6 +177,33 @@ class _Engine:
             groups.close()
         return await report_outcome(mode.name, context, outcome)
 
+    async def _configured(
+        self,
+        profile: Profile,
+        command: Command,
+        event: Event,
+        settings: Settings,
+        github: GitHubClient,
+    ) -> tuple[Profile, str | None]:
+        """The profile with the repository's configuration applied (read from a trusted
+        commit), and why an automatic review is not made (None: go on)."""
+        from amelia.action.repository_config import automatic_review_skip, read_trusted_files
+        from amelia.repo_config import configure_profile, explicit_inputs
+
+        explicit = explicit_inputs(settings.environ)
+        trusted = await read_trusted_files(
+            github,
+            command,
+            event,
+            config_file=settings.inputs.config_file,
+            branch_prefix=settings.inputs.branch_prefix,
+            base=profile,
+            explicit=explicit,
+            redactor=self.redactor,
+        )
+        skipped = automatic_review_skip(trusted.config.review, command, event)
+        return configure_profile(profile, trusted, explicit=explicit), skipped
+
     def _shared_context(
         self,
         command: Command,
@@ -180,6 +214,7 @@ class _Engine:
         dry_run: bool,
         log_groups: Sink,
         environment: DriverEnvironment,
+        profile: Profile,
     ) -> ModeContext:
         """What every mode gets: the checkout, the profile, the drivers (started from
         `environment`), the log groups."""
@@ -199,7 +234,6 @@ class _Engine:
             secrets=_credentials(settings),
             git_home=GitHome.of(settings.environ),
         )
-        profile = _profile(settings)
         return ModeContext(
             command=command,
             event=event,

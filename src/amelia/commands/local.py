@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from amelia.redaction import Redactor
 
 __all__ = [
+    "ConfigOption",
     "DriverOption",
     "MaxTurnsOption",
     "ModelOption",
@@ -66,6 +67,13 @@ TranscriptOption = Annotated[
     Path | None, typer.Option("--transcript", help="Append every event as JSON lines here.")
 ]
 VerboseOption = Annotated[bool, typer.Option("--verbose", "-v", help="Log details to stderr.")]
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        help="The configuration file [default: .github/amelia.yml in the repository].",
+    ),
+]
 
 
 def _fail(message: str, code: int) -> typer.Exit:
@@ -119,7 +127,8 @@ class _Run:
     """What a local command runs with, checked before anything is printed."""
 
     repo: Path
-    key: str
+    key: str | None
+    """A driver registered at run time, for every agent (None: each agent's own)."""
     profile: Profile
     settings: Settings
     upstreams: list[Upstream]
@@ -146,17 +155,63 @@ class _Run:
         )
 
 
+def _work_tree_reader(root: Path) -> Callable[[str], bytes | None]:
+    """Files of the work tree at `root` by relative path (None: missing, or outside it)."""
+
+    def read(relative: str) -> bytes | None:
+        path = (root / relative).resolve()
+        if not path.is_relative_to(root.resolve()) or not path.is_file():
+            return None
+        try:
+            return path.read_bytes()
+        except OSError as error:
+            raise BadInputError(f"cannot read {relative}: {error.strerror}") from None
+
+    return read
+
+
+def _configured(root: Path, base: Profile, explicit: set[str], config: Path | None) -> Profile:
+    """`base` with the repository's configuration applied: `--config`, else
+    `.github/amelia.yml` of the work tree; instruction files come from the work tree."""
+    from amelia.repo_config import (
+        DEFAULT_CONFIG_FILE,
+        configure_profile,
+        instruction_files_for,
+        load_trusted_files,
+    )
+
+    in_tree = _work_tree_reader(root)
+    config_file = str(config) if config is not None else DEFAULT_CONFIG_FILE
+
+    def read(path: str) -> bytes | None:
+        if config is not None and path == config_file:
+            if not config.is_file():
+                raise BadInputError(f"configuration file not found: {config}")
+            return config.read_bytes()
+        return in_tree(path)
+
+    trusted = load_trusted_files(
+        read,
+        config_file=config_file,
+        where="the work tree",
+        instruction_files=instruction_files_for(base, explicit=explicit),
+    )
+    return configure_profile(base, trusted, explicit=explicit)
+
+
 def _prepare_run(
     repo: Path,
     driver: str | None,
     model: str | None,
     max_turns: int | None,
+    config: Path | None,
 ) -> _Run:
-    """The run's choices, once the driver is known to reach its model (else bad input)."""
+    """The run's choices, once every agent's driver is known to reach its model (else bad
+    input). A driver, model or turn limit given here wins over the configuration file."""
     from typing import get_args
 
     from amelia.config import load_settings
-    from amelia.core.types import DriverType, Profile
+    from amelia.core.types import AgentRole, DriverType, Profile
     from amelia.drivers.credentials import missing_credentials
     from amelia.drivers.factory import DriverFactory
     from amelia.drivers.runtime import DriverEnvironment
@@ -164,22 +219,34 @@ def _prepare_run(
     from amelia.redaction import Redactor
 
     settings = load_settings()
-    key = DriverFactory.resolve_key(key=driver or settings.amelia.driver)
-    profile_fields: dict[str, Any] = {
-        "model": model or settings.amelia.model,
-        "max_turns": max_turns,
-    }
-    if key in get_args(DriverType):
+    chosen_driver = driver or settings.amelia.driver
+    key = DriverFactory.resolve_key(key=chosen_driver)
+    chosen_model = model or settings.amelia.model
+    profile_fields: dict[str, Any] = {"model": chosen_model, "max_turns": max_turns}
+    builtin = key in get_args(DriverType)
+    if builtin:
         profile_fields["driver"] = key
-    profile = Profile.model_validate(profile_fields)
+    explicit = {
+        name
+        for name, value in (
+            ("driver", chosen_driver),
+            ("model", chosen_model),
+            ("max_turns", max_turns),
+        )
+        if value
+    }
+    profile = _configured(repo, Profile.model_validate(profile_fields), explicit, config)
     credentials = settings.model_credentials()
     held = DriverEnvironment(inherited=settings.environ, credentials=credentials)
-    problem = missing_credentials(key, profile.model, held)
-    if problem is not None:
-        raise BadInputError(problem)
+    roles: tuple[AgentRole, ...] = get_args(AgentRole)
+    for role in roles:
+        agent = profile.agent(role)
+        problem = missing_credentials(str(agent.driver) if builtin else key, agent.model, held)
+        if problem is not None:
+            raise BadInputError(problem)
     return _Run(
         repo=repo,
-        key=key,
+        key=key if not builtin else None,
         profile=profile,
         settings=settings,
         upstreams=model_upstreams(credentials, settings.environ),
@@ -194,6 +261,8 @@ def _run_stage(
     max_turns: int | None,
     transcript: Path | None,
     stage: Callable[[RunContext], Awaitable[ExecutionState]],
+    *,
+    config: Path | None = None,
 ) -> ExecutionState:
     """Run one pipeline stage in `root` with the terminal, log and optional transcript sinks.
 
@@ -204,7 +273,7 @@ def _run_stage(
     from amelia.pipeline.sinks import JsonlTranscriptSink, TerminalProgressSink, log_sink
 
     # Before any output: a driver that cannot reach its model is one line, not a failed run.
-    run = _prepare_run(root, driver, model, max_turns)
+    run = _prepare_run(root, driver, model, max_turns, config)
 
     async def main() -> ExecutionState:
         async with (
@@ -243,6 +312,7 @@ def plan(
     model: ModelOption = None,
     max_turns: MaxTurnsOption = None,
     transcript: TranscriptOption = None,
+    config: ConfigOption = None,
     verbose: VerboseOption = False,
 ) -> None:
     """Write an implementation plan for an issue.
@@ -268,7 +338,7 @@ def plan(
         async def stage(context: RunContext) -> ExecutionState:
             return await run_plan(ExecutionState(issue=issue), context)
 
-        state = _run_stage(root, driver, model, max_turns, transcript, stage)
+        state = _run_stage(root, driver, model, max_turns, transcript, stage, config=config)
     typer.echo(f"plan: {root / (state.plan_path or '')}")
     if state.goal:
         typer.echo(f"goal: {state.goal}")
@@ -282,6 +352,7 @@ def implement(
     model: ModelOption = None,
     max_turns: MaxTurnsOption = None,
     transcript: TranscriptOption = None,
+    config: ConfigOption = None,
     verbose: VerboseOption = False,
 ) -> None:
     """Implement a plan with the developer agent.
@@ -303,7 +374,7 @@ def implement(
         async def stage(context: RunContext) -> ExecutionState:
             return await run_implement(start, context)
 
-        state = _run_stage(root, driver, model, max_turns, transcript, stage)
+        state = _run_stage(root, driver, model, max_turns, transcript, stage, config=config)
     from amelia.git import status_short
 
     status = status_short(root)
@@ -326,6 +397,7 @@ def review(
     model: ModelOption = None,
     max_turns: MaxTurnsOption = None,
     transcript: TranscriptOption = None,
+    config: ConfigOption = None,
     verbose: VerboseOption = False,
 ) -> None:
     """Review the changes since --base.
@@ -347,7 +419,7 @@ def review(
         async def stage(context: RunContext) -> ExecutionState:
             return await run_review(ExecutionState(plan_markdown=markdown), context, base_ref=base)
 
-        state = _run_stage(root, driver, model, max_turns, transcript, stage)
+        state = _run_stage(root, driver, model, max_turns, transcript, stage, config=config)
     verdict = state.last_review
     if verdict is None:
         raise _fail("the reviewer returned no verdict", EXIT_FAILED)

@@ -353,12 +353,16 @@ def _route_dispatch(event: WorkflowDispatchEvent, settings: RoutingSettings) -> 
 
 
 def route(event: Event, settings: RoutingSettings) -> Command:
-    """Decide what `event` asks for. Bots (including amelia itself) never trigger a run."""
+    """Decide what `event` asks for. Bots (including amelia itself) never trigger a run;
+    only a pull request's automatic review may be for a bot, when the repository's
+    configuration lists it (checked by the Action once the configuration is read)."""
     if isinstance(event, ScheduleEvent):
         return Command(kind="scan")
     if isinstance(event, WorkflowDispatchEvent):
         return _route_dispatch(event, settings)
-    if event.sender is not None and event.sender.is_bot:
+    # A pull request by a bot may be reviewed: the repository's configuration decides, once
+    # it is read (`review.allowed_bots`); no bot ever starts anything else.
+    if event.sender is not None and event.sender.is_bot and not isinstance(event, PullRequestEvent):
         return _ignore(f"sender {event.sender.login} is a bot")
     if isinstance(event, IssueCommentEvent):
         if event.comment.user.is_bot:

@@ -391,6 +391,34 @@ class ActionHarness:
         self.push_branch(f"amelia/issue-{number}", {plan_path: plan})
         return number
 
+    def commit_files(
+        self, branch: str, files: Mapping[str, str], message: str = "Configure"
+    ) -> str:
+        """Commit `files` (whole contents) on `branch` of origin, as a maintainer would push
+        them; returns the new head. The workspace is not updated (see `fresh_checkout`)."""
+        self._pushes += 1
+        clone = self.root / f"maintainer-{branch.replace('/', '-')}-{self._pushes}"
+        git(self.root, "clone", "--quiet", "--branch", branch, str(self.origin), str(clone))
+        for name, content in files.items():
+            path = clone / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content, encoding="utf-8")
+        git(clone, "add", "--all")
+        git(
+            clone,
+            "-c",
+            "user.name=Maintainer",
+            "-c",
+            "user.email=m@b.invalid",
+            "commit",
+            "-qm",
+            message,
+        )
+        git(clone, "push", "--quiet", "origin", branch)
+        head = git(clone, "rev-parse", "HEAD").strip()
+        shutil.rmtree(clone)
+        return head
+
     def open_pull(
         self, branch: str, files: Mapping[str, str], draft: bool = False
     ) -> tuple[int, dict[str, Any]]:

@@ -248,7 +248,13 @@ def test_bot_opening_a_pull_gets_no_review(reviewing: ActionHarness) -> None:
     event["sender"] = event["pull_request"]["user"] = {"login": "dependabot[bot]", "type": "Bot"}
     result = reviewing.run("pull_request", event)
 
-    _assert_ignored(reviewing, result)
+    # Only the repository's configuration is read: it could list the bot in allowed_bots.
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.outputs["conclusion"] == "skipped"
+    assert "is a bot not listed in review.allowed_bots" in result.stdout
+    paths = {r.path for r in result.github_requests}
+    assert paths == {"/repos/octo/app", "/repos/octo/app/contents/.github/amelia.yml"}
+    assert result.model_requests == []
     assert reviewing.github.reviews(reviewing.repo, number) == []
 
 

@@ -26,9 +26,14 @@ from amelia.testing.openai_server import (
     tool_call,
 )
 from amelia.testing.sample_repo import create_sample_repo
+from tests.git_helpers import IDENTITY, git
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 
+PROJECT_RULE = "PROJECT-RULE-2231 name things plainly"
+DEVELOPER_RULE = "DEVELOPER-RULE-8812 run the tests"
+AGENTS_RULE = "AGENTS-RULE-4471 use tox"
+CLAUDE_RULE = "CLAUDE-RULE-9354 prefer pathlib"
 PLAN = "# Shout Plan\n\n**Goal:** Add shout.\n\n### Task 1: greeter/shout.py"
 REVIEW = {
     "verdict": "changes_requested",
@@ -101,6 +106,15 @@ def test_plan_implement_review_with_the_api_driver(
     tmp_path: Path, server: ScriptedOpenAIServer, model: Model
 ) -> None:
     repo = create_sample_repo(tmp_path / "repo")
+    # The repository's configuration and instruction files, read from the work tree.
+    (repo / ".github").mkdir()
+    (repo / ".github" / "amelia.yml").write_text(
+        f"instructions: {PROJECT_RULE}\nagents:\n  developer:\n    instructions: {DEVELOPER_RULE}\n"
+    )
+    (repo / "AGENTS.md").write_text(AGENTS_RULE + "\n")
+    (repo / "CLAUDE.md").write_text(CLAUDE_RULE + "\n")
+    git(repo, "add", "--all")
+    git(repo, *IDENTITY, "commit", "-qm", "Configure amelia")
     env = {
         **os.environ,
         "OPENAI_BASE_URL": server.url,
@@ -126,3 +140,12 @@ def test_plan_implement_review_with_the_api_driver(
     assert verdict["verdict"] == "changes_requested"
     assert verdict["comments"][0]["body"] == "Rename"
     assert "+def shout(n):" in json.dumps(model.seen["reviewer"][0].body)
+
+    # Every agent's requests carry the project's instructions, AGENTS.md and (this driver
+    # does not read it itself) CLAUDE.md as trusted instructions; the developer's own
+    # instructions reach the developer only.
+    for role, requests in model.seen.items():
+        sent = json.dumps(requests[0].body)
+        for rule in (PROJECT_RULE, AGENTS_RULE, CLAUDE_RULE):
+            assert rule in sent, (role, rule)
+        assert (DEVELOPER_RULE in sent) == (role == "developer"), role

@@ -253,3 +253,57 @@ def test_version_is_an_option_and_flags_show_no_type_in_help() -> None:
     assert (shown.exit_code, shown.output) == (0, f"{__version__}\n")
     usage = _invoke("run", "--help").output + _invoke("plan", "--help").output
     assert "--dry-run" in usage and "--verbose" in usage and "<bool>" not in usage
+
+
+def test_a_bad_configuration_file_is_one_error_line_and_exit_2_before_any_model_runs(
+    repo: Path, tmp_path: Path, scripts: Scripts
+) -> None:
+    (repo / ".github").mkdir()
+    (repo / ".github" / "amelia.yml").write_text("agents:\n  developer: {max_turns: many}\n")
+    in_tree = _invoke("plan", "--title", "T", "--repo", str(repo), "--driver", TEST_KEY)
+    other = tmp_path / "other.yml"
+    other.write_text("review: {ignore_paths: ['/etc']}\n")
+    given = _invoke(
+        "plan", "--title", "T", "--repo", str(repo), "--driver", TEST_KEY, "--config", str(other)
+    )
+    missing = _invoke(
+        "plan", "--title", "T", "--repo", str(repo), "--config", str(tmp_path / "nope.yml")
+    )
+
+    assert in_tree.exit_code == 2, in_tree.output
+    assert in_tree.output.startswith(
+        "error: .github/amelia.yml: agents.developer.max_turns: Input should be a valid integer"
+    )
+    assert given.exit_code == 2 and f"error: {other}: review.ignore_paths[0]:" in given.output
+    assert missing.exit_code == 2 and "configuration file not found" in missing.output
+    assert scripts.drivers == []
+
+
+def test_the_configuration_file_instructs_the_agent_and_a_flag_wins_over_it(
+    repo: Path, tmp_path: Path, scripts: Scripts
+) -> None:
+    config = tmp_path / "amelia.yml"
+    config.write_text(
+        "instructions: RULE-FROM-CONFIG\nagents:\n  architect: {model: m-config, max_turns: 9}\n"
+    )
+    (repo / "AGENTS.md").write_text("RULE-FROM-AGENTS\n")
+    scripts.turns.append([result(PLAN)])
+    outcome = _invoke(
+        "plan",
+        "--title",
+        "T",
+        "--repo",
+        str(repo),
+        "--driver",
+        TEST_KEY,
+        "--model",
+        "m-flag",
+        "--config",
+        str(config),
+    )
+
+    assert outcome.exit_code == 0, outcome.output
+    assert scripts.options == [{"tool_profile": "read_only", "model": "m-flag", "max_turns": 9}]
+    (call,) = scripts.drivers[0].calls
+    assert call.instructions is not None
+    assert "RULE-FROM-CONFIG" in call.instructions and "RULE-FROM-AGENTS" in call.instructions
