@@ -11,7 +11,13 @@ from collections.abc import AsyncGenerator
 from pathlib import Path
 
 from amelia.agents.agent_run import AgentRun
-from amelia.agents.prompts import ANSWERER_INSTRUCTIONS, as_data, issue_section, request_section
+from amelia.agents.prompts import (
+    ANSWERER_INSTRUCTIONS,
+    as_data,
+    issue_section,
+    request_section,
+    with_project_instructions,
+)
 from amelia.core.state import ExecutionState
 from amelia.core.types import StreamEvent
 from amelia.drivers.base import AgenticMessageType, DriverInterface
@@ -50,12 +56,14 @@ class Answerer:
     """Answers `state.request`; `answer()` streams `(state, event)` pairs, the last state
     holding `answer`."""
 
-    def __init__(self, driver: DriverInterface) -> None:
+    def __init__(self, driver: DriverInterface, *, project_instructions: str = "") -> None:
+        """`project_instructions`: the repository's trusted instructions for this agent."""
         self.driver = driver
+        self.project_instructions = project_instructions
 
     @property
     def instructions(self) -> str:
-        return ANSWERER_INSTRUCTIONS
+        return with_project_instructions(ANSWERER_INSTRUCTIONS, self.project_instructions)
 
     async def answer(
         self,

@@ -220,12 +220,15 @@ async def run_answer(
     def start(
         driver: DriverInterface, current: ExecutionState
     ) -> AsyncGenerator[tuple[ExecutionState, StreamEvent], None]:
-        return Answerer(driver).answer(
+        return Answerer(
+            driver, project_instructions=context.profile.agent("answerer").instructions
+        ).answer(
             current, workflow_id=context.workflow_id, repo_dir=context.repo_dir, diff_text=diff_text
         )
 
     answered = await _run_stage("answerer", state, context, start, "answering a question")
-    await context.emit(context.event(StreamEventType.STAGE_COMPLETED, "answerer", "answered"))
+    done = f"answered — {runs_on(context, 'answerer')}"
+    await context.emit(context.event(StreamEventType.STAGE_COMPLETED, "answerer", done))
     return answered
 
 

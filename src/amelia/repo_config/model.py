@@ -89,6 +89,8 @@ class AgentsConfig(_Strict):
     architect: AgentConfig = Field(default_factory=AgentConfig)
     developer: AgentConfig = Field(default_factory=AgentConfig)
     reviewer: AgentConfig = Field(default_factory=AgentConfig)
+    answerer: AgentConfig = Field(default_factory=AgentConfig)
+    """The agent that answers `/amelia ask`."""
 
 
 class PathInstruction(_Strict):
