@@ -46,6 +46,10 @@ _BEHIND = ("non-fast-forward", "fetch first", "[rejected]")
 """A push refused only because the remote branch moved on (lower-cased markers)."""
 _DECLINED = ("[remote rejected]", "hook declined", "gh013", "rule violations")
 """A push the remote refused on principle: a hook, branch protection or a ruleset."""
+_RACED = ("cannot lock ref", "failed to update ref", "incorrect old value", "but expected")
+"""A push refused because another push was updating the same ref at that moment: git says
+`[remote rejected] … (failed to update ref)` or `(cannot lock ref …)` as for a declined
+push, but trying again (and rebasing if the other push moved the branch) succeeds."""
 _REJECTED_REASON = re.compile(r"\[remote rejected\][^(\n]*\((?P<reason>[^)\n]+)\)")
 _DECLINED_FIX = (
     "Branch protection or a ruleset refuses amelia's pushes to this branch: add the "
@@ -89,7 +93,10 @@ def _is_behind(error: BaseException) -> bool:
 
 
 def _is_declined(error: BaseException) -> bool:
-    return isinstance(error, GitError) and any(m in error.stderr.lower() for m in _DECLINED)
+    if not isinstance(error, GitError):
+        return False
+    said = error.stderr.lower()
+    return any(m in said for m in _DECLINED) and not any(m in said for m in _RACED)
 
 
 def _remote_words(stderr: str) -> str:

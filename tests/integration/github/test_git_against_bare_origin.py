@@ -181,3 +181,25 @@ def test_declined_push_is_not_retried_nor_rebased(origin: Origin) -> None:
     assert "GH013: Repository rule violations found" in caught.value.message
     assert calls.read_text().count("x") == 1 and waits == []
     assert git(origin.bare, "branch", "--list", BRANCH) == ""
+
+
+def test_a_push_racing_another_for_the_ref_lock_is_tried_again(origin: Origin) -> None:
+    """Two runs pushing the same branch at once: the remote refuses the loser with
+    `[remote rejected] … (failed to update ref)` because the ref is locked. That is a race,
+    not a rule: the push is tried again and lands."""
+    calls = origin.root / "hook-calls"
+    lock = origin.bare / "refs" / "heads" / f"{BRANCH}.lock"
+    hook = origin.bare / "hooks" / "pre-receive"
+    hook.write_text(
+        "#!/bin/sh\n"
+        f'echo x >> "{calls}"\n'
+        f'if [ "$(wc -l < "{calls}")" -eq 1 ]; then mkdir -p "{lock.parent}"; : > "{lock}";'
+        f' else rm -f "{lock}"; fi\n'
+    )
+    hook.chmod(0o755)
+    work = bot_clone(origin)
+    head = commit_file(work, BRANCH, PLAN, "plan\n", "Plan")
+    waits: list[float] = []
+    push(work, BRANCH, retry=NetworkRetry(attempts=3, backoff=0.5, sleep=waits.append))
+    assert calls.read_text().count("x") == 2 and len(waits) == 1
+    assert git(origin.bare, "rev-parse", BRANCH).strip() == head
