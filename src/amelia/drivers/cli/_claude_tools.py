@@ -42,6 +42,9 @@ class ToolPermissions(BaseModel):
     """Which settings files the CLI reads (None: its defaults, which include the working
     directory's CLAUDE.md and `.claude/`; empty: none at all, so nothing in the working
     directory or under HOME configures the CLI: no instructions, hooks or MCP servers)."""
+    strict_mcp: bool = False
+    """Use no MCP server configuration but what amelia passes (none): also not the ones
+    `~/.claude.json` lists, which no settings source governs."""
 
 
 def tool_permissions(profile: ToolProfileName, web_tools: bool = False) -> ToolPermissions:
@@ -54,6 +57,7 @@ def tool_permissions(profile: ToolProfileName, web_tools: bool = False) -> ToolP
             allowed_tools=FILE_READING_TOOLS,
             permission_mode="default",
             setting_sources=(),
+            strict_mcp=True,
         )
     web = WEB_TOOLS if web_tools else ()
     if profile == "read_only":

@@ -133,6 +133,7 @@ class ClaudeCliDriver:
             setting_sources=(
                 None if permissions.setting_sources is None else list(permissions.setting_sources)  # type: ignore[arg-type]
             ),
+            strict_mcp_config=permissions.strict_mcp,
             system_prompt=system_prompt,
             resume=session_id,
             model=self.model,

@@ -99,3 +99,6 @@ def test_the_file_reading_profile_has_no_shell_no_network_and_reads_no_settings(
     options = driver._options("/tmp", None, "system", None, deque())
     assert options.tools == ["Read", "Glob", "Grep"]
     assert options.setting_sources == []  # no CLAUDE.md, settings or hooks of any directory
+    assert options.strict_mcp_config  # and no MCP server from ~/.claude.json either
+    read_only = ClaudeCliDriver(tool_profile="read_only")._options("/tmp", None, "s", None, deque())
+    assert not read_only.strict_mcp_config
