@@ -18,7 +18,7 @@ import pytest
 
 from amelia.action.runner import ActionRequest
 from amelia.drivers.base import AgenticMessage
-from amelia.git import BOT_NAME
+from amelia.git import BOT_NAME, noreply_address
 from amelia.testing.action_harness import ActionHarness
 from amelia.testing.scripted_driver import RecordedCall, result
 from tests.faults.conftest import EngineBench, EngineRun
@@ -341,7 +341,8 @@ def test_a_local_dry_run_leaves_the_users_git_configuration_alone(
     assert "amelia" not in "".join(before) and not (h.home / ".gitconfig").exists()
     # The plan is committed locally all the same, by the bot, named on that one command.
     author = git(h.workspace, "log", "-1", "--format=%an <%ae>|%cn", BRANCH).strip()
-    assert author == f"{BOT_NAME} <amelia[bot]@users.noreply.github.com>|{BOT_NAME}"
+    bot = noreply_address(BOT_NAME, server_url=h.server_url)
+    assert author == f"{BOT_NAME} <{bot}>|{BOT_NAME}"
     assert h.origin_branches() == ["main"]
 
 

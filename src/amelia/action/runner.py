@@ -131,7 +131,12 @@ class _Engine:
             self.io.warning(f"amelia: no mode handles `{command.kind}` in this version")
             self.io.set_outputs({"conclusion": "skipped"})
             return EXIT_OK
-        return await self._run_mode(mode, command, event, settings)
+        from amelia.git import bot_identity_for
+
+        # The bot's commits carry the noreply address of this GitHub (an Enterprise
+        # Server's own host), never github.com's.
+        with bot_identity_for(settings.runner.server_url):
+            return await self._run_mode(mode, command, event, settings)
 
     async def _run_mode(
         self, mode: Mode, command: Command, event: Event, settings: Settings

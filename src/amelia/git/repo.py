@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from amelia.errors import GitError
 from amelia.git.runner import run_git, run_git_bytes, run_git_paths, split_paths
@@ -10,6 +14,7 @@ from amelia.git.runner import run_git, run_git_bytes, run_git_paths, split_paths
 __all__ = [
     "BOT_EMAIL",
     "BOT_NAME",
+    "bot_identity_for",
     "changed_paths",
     "check_out_detached",
     "configure_identity",
@@ -21,6 +26,7 @@ __all__ = [
     "is_shallow",
     "mark_safe_directory",
     "merge_base",
+    "noreply_address",
     "path_exists_at",
     "status_short",
     "worktree_root",
@@ -28,12 +34,35 @@ __all__ = [
 
 BOT_NAME = "amelia[bot]"
 BOT_EMAIL = "amelia[bot]@users.noreply.github.com"
+"""The bot's address on github.com; `bot_identity_for` names it on another GitHub."""
+
+_bot_email: ContextVar[str] = ContextVar("amelia_bot_email", default=BOT_EMAIL)
 
 
-def identity_args(*, name: str = BOT_NAME, email: str = BOT_EMAIL) -> list[str]:
+def noreply_address(login: str, *, server_url: str = "https://github.com") -> str:
+    """The address GitHub at `server_url` gives `login`'s commits: `<login>@users.noreply.
+    <host>` (github.com, or a GitHub Enterprise Server's own host)."""
+    host = urlsplit(server_url).hostname or "github.com"
+    return f"{login}@users.noreply.{host}"
+
+
+@contextmanager
+def bot_identity_for(server_url: str) -> Iterator[None]:
+    """The bot's commits in this block (and in threads started from it) carry the noreply
+    address of the GitHub at `server_url`, so nothing names github.com on an Enterprise
+    Server."""
+    token = _bot_email.set(noreply_address(BOT_NAME, server_url=server_url))
+    try:
+        yield
+    finally:
+        _bot_email.reset(token)
+
+
+def identity_args(*, name: str = BOT_NAME, email: str | None = None) -> list[str]:
     """Options that make the one git command they precede commit as `name <email>`, whatever
-    the repository's or the user's configuration says, and without changing it."""
-    return ["-c", f"user.name={name}", "-c", f"user.email={email}"]
+    the repository's or the user's configuration says, and without changing it. `email`
+    defaults to the bot's address (see `bot_identity_for`)."""
+    return ["-c", f"user.name={name}", "-c", f"user.email={email or _bot_email.get()}"]
 
 
 def _revision(ref: str) -> str:
@@ -130,8 +159,8 @@ def mark_safe_directory(path: Path) -> None:
         run_git(["config", "--global", "--add", "safe.directory", value], None)
 
 
-def configure_identity(repo: Path, *, name: str = BOT_NAME, email: str = BOT_EMAIL) -> None:
+def configure_identity(repo: Path, *, name: str = BOT_NAME, email: str | None = None) -> None:
     """Make the bot the author and committer of every commit made in `repo`, the agents'
     own included (the repository's config: only for a runner's throwaway checkout)."""
     run_git(["config", "user.name", name], repo)
-    run_git(["config", "user.email", email], repo)
+    run_git(["config", "user.email", email or _bot_email.get()], repo)

@@ -253,6 +253,8 @@ class FakeGitHubServer(LocalServer):
         """Diffs longer than this are refused with 406, like GitHub's (tests may lower it)."""
         self.forbid_resolving = False
         """True: `resolveReviewThread` answers FORBIDDEN, as for a token that may not."""
+        self.web_url = "https://github.com"
+        """Where its `html_url`s point (a GitHub Enterprise Server answers with its own host)."""
         super().__init__(
             type("_BoundHandler", (_RequestHandler,), {"fake": self}), name="fake-github"
         )
@@ -408,13 +410,11 @@ class FakeGitHubServer(LocalServer):
             "type": user.type,
             "site_admin": False,
             "url": f"{self.url}/users/{quote(user.login)}",
-            "html_url": f"https://github.com/{user.login}",
+            "html_url": f"{self.web_url}/{user.login}",
         }
 
     def _repo_json(self, repo: _Repo) -> Json:
-        clone = (
-            str(repo.bare_path) if repo.bare_path else f"https://github.com/{repo.full_name}.git"
-        )
+        clone = str(repo.bare_path) if repo.bare_path else f"{self.web_url}/{repo.full_name}.git"
         return {
             "id": repo.id,
             "node_id": f"R_{repo.id}",
@@ -424,7 +424,7 @@ class FakeGitHubServer(LocalServer):
             "private": False,
             "default_branch": repo.default_branch,
             "url": f"{self.url}/repos/{repo.full_name}",
-            "html_url": f"https://github.com/{repo.full_name}",
+            "html_url": f"{self.web_url}/{repo.full_name}",
             "clone_url": clone,
             "permissions": {"admin": False, "push": True, "pull": True},
         }
@@ -452,13 +452,13 @@ class FakeGitHubServer(LocalServer):
             "url": f"{api}/issues/{issue.number}",
             "repository_url": api,
             "comments_url": f"{api}/issues/{issue.number}/comments",
-            "html_url": f"https://github.com/{repo.full_name}/issues/{issue.number}",
+            "html_url": f"{self.web_url}/{repo.full_name}/issues/{issue.number}",
         }
         if issue.pull is not None:
             data["pull_request"] = {
                 "url": f"{api}/pulls/{issue.number}",
-                "html_url": f"https://github.com/{repo.full_name}/pull/{issue.number}",
-                "diff_url": f"https://github.com/{repo.full_name}/pull/{issue.number}.diff",
+                "html_url": f"{self.web_url}/{repo.full_name}/pull/{issue.number}",
+                "diff_url": f"{self.web_url}/{repo.full_name}/pull/{issue.number}.diff",
             }
             data["draft"] = issue.pull.draft
         return data
@@ -480,9 +480,9 @@ class FakeGitHubServer(LocalServer):
         return {
             **{k: v for k, v in self._issue_json(repo, issue).items() if k != "pull_request"},
             "url": f"{api}/pulls/{issue.number}",
-            "html_url": f"https://github.com/{repo.full_name}/pull/{issue.number}",
+            "html_url": f"{self.web_url}/{repo.full_name}/pull/{issue.number}",
             "issue_url": f"{api}/issues/{issue.number}",
-            "diff_url": f"https://github.com/{repo.full_name}/pull/{issue.number}.diff",
+            "diff_url": f"{self.web_url}/{repo.full_name}/pull/{issue.number}.diff",
             "draft": pull.draft,
             "merged": False,
             "mergeable": True,
@@ -503,14 +503,14 @@ class FakeGitHubServer(LocalServer):
             "url": f"{api}/issues/comments/{comment.id}",
             "issue_url": f"{api}/issues/{comment.issue_number}",
             "html_url": (
-                f"https://github.com/{repo.full_name}/issues/{comment.issue_number}"
+                f"{self.web_url}/{repo.full_name}/issues/{comment.issue_number}"
                 f"#issuecomment-{comment.id}"
             ),
         }
 
     def _review_comment_json(self, repo: _Repo, number: int, comment: _ReviewComment) -> Json:
         api = f"{self.url}/repos/{repo.full_name}"
-        html = f"https://github.com/{repo.full_name}/pull/{number}#discussion_r{comment.id}"
+        html = f"{self.web_url}/{repo.full_name}/pull/{number}#discussion_r{comment.id}"
         data: Json = {
             "url": f"{api}/pulls/comments/{comment.id}",
             "pull_request_review_id": comment.review_id,
@@ -842,8 +842,8 @@ def _pull_files(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> An
             "deletions": patched.removed,
             "changes": patched.added + patched.removed,
             "patch": "".join(str(hunk) for hunk in patched),
-            "blob_url": f"https://github.com/{repo.full_name}/blob/{pull.head_sha}/{patched.path}",
-            "raw_url": f"https://github.com/{repo.full_name}/raw/{pull.head_sha}/{patched.path}",
+            "blob_url": f"{s.web_url}/{repo.full_name}/blob/{pull.head_sha}/{patched.path}",
+            "raw_url": f"{s.web_url}/{repo.full_name}/raw/{pull.head_sha}/{patched.path}",
             "contents_url": f"{s.url}/repos/{repo.full_name}/contents/{patched.path}",
         }
         for patched in patches
@@ -928,7 +928,7 @@ def _add_review(
         "commit_id": pull.head_sha,
         "submitted_at": _now(),
         "comments": [],
-        "html_url": f"https://github.com/{repo.full_name}/pull/{number}#pullrequestreview-{review_id}",
+        "html_url": f"{s.web_url}/{repo.full_name}/pull/{number}#pullrequestreview-{review_id}",
         "pull_request_url": f"{s.url}/repos/{repo.full_name}/pulls/{number}",
     }
     pull.reviews.append(review)

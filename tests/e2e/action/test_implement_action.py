@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from amelia.git import noreply_address
 from amelia.github.markers import marker, progress_marker
 from amelia.testing.action_harness import ActionHarness, plan_script
 from amelia.testing.anthropic_script import ScriptFunction, Turn, api_error, text, tool_use
@@ -82,7 +83,8 @@ def test_implement_after_plan_opens_a_reviewed_draft_pull(tmp_path: Path) -> Non
         assert added == {"greeter/farewell.py", result.outputs["plan_path"]}
         log = harness.origin_git("log", "-1", "--format=%an%n%B", branch)
         assert log.startswith("amelia[bot]\nImplement issue #1")
-        assert "Co-authored-by: maintainer <maintainer@users.noreply.github.com>" in log
+        address = noreply_address("maintainer", server_url=harness.server_url)
+        assert f"Co-authored-by: maintainer <{address}>" in log
 
         (pull,) = harness.github.pulls(harness.repo)
         assert pull["draft"] is True

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from amelia.action.workspace import basic_auth_header
+from amelia.git import noreply_address
 from amelia.github.markers import progress_marker
 from amelia.testing.action_harness import ActionHarness, plan_script
 
@@ -31,7 +32,9 @@ def test_plan_by_a_writer_pushes_the_plan_and_links_it(harness: ActionHarness) -
     assert "**Goal:**" in harness.origin_file(branch, plan_path)
     message = harness.origin_git("log", "-1", "--format=%an%n%B", branch)
     assert message.startswith("amelia[bot]\nPlan issue #1")
-    assert "Co-authored-by: maintainer <maintainer@users.noreply.github.com>" in message
+    # The noreply address of the GitHub the run is on (GITHUB_SERVER_URL's host).
+    address = noreply_address("maintainer", server_url=harness.server_url)
+    assert f"Co-authored-by: maintainer <{address}>" in message
 
     # Created once as soon as the run was accepted, then edited with the outcome.
     creates = result.github_writes

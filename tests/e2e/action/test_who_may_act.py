@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from amelia.git import noreply_address
 from amelia.github.markers import progress_marker
 from amelia.testing.action_harness import ActionHarness, ActionRun, git, plan_script
 from amelia.testing.anthropic_script import Turn, text, tool_use
@@ -107,7 +108,8 @@ def test_allowed_users_entry_with_read_permission_runs_the_plan(harness: ActionH
     assert branch in harness.origin_branches()
     assert result.outputs["plan_path"] in harness.origin_files(branch)
     message = harness.origin_git("log", "-1", "--format=%B", branch)
-    assert "Co-authored-by: visitor <visitor@users.noreply.github.com>" in message
+    address = noreply_address("visitor", server_url=harness.server_url)
+    assert f"Co-authored-by: visitor <{address}>" in message
 
 
 # bots and amelia itself ----------------------------------------------------------------------

@@ -312,7 +312,7 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
             await asyncio.to_thread(
                 ctx.workspace.commit_agent_work,
                 message,
-                co_author=co_author(ctx.command.requested_by),
+                co_author=co_author(ctx.command.requested_by, server_url=ctx.runner.server_url),
             )
             await asyncio.to_thread(ctx.workspace.push, branch)
 

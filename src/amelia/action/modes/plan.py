@@ -12,7 +12,12 @@ import asyncio
 
 from amelia.action.agent_issue import agent_issue, agent_request
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
-from amelia.git import remote_branch_exists, switch_to_branch, validate_branch_name
+from amelia.git import (
+    noreply_address,
+    remote_branch_exists,
+    switch_to_branch,
+    validate_branch_name,
+)
 from amelia.github.sanitize import sanitize_untrusted
 
 __all__ = [
@@ -34,8 +39,10 @@ STAGE_PUBLISH = "commit and push"
 STAGES = (STAGE_BRANCH, STAGE_ARCHITECT, STAGE_PUBLISH)
 
 
-def co_author(login: str | None) -> str | None:
-    return f"{login} <{login}@users.noreply.github.com>" if login else None
+def co_author(login: str | None, *, server_url: str = "https://github.com") -> str | None:
+    """The `Co-authored-by` value for `login`: its noreply address on the GitHub at
+    `server_url` (a GitHub Enterprise Server's own host there)."""
+    return f"{login} <{noreply_address(login, server_url=server_url)}>" if login else None
 
 
 def commit_subject(action: str, number: int, title: str) -> str:
@@ -96,7 +103,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         ctx.workspace.commit_path,
         plan_path,
         commit_title(number, info.title),
-        co_author=co_author(ctx.command.requested_by),
+        co_author=co_author(ctx.command.requested_by, server_url=ctx.runner.server_url),
     )
     sha = await asyncio.to_thread(ctx.workspace.push, branch)
     where = "committed locally (dry run, not pushed)" if ctx.dry_run else f"pushed to {branch}"
