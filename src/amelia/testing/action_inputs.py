@@ -20,10 +20,12 @@ from typing import Final
 
 import amelia
 
-__all__ = ["ACTION_YML", "declared_inputs", "runner_inputs"]
+__all__ = ["ACTION_YML", "HOST_ACTION_YML", "declared_inputs", "declared_outputs", "runner_inputs"]
 
 ACTION_YML: Final = Path(amelia.__file__).resolve().parents[2] / "action.yml"
 """`action.yml` of the source tree amelia runs from (src/amelia/ -> the repository's root)."""
+HOST_ACTION_YML: Final = ACTION_YML.parent / "host" / "action.yml"
+"""The composite flavour that runs amelia on the runner itself."""
 
 _GITHUB_TOKEN_EXPRESSION: Final = re.compile(r"^\$\{\{\s*github\.token\s*\}\}$")
 _KEY: Final = re.compile(r"^(?P<indent> *)(?P<key>[A-Za-z0-9_-]+):(?:\s+(?P<value>.*))?$")
@@ -34,14 +36,23 @@ def declared_inputs(path: Path = ACTION_YML) -> dict[str, str]:
 
     Raises `ValueError` for a file this reader does not understand (no `inputs:`, a
     default written as a block scalar), never guesses."""
+    return _declared(path, "inputs")
+
+
+def declared_outputs(path: Path = ACTION_YML) -> list[str]:
+    """The names of the outputs `path` declares, in order."""
+    return list(_declared(path, "outputs"))
+
+
+def _declared(path: Path, section: str) -> dict[str, str]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as error:
         raise ValueError(f"cannot read {path}: {error.strerror}") from None
     try:
-        start = lines.index("inputs:") + 1
+        start = lines.index(f"{section}:") + 1
     except ValueError:
-        raise ValueError(f"{path} declares no top-level `inputs:`") from None
+        raise ValueError(f"{path} declares no top-level `{section}:`") from None
     inputs: dict[str, str] = {}
     entry_indent: int | None = None
     field_indent: int | None = None
@@ -57,13 +68,13 @@ def declared_inputs(path: Path = ACTION_YML) -> dict[str, str]:
             entry_indent = indent
         if indent == entry_indent:
             if found is None or found.group("value"):
-                raise ValueError(f"{path}: not an input's name: {line.strip()!r}")
+                raise ValueError(f"{path}: not a name in `{section}:`: {line.strip()!r}")
             current = found.group("key")
             inputs[current] = ""
             field_indent = None
             continue
         if current is None or indent < entry_indent:
-            raise ValueError(f"{path}: unexpected line in `inputs:`: {line.strip()!r}")
+            raise ValueError(f"{path}: unexpected line in `{section}:`: {line.strip()!r}")
         if field_indent is None:
             field_indent = indent
         if indent > field_indent or found is None:

@@ -56,7 +56,7 @@ def test_quoted_plain_and_commented_defaults(tmp_path: Path) -> None:
     [
         ("  a:\n    default: |\n      two\n      lines\n", "block scalar"),
         ('  a:\n    default: "open\n', "quoted string"),
-        ("  a: value\n", "not an input's name"),
+        ("  a: value\n", "not a name in `inputs:`"),
     ],
 )
 def test_what_it_cannot_read_is_refused(tmp_path: Path, inputs: str, message: str) -> None:
