@@ -20,7 +20,14 @@ from amelia.action.modes.base import ModeContext, ModeOutcome
 from amelia.pipeline.checks import TestCommand
 from amelia.redaction import Redactor, scrubbed_environment
 from amelia.text import code_fence
-from amelia.toolchain import ShellRun, extend_path, read_added_path, resolve_setup, run_shell
+from amelia.toolchain import (
+    ShellRun,
+    extend_path,
+    read_added_path,
+    resolve_setup,
+    run_shell,
+    without_own_virtualenv,
+)
 
 __all__ = [
     "RUNNER_FILE_VARIABLES",
@@ -119,6 +126,13 @@ async def prepare_toolchain(
     toolchain = toolchain_of(ctx)
     environment = ctx.environment
     inherited: Mapping[str, str] = environment.inherited if environment is not None else {}
+    if toolchain.setup is None and toolchain.test_command is None:
+        await ctx.stage(setup_stage, "skipped", detail="none configured")
+        await ctx.stage(tests_stage, "skipped", detail="none configured")
+        return None
+    # With a toolchain, the project's python3 and pip are the system's (where the setup
+    # installs), not the virtual environment amelia's own packages live in.
+    inherited = without_own_virtualenv(inherited)
     if toolchain.setup is None:
         await ctx.stage(setup_stage, "skipped", detail="none configured")
     else:
@@ -140,14 +154,13 @@ async def prepare_toolchain(
                 failure_details=ran.tail,
             )
         await ctx.stage(setup_stage, "done", detail=f"{outcome} in {ran.duration_seconds:.0f} s")
-        if added:
-            inherited = extend_path(inherited, added)
-            if environment is not None:
-                from amelia.pipeline import default_make_driver
+        inherited = extend_path(inherited, added)
+    if environment is not None and inherited != environment.inherited:
+        from amelia.pipeline import default_make_driver
 
-                environment = replace(environment, inherited=inherited)
-                ctx.environment = environment
-                ctx.make_driver = default_make_driver(ctx.profile, environment=environment)
+        environment = replace(environment, inherited=inherited)
+        ctx.environment = environment
+        ctx.make_driver = default_make_driver(ctx.profile, environment=environment)
     if toolchain.test_command is None:
         await ctx.stage(tests_stage, "skipped", detail="none configured")
         return None

@@ -3,7 +3,13 @@ agent runs, and the shell commands amelia itself runs (setup, the test command),
 in time, their output streamed and its tail kept."""
 
 from amelia.toolchain.process import ShellRun, run_shell
-from amelia.toolchain.setup import SetupCommand, extend_path, read_added_path, resolve_setup
+from amelia.toolchain.setup import (
+    SetupCommand,
+    extend_path,
+    read_added_path,
+    resolve_setup,
+    without_own_virtualenv,
+)
 
 __all__ = [
     "SetupCommand",
@@ -12,4 +18,5 @@ __all__ = [
     "read_added_path",
     "resolve_setup",
     "run_shell",
+    "without_own_virtualenv",
 ]

@@ -15,6 +15,7 @@ appended to the file named by `$GITHUB_PATH`, which for the setup is a file of a
 from __future__ import annotations
 
 import re
+import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass
@@ -32,6 +33,7 @@ __all__ = [
     "one_line_of",
     "read_added_path",
     "resolve_setup",
+    "without_own_virtualenv",
 ]
 
 BASH = ("bash", "--noprofile", "--norc", "-eo", "pipefail")
@@ -118,4 +120,23 @@ def extend_path(environ: Mapping[str, str], added: Sequence[str]) -> dict[str, s
     current = [part for part in result.get("PATH", "").split(":") if part]
     front = list(dict.fromkeys(reversed(added)))
     result["PATH"] = ":".join([*front, *(p for p in current if p not in front)])
+    return result
+
+
+def without_own_virtualenv(
+    environ: Mapping[str, str], *, prefix: str | None = None
+) -> dict[str, str]:
+    """`environ` without amelia's own virtual environment (`prefix`, default: the one this
+    interpreter runs in, if any): its `bin` off `PATH` and `VIRTUAL_ENV` blank, so a
+    project's `python3` and `pip` are the system's, where its setup installs, not the
+    environment amelia's own packages live in."""
+    own = prefix if prefix is not None else (sys.prefix if sys.prefix != sys.base_prefix else "")
+    result = dict(environ)
+    if not own:
+        return result
+    own_bin = str(Path(own) / "bin")
+    parts = [part for part in result.get("PATH", "").split(":") if part]
+    result["PATH"] = ":".join(part for part in parts if part.rstrip("/") != own_bin)
+    if result.get("VIRTUAL_ENV", "").rstrip("/") in (own.rstrip("/"), ""):
+        result["VIRTUAL_ENV"] = ""
     return result

@@ -8,7 +8,7 @@ import pytest
 
 from amelia.errors import ConfigError
 from amelia.toolchain import extend_path, read_added_path, resolve_setup, run_shell
-from amelia.toolchain.setup import BASH, is_script_path
+from amelia.toolchain.setup import BASH, is_script_path, without_own_virtualenv
 from tests.git_helpers import init_repo
 
 
@@ -67,3 +67,12 @@ def test_directories_the_setup_adds_go_in_front_of_path(tmp_path: Path) -> None:
     extended = extend_path({"PATH": "/usr/bin:/opt/a/bin", "HOME": "/h"}, added)
     assert extended == {"PATH": "/opt/b/bin:/opt/a/bin:/usr/bin", "HOME": "/h"}
     assert extend_path({"PATH": "/usr/bin"}, []) == {"PATH": "/usr/bin"}
+
+
+def test_amelias_own_virtualenv_is_not_the_projects_python() -> None:
+    environ = {"PATH": "/opt/amelia/.venv/bin:/usr/bin", "VIRTUAL_ENV": "/opt/amelia/.venv"}
+    cleaned = without_own_virtualenv(environ, prefix="/opt/amelia/.venv")
+    assert cleaned == {"PATH": "/usr/bin", "VIRTUAL_ENV": ""}
+    other = {"PATH": "/work/.venv/bin:/usr/bin", "VIRTUAL_ENV": "/work/.venv"}
+    assert without_own_virtualenv(other, prefix="/opt/amelia/.venv") == other
+    assert without_own_virtualenv(environ, prefix="") == environ

@@ -96,7 +96,10 @@ class ClaudeCliDriver:
         directory, quiet defaults, the caller's additions."""
         credentials = self.environment.credentials
         inherited = self.environment.inherited
+        # PATH and VIRTUAL_ENV as handed over: a project's toolchain changes both.
         path = {"PATH": inherited["PATH"]} if inherited.get("PATH") else {}
+        if "VIRTUAL_ENV" in inherited:
+            path["VIRTUAL_ENV"] = inherited["VIRTUAL_ENV"]
         connection = {
             name: credentials[name] for name in CLAUDE_CONNECTION_VARS if name in credentials
         }
