@@ -53,16 +53,22 @@ ARG DEBIAN_FRONTEND=noninteractive
 
 # The workspace GitHub mounts at /github/workspace belongs to the runner's uid, not root:
 # git would refuse it as "dubious ownership" without the system-wide safe.directory.
+# pip, venv, curl and xz-utils are what a project's setup needs to start (pip install,
+# python3 -m venv, fetching and unpacking a toolchain such as Node.js); a setup that needs
+# a compiler installs build-essential itself (docs/container.md, "Size").
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends python3 git ca-certificates \
+        python3-pip python3-venv curl xz-utils \
     && rm -rf /var/lib/apt/lists/* \
     && git config --system --add safe.directory '*'
 
 COPY --from=builder /opt/amelia/.venv /opt/amelia/.venv
 
+# A project's setup may `pip install` into the system's Python of this throwaway container.
 ENV PATH=/opt/amelia/.venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     VIRTUAL_ENV=/opt/amelia/.venv \
+    PIP_BREAK_SYSTEM_PACKAGES=1 \
     PYTHONUNBUFFERED=1 \
     HOME=/root
 

@@ -46,6 +46,20 @@ def test_amelia_starts_inside_the_image(product_image: RehearsalResult, checkout
     assert "Turn an issue into a reviewed change" in helped.stdout
 
 
+def test_the_image_holds_what_a_projects_setup_needs_to_start(
+    product_image: RehearsalResult, checkout: Path
+) -> None:
+    # The PATH the setup gets: amelia's own virtual environment is not the project's Python.
+    system = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    script = (
+        f"export PATH={system} VIRTUAL_ENV=; pip --version && python3 -m venv /tmp/project"
+        " && /tmp/project/bin/python -m pip --version && curl --version && xz --version"
+    )
+    run = _start(product_image, checkout, "bash", "-c", script)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "python 3.11" in run.stdout and "curl " in run.stdout and "xz (XZ Utils)" in run.stdout
+
+
 def test_the_venv_runs_on_debians_python(product_image: RehearsalResult, checkout: Path) -> None:
     run = _start(
         product_image,
