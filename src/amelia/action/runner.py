@@ -41,6 +41,7 @@ from amelia.github.events import Command, Event
 from amelia.redaction import Redactor
 
 if TYPE_CHECKING:
+    from amelia.action.toolchain import Toolchain
     from amelia.action.workspace import Workspace
     from amelia.core.types import Profile
     from amelia.drivers.runtime import DriverEnvironment
@@ -155,8 +156,10 @@ class _Engine:
                 return report_without_mode(self.io, "refused", f"amelia: refused: {refused}")
 
         profile = _profile(settings)
+        toolchain: Toolchain | None = None
         if mode.needs_workspace:
-            profile, skipped = await self._configured(profile, command, event, settings, github)
+            configured = await self._configured(profile, command, event, settings, github)
+            profile, toolchain, skipped = configured
             if skipped is not None:
                 return report_without_mode(self.io, "skipped", f"amelia: nothing to do: {skipped}")
 
@@ -170,6 +173,7 @@ class _Engine:
             context = self._shared_context(
                 command, event, settings, github, repo, dry_run, groups, environment, profile
             )
+            context.toolchain = toolchain
             with context.workspace.git_configuration():
                 try:
                     if mode.prepare is None:
@@ -189,10 +193,11 @@ class _Engine:
         event: Event,
         settings: Settings,
         github: GitHubClient,
-    ) -> tuple[Profile, str | None]:
-        """The profile with the repository's configuration applied (read from a trusted
-        commit), and why an automatic review is not made (None: go on)."""
+    ) -> tuple[Profile, Toolchain, str | None]:
+        """The profile and the toolchain with the repository's configuration applied (read
+        from a trusted commit), and why an automatic review is not made (None: go on)."""
         from amelia.action.repository_config import automatic_review_skip, read_trusted_files
+        from amelia.action.toolchain import toolchain_from
         from amelia.repo_config import configure_profile, explicit_inputs
 
         explicit = explicit_inputs(settings.environ)
@@ -207,7 +212,10 @@ class _Engine:
             redactor=self.redactor,
         )
         skipped = automatic_review_skip(trusted.config.review, command, event)
-        return configure_profile(profile, trusted, explicit=explicit), skipped
+        toolchain = toolchain_from(
+            settings.inputs, trusted.config, config_file=trusted.config_file, explicit=explicit
+        )
+        return configure_profile(profile, trusted, explicit=explicit), toolchain, skipped
 
     def _shared_context(
         self,

@@ -12,13 +12,15 @@ exit code and the last lines, redacted.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from amelia.action.modes.base import ModeContext, ModeOutcome
+from amelia.config import ActionInputs
 from amelia.pipeline.checks import TestCommand
 from amelia.redaction import Redactor, scrubbed_environment
+from amelia.repo_config import DEFAULT_CONFIG_FILE, RepoConfig
 from amelia.text import code_fence
 from amelia.toolchain import (
     ShellRun,
@@ -34,6 +36,7 @@ __all__ = [
     "Toolchain",
     "prepare_toolchain",
     "render_tail",
+    "toolchain_from",
     "toolchain_of",
 ]
 
@@ -53,15 +56,48 @@ class Toolchain:
     test_origin: str = "test_command"
 
 
-def toolchain_of(ctx: ModeContext) -> Toolchain:
-    """The run's toolchain settings: the inputs."""
-    inputs = ctx.inputs
+def toolchain_from(
+    inputs: ActionInputs,
+    config: RepoConfig | None = None,
+    *,
+    config_file: str = DEFAULT_CONFIG_FILE,
+    explicit: Collection[str] = (),
+) -> Toolchain:
+    """The toolchain settings: an input the workflow set explicitly (see
+    `amelia.repo_config.explicit_inputs`) wins over the repository's configuration file
+    (`setup`, `setup_timeout_minutes`, `test_command`, `test_timeout_minutes`)."""
+    file = config or RepoConfig()
+
+    def chosen(name: str, from_file: object) -> bool:
+        """True when the input decides: set explicitly, or the file says nothing."""
+        return name in explicit or from_file is None
+
+    setup_from_input = chosen("setup_script", file.setup)
+    test_from_input = chosen("test_command", file.test_command)
+    setup_timeout = file.setup_timeout_minutes
+    test_timeout = file.test_timeout_minutes
     return Toolchain(
-        setup=inputs.setup_script,
-        setup_timeout_minutes=inputs.setup_timeout_minutes,
-        test_command=inputs.test_command,
-        test_timeout_minutes=inputs.test_timeout_minutes,
+        setup=inputs.setup_script if setup_from_input else file.setup,
+        setup_origin="setup_script" if setup_from_input else f"setup in {config_file}",
+        setup_timeout_minutes=(
+            inputs.setup_timeout_minutes
+            if setup_timeout is None or chosen("setup_timeout_minutes", setup_timeout)
+            else setup_timeout
+        ),
+        test_command=inputs.test_command if test_from_input else file.test_command,
+        test_origin="test_command" if test_from_input else f"test_command in {config_file}",
+        test_timeout_minutes=(
+            inputs.test_timeout_minutes
+            if test_timeout is None or chosen("test_timeout_minutes", test_timeout)
+            else test_timeout
+        ),
     )
+
+
+def toolchain_of(ctx: ModeContext) -> Toolchain:
+    """The run's toolchain settings: the ones the engine resolved from the inputs and the
+    repository's configuration, else the inputs alone."""
+    return ctx.toolchain if ctx.toolchain is not None else toolchain_from(ctx.inputs)
 
 
 def render_tail(title: str, tail: str, redactor: Redactor) -> str:

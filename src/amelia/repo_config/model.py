@@ -126,3 +126,10 @@ class RepoConfig(_Strict):
     review: ReviewConfig = Field(default_factory=ReviewConfig)
     max_cost_usd: float | None = Field(default=None, gt=0, le=10_000, allow_inf_nan=False)
     """The run stops before the next agent once the agents' summed cost reaches this."""
+    setup: str | None = Field(default=None, min_length=1, max_length=4_000)
+    """Prepares the container before the developer's first round (see docs/toolchain.md):
+    a command line, or a script's path read from the default branch."""
+    setup_timeout_minutes: float | None = Field(default=None, gt=0, le=360, allow_inf_nan=False)
+    test_command: str | None = Field(default=None, min_length=1, max_length=4_000)
+    """Run by amelia after every developer round, as evidence for the review."""
+    test_timeout_minutes: float | None = Field(default=None, gt=0, le=360, allow_inf_nan=False)

@@ -32,6 +32,10 @@ INPUT_DEFAULTS: dict[str, str] = {
     "model": "",
     "max_turns": "",
     "max_cost_usd": "",
+    "setup_script": "",
+    "setup_timeout_minutes": "10",
+    "test_command": "",
+    "test_timeout_minutes": "10",
 }
 """The `action.yml` defaults of the inputs the configuration file can also set."""
 

@@ -123,8 +123,10 @@ def test_a_dependabot_pull_is_reviewed_only_when_listed(harness: ActionHarness) 
 PROJECT_RULE = "PROJECT-RULE-5120: keep functions short"
 REVIEWER_RULE = "REVIEWER-RULE-6631: judge the tests first"
 CLAUDE_RULE = "CLAUDE-RULE-7742: prefer pathlib"
+TESTS_MARKER = "TESTS-RAN-7781"
 MIXED_CONFIG = f"""
 instructions: '{PROJECT_RULE}'
+test_command: echo {TESTS_MARKER}
 agents:
   reviewer:
     driver: api:openai
@@ -220,6 +222,7 @@ def test_a_reviewer_on_another_driver_and_model_and_a_budget_that_stops_before_i
         assert request.path.endswith("/responses") and '"gpt-4.1"' in sent
         for rule in (PROJECT_RULE, AGENTS_RULE, CLAUDE_RULE, REVIEWER_RULE):
             assert rule in sent, rule
+        assert TESTS_MARKER in sent  # the file's test_command ran, as evidence for the review
         (pull,) = harness.github.pulls(harness.repo)
         (review,) = harness.github.reviews(harness.repo, pull["number"])
         assert "judged by a model that did not write it" in review["body"]

@@ -23,6 +23,7 @@ from amelia.redaction import Redactor
 
 if TYPE_CHECKING:
     from amelia.action.progress import ProgressTracker
+    from amelia.action.toolchain import Toolchain
     from amelia.action.workspace import Workspace
     from amelia.core.state import ExecutionState
     from amelia.core.types import Profile
@@ -80,6 +81,9 @@ class ModeContext:
     environment: DriverEnvironment | None = None
     """What `make_driver`'s drivers start from; a mode that changes it (the setup adds to
     `PATH`) makes its drivers anew from the changed one."""
+    toolchain: Toolchain | None = None
+    """The project's setup and test command, from the inputs and the repository's
+    configuration (None: from the inputs alone; see `amelia.action.toolchain.toolchain_of`)."""
 
     async def stage(self, name: str, status: StageStatus, *, detail: str = "") -> None:
         """Show a stage's status on the progress comment, when there is one."""
