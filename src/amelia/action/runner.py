@@ -213,7 +213,10 @@ class _Engine:
         )
         skipped = automatic_review_skip(trusted.config.review, command, event)
         toolchain = toolchain_from(
-            settings.inputs, trusted.config, config_file=trusted.config_file, explicit=explicit
+            settings.inputs,
+            config=trusted.config,
+            config_file=trusted.config_file,
+            explicit=explicit,
         )
         return configure_profile(profile, trusted, explicit=explicit), toolchain, skipped
 

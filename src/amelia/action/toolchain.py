@@ -58,8 +58,8 @@ class Toolchain:
 
 def toolchain_from(
     inputs: ActionInputs,
-    config: RepoConfig | None = None,
     *,
+    config: RepoConfig | None = None,
     config_file: str = DEFAULT_CONFIG_FILE,
     explicit: Collection[str] = (),
 ) -> Toolchain:

@@ -16,7 +16,9 @@ FILE = parse_repo_config(
 
 def _toolchain(chosen: dict[str, str]) -> Toolchain:
     environ = runner_inputs("t", chosen)
-    return toolchain_from(load_inputs(environ=environ), FILE, explicit=explicit_inputs(environ))
+    return toolchain_from(
+        load_inputs(environ=environ), config=FILE, explicit=explicit_inputs(environ)
+    )
 
 
 def test_the_file_sets_the_toolchain_when_the_inputs_are_at_their_defaults() -> None:
