@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from amelia.testing.action_harness import git
+from amelia.testing.github_server import Fault
 from tests.faults.conftest import EngineBench
 
 pytestmark = [pytest.mark.timeout(120)]
@@ -81,10 +82,12 @@ def _assert_work_saved(summary: str, progress: str, saved: Path) -> Path:
 
 def test_unreachable_origin_keeps_the_plan_as_a_patch(bench: EngineBench) -> None:
     bench.harness.add_issue("Add a farewell", "Say goodbye too.")
-    workspace = bench.harness.workspace
-    # Port 9 (discard) on loopback: nothing listens, every push is refused at once.
-    bench.during_architect = lambda: git(
-        workspace, "remote", "set-url", "origin", "http://127.0.0.1:9/octo/app.git"
+    # Once the architect runs, origin drops every push's connection without an answer.
+    # (Rewriting the checkout's `origin` would not do: amelia pushes to the repository's
+    # URL on the server, and puts back whatever is written into `.git/config` meanwhile.)
+    drops = [Fault(kind="reset") for _ in range(50)]
+    bench.during_architect = lambda: bench.github.inject(
+        "POST", r"/octo/app/git-receive-pack", *drops
     )
 
     run = bench.run_plan()

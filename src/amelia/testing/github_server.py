@@ -16,7 +16,7 @@ A repository registered with `bare_path` is also served over git's smart HTTP pr
 `git http-backend`, so the bare repository's hooks run as GitHub's rules would: anyone may
 fetch, and a push needs the repository's `git_token` as the password of HTTP basic auth
 (`x-access-token:<token>`, as actions/checkout sends it); without it the answer is 401.
-Every git request is recorded in `git_requests`.
+Every git request is recorded in `git_requests`, and takes injected faults like the API's.
 
     with FakeGitHubServer() as server:
         server.add_repo("octo/app", bare_path=origin)
@@ -1295,8 +1295,21 @@ class _RequestHandler(QuietHandler):
         return self.rfile.read(length) if length else b""
 
     def _serve_git(self, route: re.Match[str], query: str) -> None:
-        """Answer git's smart HTTP protocol from the repository's bare clone."""
+        """Answer git's smart HTTP protocol from the repository's bare clone, unless a fault
+        was injected for the request's path (`/<owner>/<name>/git-receive-pack`, …)."""
         body = self._request_body()
+        fault = self.fake._take_fault(self.command, route.group(0))
+        if fault is not None and fault.kind == "delay":
+            time.sleep(fault.stall_seconds)
+        elif fault is not None and fault.kind == "status":
+            message = f"{fault.message}\n".encode()
+            self._send_bytes(fault.status, [("Content-Type", "text/plain")], message)
+            return
+        elif fault is not None:
+            if fault.kind == "stall":
+                time.sleep(fault.stall_seconds)
+            self._drop_connection()
+            return
         with self.fake._lock:
             repo = self.fake._repos.get(f"{route['owner']}/{route['name']}".lower())
         rest = route["rest"]
