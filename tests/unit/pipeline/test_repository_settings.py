@@ -147,3 +147,18 @@ async def test_ignored_paths_leave_the_diff_and_path_instructions_follow_the_cha
     assert call.instructions is not None
     assert "### For changes to `greeter/**` (1 file(s))\n\nGREETER-RULE" in call.instructions
     assert "WEB-RULE" not in call.instructions
+
+
+async def test_the_answerer_gets_the_project_instructions_too(repo: Path) -> None:
+    from amelia.core.state import PersonRequest
+    from amelia.pipeline import run_answer
+
+    answerer = ScriptedDriver([[result("It is in greeter/core.py:4.")]])
+    profile = Profile(agents={"answerer": AgentProfile(instructions="ANSWER-RULE")})
+    context = RunContext(repo_dir=repo, make_driver=lambda role, tools: answerer, profile=profile)
+    state = ExecutionState(request=PersonRequest(login="maintainer", text="Where is greet?"))
+    answered = await run_answer(state, context)
+
+    assert answered.answer == "It is in greeter/core.py:4."
+    (call,) = answerer.calls
+    assert call.instructions is not None and "ANSWER-RULE" in call.instructions
