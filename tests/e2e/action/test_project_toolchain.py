@@ -1,6 +1,7 @@
 """`/amelia implement` in a project with a toolchain: the setup runs before any agent and
 installs a tool, the test command (using that tool) runs after every developer round, and
-its outcome reaches the reviewer, the pull request, the job summary and the verdict."""
+its outcome reaches the reviewer, the pull request, the job summary and the verdict. The
+repository sets both in `.github/amelia.yml` on its default branch."""
 
 from __future__ import annotations
 
@@ -38,6 +39,8 @@ chmod +x "$tools/check-farewell"
 echo "$tools" >> "$GITHUB_PATH"
 echo "setup done"
 """
+CONFIG = "setup: .github/amelia/setup.sh\ntest_command: check-farewell\n"
+TOOLCHAIN = {".github/amelia.yml": CONFIG, ".github/amelia/setup.sh": SETUP_SCRIPT}
 APPROVED: dict[str, Any] = {"verdict": "approved", "severity": "none", "summary": "Looks right"}
 
 
@@ -121,12 +124,8 @@ def test_setup_installs_a_tool_the_test_command_uses_and_the_pull_says_passed(
 ) -> None:
     root = tmp_path / "action"
     with ActionHarness(root, script=script(root / "workspace", GOOD)) as harness:
-        number = _planned(harness, {".github/amelia/setup.sh": SETUP_SCRIPT})
-        result = harness.run(
-            "issue_comment",
-            harness.comment_event(number, "/amelia implement"),
-            inputs={"setup_script": ".github/amelia/setup.sh", "test_command": "check-farewell"},
-        )
+        number = _planned(harness, TOOLCHAIN)
+        result = harness.run("issue_comment", harness.comment_event(number, "/amelia implement"))
 
         assert result.exit_code == 0, result.stdout + result.stderr
         assert result.outputs["verdict"] == "approved"
@@ -166,16 +165,11 @@ def test_a_failing_test_command_goes_back_to_the_developer_and_is_never_approved
 ) -> None:
     root = tmp_path / "action"
     with ActionHarness(root, script=script(root / "workspace", BAD)) as harness:
-        number = _planned(harness, {".github/amelia/setup.sh": SETUP_SCRIPT})
+        number = _planned(harness, TOOLCHAIN)
         result = harness.run(
             "issue_comment",
             harness.comment_event(number, "/amelia implement"),
-            inputs={
-                "setup_script": ".github/amelia/setup.sh",
-                "test_command": "check-farewell",
-                "max_review_iterations": "2",
-                "review_event": "AUTO",
-            },
+            inputs={"max_review_iterations": "2", "review_event": "AUTO"},
         )
 
         assert result.exit_code == 0, result.stdout + result.stderr
