@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 from amelia.config import Settings
 from amelia.errors import ConfigError, GitHubError
-from amelia.github.events import Command, Event, IssueCommentEvent, IssuesEvent
+from amelia.github.events import (
+    Command,
+    Event,
+    IssueCommentEvent,
+    IssuesEvent,
+    PullRequestReviewCommentEvent,
+)
 from amelia.redaction import Redactor
 
 if TYPE_CHECKING:
@@ -42,7 +48,7 @@ def open_client(settings: Settings, repo: str, *, dry_run: bool) -> GitHubClient
 
 def _is_human_trigger(event: Event) -> bool:
     # Dispatch and schedule need write access to start at all; comments and labels do not.
-    return isinstance(event, (IssueCommentEvent, IssuesEvent))
+    return isinstance(event, (IssueCommentEvent, IssuesEvent, PullRequestReviewCommentEvent))
 
 
 async def refusal(
@@ -63,10 +69,10 @@ async def refusal(
     if decision.allowed:
         return None
     if command.number is not None:
+        from amelia.action.replies import post_where_asked
         from amelia.github.comments import render_reply  # only a refusal needs the renderers
 
-        body = render_reply(decision.reason, redactor)
-        await asyncio.to_thread(github.create_comment, command.number, body)
+        await post_where_asked(github, command, render_reply(decision.reason, redactor))
     if not decision.checked:
         raise GitHubError(f"could not check the permission of @{who} (see the log)")
     return decision.reason

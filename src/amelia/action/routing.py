@@ -14,7 +14,7 @@ __all__ = ["OVERRIDE_COMMAND", "OVERRIDE_ISSUE", "command_override", "read_event
 
 OVERRIDE_COMMAND = "AMELIA_COMMAND"
 OVERRIDE_ISSUE = "AMELIA_ISSUE_NUMBER"
-_ABOUT_ONE_NUMBER = ("plan", "implement", "review")
+_ABOUT_ONE_NUMBER = ("plan", "implement", "review", "fix")
 
 
 def read_event(

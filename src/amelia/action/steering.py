@@ -20,6 +20,7 @@ __all__ = [
     "STEERING_FILE_NAMES",
     "STEERING_PATHS",
     "is_steering_path",
+    "reset_steering_files",
     "restore_steering_files",
 ]
 
@@ -40,16 +41,24 @@ def is_steering_path(path: str) -> bool:
     return parts[-1] in STEERING_FILE_NAMES or any(p in STEERING_DIR_NAMES for p in parts[:-1])
 
 
-def restore_steering_files(repo: Path, base: str) -> list[str]:
-    """Reset every steering path the head changed since `base` to `base`'s version, commit
-    that locally, and return the paths reset (empty: the head changed none)."""
+def reset_steering_files(repo: Path, base: str) -> list[str]:
+    """Reset every steering path the head changed since `base` to `base`'s version (or
+    remove it when `base` has none) in the worktree and the index, without committing; the
+    paths reset (empty: the head changed none). For a head amelia pushes to: its commits
+    name their paths, so the reset never becomes part of one."""
     changed = sorted(p for p in changed_paths(repo, base) if is_steering_path(p))
-    if not changed:
-        return []
     for path in changed:
         if path_exists_at(repo, base, path):
             run_git(["checkout", "--quiet", base, "--", path], repo)
         else:
             run_git(["rm", "--quiet", "--force", "--", path], repo)
-    commit_paths(repo, changed, "Keep the base branch's agent instructions and settings")
+    return changed
+
+
+def restore_steering_files(repo: Path, base: str) -> list[str]:
+    """Reset every steering path the head changed since `base` to `base`'s version, commit
+    that locally, and return the paths reset (empty: the head changed none)."""
+    changed = reset_steering_files(repo, base)
+    if changed:
+        commit_paths(repo, changed, "Keep the base branch's agent instructions and settings")
     return changed

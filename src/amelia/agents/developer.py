@@ -14,13 +14,14 @@ from loguru import logger
 from amelia.agents.agent_run import AgentRun
 from amelia.agents.prompts import (
     DEVELOPER_INSTRUCTIONS,
+    FIX_TASK,
     as_data,
     check_section,
     issue_section,
     request_section,
     with_project_instructions,
 )
-from amelia.core.state import ExecutionState, ReviewResult
+from amelia.core.state import ExecutionState, ReviewResult, ReviewThread
 from amelia.core.types import StreamEvent
 from amelia.drivers.base import AgenticMessageType, DriverInterface
 from amelia.errors import AgentError, AgentRunFailedError, DriverError
@@ -30,6 +31,7 @@ __all__ = [
     "Developer",
     "build_developer_prompt",
     "render_review_feedback",
+    "render_threads",
 ]
 
 
@@ -50,11 +52,24 @@ def render_review_feedback(review: ReviewResult) -> str:
     return "\n".join(lines)
 
 
+def render_threads(threads: tuple[ReviewThread, ...]) -> str:
+    """Open review threads as text: each with its id, place, diff hunk and comments."""
+    blocks: list[str] = []
+    for thread in threads:
+        where = f"{thread.path}:{thread.line}" if thread.line else thread.path
+        lines = [f"### Thread {thread.id} on {where}"]
+        if thread.diff_hunk:
+            lines += ["Diff hunk:", thread.diff_hunk]
+        lines += [f"@{comment.author}: {comment.body}" for comment in thread.comments]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
 def build_developer_prompt(state: ExecutionState) -> str:
     """The plan (and on later rounds the review findings) as data, the notes of the person
     who asked, plus the task."""
-    if not state.plan_markdown:
-        raise AgentError(AGENT, "no plan to implement")
+    if not state.plan_markdown and not state.threads:
+        raise AgentError(AGENT, "no plan to implement and no review thread to address")
     parts: list[str] = []
     review = state.last_review
     fixing = review is not None and not review.approved
@@ -71,13 +86,23 @@ def build_developer_prompt(state: ExecutionState) -> str:
         parts += ["The test command above fails on your changes: make it pass.", ""]
     parts += issue_section(state.issue)
     plan_location = f" (saved at `{state.plan_path}`)" if state.plan_path else ""
-    parts += [f"## Plan{plan_location}", as_data("plan", state.plan_markdown), ""]
+    if state.plan_markdown:
+        parts += [f"## Plan{plan_location}", as_data("plan", state.plan_markdown), ""]
+    if state.threads:
+        parts += [
+            "## Open Review Threads",
+            "People (and earlier automated reviews) left these threads on the pull request.",
+            as_data("threads", render_threads(state.threads)),
+            "",
+        ]
     parts += request_section(state.request)
     if fixing or failing:
         task = (
             "Fix the review findings and the failing tests above; the plan is repeated for "
             "reference."
         )
+    elif state.threads:
+        task = FIX_TASK
     else:
         task = "Implement the plan in this repository."
     parts += ["## Your Task", task]

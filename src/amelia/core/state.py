@@ -19,7 +19,9 @@ __all__ = [
     "ReviewComment",
     "ReviewResult",
     "ReviewScope",
+    "ReviewThread",
     "Severity",
+    "ThreadComment",
     "ToolCall",
     "ToolResult",
     "Verdict",
@@ -129,6 +131,28 @@ class PersonRequest(BaseModel):
     text: str
 
 
+class ThreadComment(BaseModel):
+    """One comment of a review thread: who wrote it and what (sanitized)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    author: str
+    body: str
+
+
+class ReviewThread(BaseModel):
+    """An open review thread on a pull request, as the developer gets it to address."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: int
+    """The id of the review comment that starts the thread (replies go to it)."""
+    path: str
+    line: int | None = None
+    diff_hunk: str = ""
+    comments: tuple[ThreadComment, ...] = ()
+
+
 class AgentUsage(BaseModel):
     """What one agent's run cost, summed over its driver calls."""
 
@@ -185,6 +209,8 @@ class ExecutionState(BaseModel):
     design_context: str | None = None
     request: PersonRequest | None = None
     """Notes from the person who started the run (text after the command), for its agent."""
+    threads: tuple[ReviewThread, ...] = ()
+    """Open review threads the developer is asked to address (`/amelia fix`)."""
     context: str | None = None
     """Extra material for the answerer: the review thread and the file it is about."""
     answer: str | None = None

@@ -93,6 +93,9 @@ class PullInfo(BaseModel):
     draft: bool = False
     state: str = "open"
     html_url: str = ""
+    head_repo: str = ""
+    """owner/name of the repository the head branch is in ("" when GitHub has none: a
+    deleted fork)."""
 
 
 class CommentInfo(BaseModel):
@@ -138,6 +141,8 @@ class ReviewCommentInfo(BaseModel):
     in_reply_to_id: int | None = None
     """Set on replies: the comment the thread starts with."""
     html_url: str = ""
+    diff_hunk: str = ""
+    """The diff hunk the comment is on, up to its line."""
 
 
 class ReviewThreadInfo(BaseModel):
@@ -750,6 +755,7 @@ def _review_comment_info(data: Any) -> ReviewCommentInfo:
         original_commit_id=str(data.get("original_commit_id") or ""),
         in_reply_to_id=_optional_int(data.get("in_reply_to_id")),
         html_url=str(data.get("html_url") or ""),
+        diff_hunk=str(data.get("diff_hunk") or ""),
     )
 
 
@@ -765,4 +771,5 @@ def _pull_info(data: Any) -> PullInfo:
         draft=bool(data.get("draft", False)),
         state=str(data.get("state", "open")),
         html_url=str(data.get("html_url") or ""),
+        head_repo=str((data["head"].get("repo") or {}).get("full_name") or ""),
     )

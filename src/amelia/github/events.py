@@ -32,7 +32,9 @@ __all__ = [
     "OtherEvent",
     "PullRequestEvent",
     "PullRequestPayload",
+    "PullRequestReviewCommentEvent",
     "RepositoryRef",
+    "ReviewCommentPayload",
     "RoutingSettings",
     "ScheduleEvent",
     "WorkflowDispatchEvent",
@@ -85,6 +87,21 @@ class CommentPayload(_Payload):
     user: Actor
 
 
+class ReviewCommentPayload(_Payload):
+    """A review comment: on a line of a pull's diff, or a reply in such a thread."""
+
+    id: int
+    body: str | None = None
+    user: Actor
+    path: str = ""
+    line: int | None = None
+    original_line: int | None = None
+    diff_hunk: str = ""
+    commit_id: str = ""
+    in_reply_to_id: int | None = None
+    """Set on a reply: the comment that starts the thread."""
+
+
 class GitRefPayload(_Payload):
     ref: str
     sha: str = ""
@@ -127,6 +144,12 @@ class IssuesEvent(EventBase):
     name: Literal["issues"] = "issues"
     issue: IssuePayload
     label: Label | None = None
+
+
+class PullRequestReviewCommentEvent(EventBase):
+    name: Literal["pull_request_review_comment"] = "pull_request_review_comment"
+    comment: ReviewCommentPayload
+    pull_request: PullRequestPayload
 
 
 class PullRequestEvent(EventBase):
@@ -186,6 +209,7 @@ Event = (
     IssueCommentEvent
     | IssuesEvent
     | PullRequestEvent
+    | PullRequestReviewCommentEvent
     | WorkflowDispatchEvent
     | ScheduleEvent
     | OtherEvent
@@ -196,6 +220,7 @@ _MODELS: dict[str, type[EventBase]] = {
     "issues": IssuesEvent,
     "pull_request": PullRequestEvent,
     "pull_request_target": PullRequestEvent,
+    "pull_request_review_comment": PullRequestReviewCommentEvent,
     "workflow_dispatch": WorkflowDispatchEvent,
     "schedule": ScheduleEvent,
 }
@@ -242,7 +267,7 @@ class RoutingSettings(BaseModel):
 
 
 CommandKind = Literal[
-    "plan", "implement", "review", "ask", "help", "scan", "ignore", "unknown-command"
+    "plan", "implement", "review", "ask", "fix", "help", "scan", "ignore", "unknown-command"
 ]
 
 
@@ -256,6 +281,8 @@ class Command(BaseModel):
     """The issue (plan, implement, help) or pull request (review) to work on."""
     requested_by: str | None = None
     comment_id: int | None = None
+    reply_to: int | None = None
+    """Asked in a review thread: the review comment that starts it (answers go there)."""
     instructions: str = ""
     """Text after the command word, e.g. `/amelia plan keep it small` → "keep it small"."""
     reason: str = ""
@@ -298,6 +325,13 @@ def _route_comment(event: IssueCommentEvent, settings: RoutingSettings) -> Comma
         return Command(kind="implement", **base)
     if name == "review" and on_pull:
         return Command(kind="review", **base)
+    if name == "fix":
+        if not on_pull:
+            reply = f"`{settings.trigger_phrase} fix` works on pull requests.\n\n"
+            return Command(
+                kind="unknown-command", reply=reply + help_reply(settings.trigger_phrase), **base
+            )
+        return Command(kind="fix", **base)
     if name == "ask":
         if not base["instructions"]:
             reply = f"`{settings.trigger_phrase} ask` needs a question after it.\n\n"
@@ -324,6 +358,39 @@ FORKS_OFF_REASON = (
     "pull_request_target runs hold the repository's secrets and write token, so amelia "
     "reviews them only with review_forks: true (see docs/examples/amelia-review-forks.yml)"
 )
+
+
+def _route_review_comment(
+    event: PullRequestReviewCommentEvent, settings: RoutingSettings
+) -> Command:
+    """A review comment that starts with the trigger phrase: `fix` fixes its thread,
+    `help` and `review` work as on the pull request, anything else is a question answered
+    in the thread."""
+    if event.action != "created":
+        return _ignore(f"review comment was {event.action or 'changed'}, only new ones are")
+    comment = event.comment
+    body = (comment.body or "").strip()
+    if is_bot_text(body):
+        return _ignore("comment was written by amelia")
+    words = body.split(maxsplit=2)
+    if not words or words[0].lower() != settings.trigger_phrase.lower():
+        return _ignore("comment is not a command")
+    name = words[1].lower() if len(words) > 1 else "help"
+    base = {
+        "number": event.pull_request.number,
+        "requested_by": comment.user.login,
+        "comment_id": comment.id,
+        "reply_to": comment.in_reply_to_id or comment.id,
+    }
+    notes = words[2].strip() if len(words) > 2 else ""
+    if name == "help":
+        return Command(kind="help", reply=help_reply(settings.trigger_phrase), **base)
+    if name in ("fix", "review"):
+        return Command(kind=name, instructions=notes, **base)
+    question = notes if name == "ask" else body[len(words[0]) :].strip()
+    if not question:
+        return Command(kind="help", reply=help_reply(settings.trigger_phrase), **base)
+    return Command(kind="ask", instructions=question, **base)
 
 
 def _route_pull(event: PullRequestEvent, settings: RoutingSettings) -> Command:
@@ -368,6 +435,10 @@ def route(event: Event, settings: RoutingSettings) -> Command:
         if event.comment.user.is_bot:
             return _ignore(f"comment author {event.comment.user.login} is a bot")
         return _route_comment(event, settings)
+    if isinstance(event, PullRequestReviewCommentEvent):
+        if event.comment.user.is_bot:
+            return _ignore(f"comment author {event.comment.user.login} is a bot")
+        return _route_review_comment(event, settings)
     if isinstance(event, IssuesEvent):
         label = event.label.name if event.label else ""
         trigger = settings.label_trigger

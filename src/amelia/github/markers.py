@@ -24,6 +24,8 @@ COMMANDS: dict[str, str] = {
     "plan": "write an implementation plan for this issue and open a draft pull request with it",
     "implement": "implement the issue (after planning it), then review the change",
     "review": "review this pull request and post the verdict with inline comments",
+    "fix": "address the open review threads of this pull request, push, reply in each "
+    "thread and review again (`fix [notes]`; in a thread: that thread only)",
     "ask": "answer a question about the code in one comment, with file:line references "
     "(`ask <question>`)",
     "help": "show this list",

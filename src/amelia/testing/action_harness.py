@@ -333,6 +333,39 @@ class ActionHarness:
             "repository": self._repository(),
         }
 
+    def review_comment_event(
+        self, number: int, body: str, *, reply_to: int, user: str | None = None
+    ) -> dict[str, Any]:
+        """GitHub's `pull_request_review_comment` `created` event for `body`, posted as a
+        reply in the thread that review comment `reply_to` starts on pull `number` (as it
+        is stored on the local GitHub)."""
+        login = user or self.requester
+        actor = {"login": login, "type": "User"}
+        (root,) = [c for c in self.github.review_comments(self.repo, number) if c["id"] == reply_to]
+        (pull,) = [p for p in self.github.pulls(self.repo) if p["number"] == number]
+        comment_id = 777_000 + len(self.github.review_comments(self.repo, number))
+        comment = {
+            **{key: root[key] for key in ("path", "line", "original_line", "side", "diff_hunk")},
+            **{key: root[key] for key in ("commit_id", "original_commit_id")},
+            "id": comment_id,
+            "node_id": f"PRRC_{comment_id}",
+            "pull_request_review_id": comment_id + 1,
+            "in_reply_to_id": reply_to,
+            "body": body,
+            "user": actor,
+            "author_association": "MEMBER",
+        }
+        return {
+            "action": "created",
+            "comment": comment,
+            "pull_request": {
+                **self._pull_payload(number, pull["head"]["ref"], pull["head"]["sha"], False),
+                "state": "open",
+            },
+            "sender": actor,
+            "repository": self._repository(),
+        }
+
     def label_event(
         self, number: int, label: str = "amelia", user: str | None = None
     ) -> dict[str, Any]:

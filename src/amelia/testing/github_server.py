@@ -169,6 +169,8 @@ class _Pull:
     head_sha: str
     draft: bool
     diff: str | None = None
+    head_repo: str | None = None
+    """owner/name of a fork holding the head branch (None: this repository)."""
     reviews: list[Json] = field(default_factory=list)
     review_comments: dict[int, _ReviewComment] = field(default_factory=dict)
     threads: list[_Thread] = field(default_factory=list)
@@ -321,13 +323,45 @@ class FakeGitHubServer(LocalServer):
         diff: str | None = None,
         head_sha: str = "0" * 40,
         user: str = "octocat",
+        head_repo: str | None = None,
     ) -> int:
-        """Register a pull; with `diff`, review comments are validated against its hunks."""
+        """Register a pull; with `diff`, review comments are validated against its hunks;
+        with `head_repo`, its head branch is in that fork."""
         with self._lock:
             number = self.add_issue(full_name, title, body, user)
             issue = self._repo(full_name).issues[number]
-            issue.pull = _Pull(number, head, base, head_sha, draft, diff)
+            issue.pull = _Pull(number, head, base, head_sha, draft, diff, head_repo=head_repo)
             return number
+
+    def add_review_comment(
+        self, full_name: str, number: int, *, user: str, path: str, line: int, body: str
+    ) -> int:
+        """A person's review comment on `line` of `path` (new side) of the pull's diff, in a
+        review of its own, starting a thread; returns its id."""
+        with self._lock:
+            repo = self._repo(full_name)
+            pull = repo.issues[number].pull
+            assert pull is not None
+            author = self._users.setdefault(user.lower(), _User(user, "User", next(self._ids)))
+            review = _add_review(self, repo, number, pull, "", "COMMENTED")
+            review["user"] = self._user_json(author)
+            hunk, position = _hunk_up_to(pull.diff or "", path, line, "RIGHT")
+            comment = _ReviewComment(
+                next(self._ids),
+                review["id"],
+                path,
+                line,
+                "RIGHT",
+                body,
+                author,
+                pull.head_sha,
+                _now(),
+                diff_hunk=hunk,
+                position=position,
+            )
+            pull.review_comments[comment.id] = comment
+            pull.threads.append(_Thread(f"PRRT_{comment.id}", [comment.id]))
+            return comment.id
 
     def push_to_pull(
         self, full_name: str, number: int, head_sha: str, diff: str | None = None
@@ -486,7 +520,14 @@ class FakeGitHubServer(LocalServer):
             "draft": pull.draft,
             "merged": False,
             "mergeable": True,
-            "head": ref(pull.head, pull.head_sha),
+            "head": {
+                **ref(pull.head, pull.head_sha),
+                **(
+                    {"repo": {**self._repo_json(repo), "full_name": pull.head_repo}}
+                    if pull.head_repo
+                    else {}
+                ),
+            },
             "base": ref(pull.base, "1" * 40),
         }
 

@@ -73,6 +73,83 @@ def test_ask_carries_its_question_on_issues_and_pulls(on_pull: bool) -> None:
     assert command.instructions == "why a cache?" and command.requested_by == "alice"
 
 
+def test_fix_works_on_pull_requests_only() -> None:
+    command = routed("issue_comment", comment_payload("/amelia fix be brief", on_pull=True))
+    assert command.kind == "fix" and command.instructions == "be brief"
+    assert command.reply_to is None
+    on_issue = routed("issue_comment", comment_payload("/amelia fix"))
+    assert on_issue.kind == "unknown-command" and "works on pull requests" in on_issue.reply
+
+
+def review_comment_payload(
+    body: str, *, action: str = "created", user: dict[str, Any] = USER, reply_to: int | None = 41
+) -> bytes:
+    pull = {
+        "number": 8,
+        "title": "Add farewell",
+        "user": USER,
+        "head": {"ref": "feature", "sha": "a" * 40, "repo": REPO},
+        "base": {"ref": "main", "sha": "b" * 40, "repo": REPO},
+    }
+    comment = {
+        "id": 42,
+        "body": body,
+        "user": user,
+        "path": "app.py",
+        "line": 3,
+        "original_line": 3,
+        "diff_hunk": "@@ -1,2 +1,3 @@",
+        "commit_id": "a" * 40,
+        "pull_request_review_id": 7,
+        "in_reply_to_id": reply_to,
+    }
+    return json.dumps(
+        {
+            "action": action,
+            "comment": comment,
+            "pull_request": pull,
+            "sender": user,
+            "repository": REPO,
+        }
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    ("body", "kind", "instructions"),
+    [
+        ("/amelia fix use a constant", "fix", "use a constant"),
+        ("/amelia why a loop here?", "ask", "why a loop here?"),
+        ("/amelia ask why a loop?", "ask", "why a loop?"),
+        ("/amelia review", "review", ""),
+        ("/amelia", "help", ""),
+    ],
+)
+def test_review_comments_route_to_their_thread(body: str, kind: str, instructions: str) -> None:
+    command = routed("pull_request_review_comment", review_comment_payload(body))
+    assert (command.kind, command.instructions) == (kind, instructions)
+    assert command.number == 8 and command.requested_by == "alice"
+    assert command.comment_id == 42 and command.reply_to == 41
+    first = routed("pull_request_review_comment", review_comment_payload(body, reply_to=None))
+    assert first.reply_to == 42  # the comment starts its own thread
+
+
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        (review_comment_payload("/amelia fix", action="edited"), "only new ones"),
+        (review_comment_payload("looks odd"), "not a command"),
+        (review_comment_payload("/amelia fix <!-- amelia:answer -->"), "written by amelia"),
+        (
+            review_comment_payload("/amelia fix", user={"login": "ci[bot]", "type": "Bot"}),
+            "is a bot",
+        ),
+    ],
+)
+def test_review_comments_that_are_no_command_are_ignored(payload: bytes, reason: str) -> None:
+    command = routed("pull_request_review_comment", payload)
+    assert command.kind == "ignore" and reason in command.reason
+
+
 def test_ask_without_a_question_says_what_it_needs() -> None:
     command = routed("issue_comment", comment_payload("/amelia ask  "))
     assert command.kind == "unknown-command"
@@ -86,7 +163,7 @@ def test_help_and_unknown_commands_list_every_command() -> None:
     assert unknown.kind == "unknown-command"
     assert "`/amelia deploy`" in unknown.reply
     for reply in (help_command.reply, unknown.reply):
-        for name in ("plan", "implement", "review", "ask", "help"):
+        for name in ("plan", "implement", "review", "ask", "fix", "help"):
             assert f"`/amelia {name}`" in reply
 
 

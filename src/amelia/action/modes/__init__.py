@@ -25,6 +25,7 @@ MODE_MODULES: dict[str, str] = {
     "implement": "amelia.action.modes.implement",
     "review": "amelia.action.modes.review",
     "ask": "amelia.action.modes.ask",
+    "fix": "amelia.action.modes.fix",
     "scan": "amelia.action.modes.scan",
     "help": "amelia.action.modes.help",
     "unknown-command": "amelia.action.modes.help",

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
+from amelia.action.replies import post_where_asked
 from amelia.github.comments import render_help, render_reply
 
 __all__ = ["MODE", "run"]
@@ -19,7 +18,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     if command.number is None:
         ctx.io.notice(body)  # a dispatched `help` has no issue to answer on
         return ModeOutcome()
-    await asyncio.to_thread(ctx.github.create_comment, command.number, body)
+    await post_where_asked(ctx.github, command, body)
     return ModeOutcome()
 
 

@@ -62,7 +62,9 @@ __all__ = [
     "STAGE_SETUP",
     "STAGE_TESTS",
     "check_lines",
+    "commit_and_push",
     "commit_title",
+    "fetch_base",
     "fetch_default",
     "issue_of_branch",
     "merge_pull_body",
@@ -189,12 +191,30 @@ def fetch_default(repo: Path, branch: str) -> tuple[str, str]:
     """Fetch the default branch: its name and its merge base with `branch`, checked out
     (the pull's base), deepening a shallow checkout as far as that takes."""
     default = validate_branch_name(remote_default_branch(repo))
-    tracking = fetch_branch(repo, default)
+    return default, fetch_base(repo, default, branch)
+
+
+def fetch_base(repo: Path, base: str, branch: str) -> str:
+    """Fetch branch `base`: its merge base with `branch`, checked out, deepening a shallow
+    checkout as far as that takes."""
+    tracking = fetch_branch(repo, validate_branch_name(base))
     refspecs = [
-        f"+refs/heads/{default}:{tracking}",
+        f"+refs/heads/{base}:{tracking}",
         f"+refs/heads/{branch}:refs/remotes/origin/{branch}",
     ]
-    return default, merge_base_deepening(repo, tracking, "HEAD", refspecs=refspecs)
+    return merge_base_deepening(repo, tracking, "HEAD", refspecs=refspecs)
+
+
+async def commit_and_push(ctx: ModeContext, branch: str, message: str) -> None:
+    """Commit what the agents did (by amelia[bot], the person who asked as co-author) and
+    push `branch`: what a developer round leaves is published this way, so every link
+    posted afterwards resolves."""
+    await asyncio.to_thread(
+        ctx.workspace.commit_agent_work,
+        message,
+        co_author=co_author(ctx.command.requested_by, server_url=ctx.runner.server_url),
+    )
+    await asyncio.to_thread(ctx.workspace.push, branch)
 
 
 async def _resolve_issue(ctx: ModeContext, number: int) -> int | None:
@@ -307,14 +327,8 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
         review = current.last_review
         if role == "reviewer" and review is not None:
             rounds.append(round_line("implement", review, current.review_iteration))
-        # Every developer round is committed and pushed, so every link posted later resolves.
         if role == "developer":
-            await asyncio.to_thread(
-                ctx.workspace.commit_agent_work,
-                message,
-                co_author=co_author(ctx.command.requested_by, server_url=ctx.runner.server_url),
-            )
-            await asyncio.to_thread(ctx.workspace.push, branch)
+            await commit_and_push(ctx, branch, message)
 
     try:
         state = await develop_and_review(state, context, base_ref=base, after_stage=publish_round)

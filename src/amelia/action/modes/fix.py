@@ -1,0 +1,255 @@
+"""`/amelia fix [notes]` on a pull request (or in one of its review threads): address the
+open review threads on the pull's head branch.
+
+Only a pull request whose head branch is in this repository: amelia never pushes to a
+fork (a fork's pull request gets one reply and nothing else). The open threads (see
+`amelia.action.review_threads`; in a thread, only that one) reach the developer with their
+path, line, diff hunk and text, sanitized; it changes the head branch, its work is
+committed and pushed as in implement mode, and every thread gets a reply in it
+(`Addressed in <sha>: …`, or why it was not changed). Then the reviewer reviews the whole
+pull request again and its verdict is posted as one new review. Files that steer agents
+are reset to the base's version before any agent runs (never committed), and error-flagged
+tool results are posted as in implement mode. amelia's part of the description of its own
+draft is rewritten with this run's rounds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from functools import partial
+
+from amelia.action.agent_issue import agent_issue, agent_request
+from amelia.action.modes.base import Mode, ModeContext, ModeOutcome, ModeRun
+from amelia.action.modes.implement import (
+    STAGE_SETUP,
+    STAGE_TESTS,
+    commit_and_push,
+    fetch_base,
+    issue_of_branch,
+    merge_pull_body,
+    pull_body,
+)
+from amelia.action.pull_description import ChangeReport, earlier_rounds, round_line
+from amelia.action.replies import post_where_asked
+from amelia.action.review_threads import FIX_REPLY, open_threads, outcomes, reply_text
+from amelia.action.steering import reset_steering_files
+from amelia.action.verdicts import post_tool_errors, post_verdict
+from amelia.core.state import ExecutionState, ReviewResult, ReviewThread
+from amelia.git import diff, head_sha, switch_to_branch, validate_branch_name
+from amelia.github.client import PullInfo
+from amelia.github.comments import render_reply
+from amelia.github.markers import BODY_BEGIN
+from amelia.pipeline.planfile import existing_plan
+
+__all__ = ["MODE", "STAGES", "answer", "is_fork", "prepare", "run"]
+
+STAGE_BRANCH = "check out pull request"
+STAGE_DEVELOPER = "developer"
+STAGE_REVIEWER = "reviewer"
+STAGE_REPLIES = "replies"
+STAGES = (STAGE_BRANCH, STAGE_SETUP, STAGE_DEVELOPER, STAGE_TESTS, STAGE_REVIEWER, STAGE_REPLIES)
+
+
+async def answer(ctx: ModeContext, text: str) -> None:
+    """One plain reply where the command was given: in its review thread, else on the pull."""
+    await post_where_asked(ctx.github, ctx.command, render_reply(text, ctx.redactor))
+
+
+def is_fork(pull: PullInfo, repo: str) -> bool:
+    return pull.head_repo.lower() != repo.lower()
+
+
+@dataclass(frozen=True)
+class _Found:
+    pull: PullInfo
+    threads: tuple[ReviewThread, ...]
+
+
+async def prepare(ctx: ModeContext) -> ModeOutcome | ModeRun:
+    """Refuse a fork's pull request and a pull with nothing to address before any progress
+    comment exists."""
+    number = ctx.command.number
+    if number is None:
+        return ModeOutcome(conclusion="failure", failure_reason="fix needs a pull request")
+    pull = await asyncio.to_thread(ctx.github.get_pull, number)
+    outputs = {"pr_number": str(number)}
+    if pull.state != "open":
+        await answer(ctx, f"pull request #{number} is {pull.state}; there is nothing to fix.")
+        return ModeOutcome(conclusion="skipped", outputs=outputs)
+    if is_fork(pull, ctx.repo):
+        await answer(
+            ctx,
+            f"I do not push to forks: the head of this pull request is in `{pull.head_repo}`. "
+            "Its author can apply the review comments, or a maintainer can move the branch "
+            "into this repository.",
+        )
+        return ModeOutcome(conclusion="skipped", outputs=outputs)
+    threads = await asyncio.to_thread(
+        open_threads,
+        ctx.github,
+        number,
+        only=ctx.command.reply_to,
+        skip_comment=ctx.command.comment_id,
+        trigger_phrase=ctx.inputs.trigger_phrase,
+    )
+    if not threads:
+        await answer(ctx, "there is no open review thread for me to address on this pull request.")
+        return ModeOutcome(conclusion="skipped", outputs=outputs)
+    return partial(_fix, found=_Found(pull, tuple(threads)))
+
+
+async def run(ctx: ModeContext) -> ModeOutcome:
+    """The whole command for a caller without the engine: prepare, then fix."""
+    prepared = await prepare(ctx)
+    return prepared if isinstance(prepared, ModeOutcome) else await prepared(ctx)
+
+
+async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
+    from amelia.action.toolchain import prepare_toolchain
+    from amelia.core.types import AgentRole
+    from amelia.pipeline import RunContext, StageFailedError, develop_and_review
+
+    pull, threads = found.pull, found.threads
+    repo = ctx.workspace.path
+    branch = validate_branch_name(pull.head_ref)
+    await ctx.stage(STAGE_BRANCH, "running")
+    with ctx.workspace.authenticated():
+        await asyncio.to_thread(switch_to_branch, repo, branch)
+        base = await asyncio.to_thread(fetch_base, repo, pull.base_ref, branch)
+    before = await asyncio.to_thread(head_sha, repo)
+    # Before any agent, never committed: the agents' work is what they change from here on.
+    restored = await asyncio.to_thread(reset_steering_files, repo, base)
+    await ctx.stage(STAGE_BRANCH, "done", detail=f"{branch}, {len(threads)} open thread(s)")
+
+    prepared = await prepare_toolchain(
+        ctx,
+        trusted_ref=f"refs/remotes/origin/{pull.base_ref}",
+        setup_stage=STAGE_SETUP,
+        tests_stage=STAGE_TESTS,
+    )
+    if isinstance(prepared, ModeOutcome):
+        return prepared
+    context = RunContext(
+        repo_dir=repo,
+        make_driver=ctx.make_driver,
+        # One developer round on the threads, then one review of the whole pull request.
+        profile=ctx.profile.model_copy(update={"max_review_iterations": 1}),
+        sinks=ctx.sinks,
+        agent_session=ctx.workspace.agent_session,
+        preexisting=ctx.workspace.preexisting_paths,
+        test_command=prepared,
+    )
+    state = ExecutionState(
+        issue=agent_issue(pull),
+        threads=threads,
+        request=agent_request(ctx.command),
+        base_ref=base,
+        **_plan_of(ctx, branch),
+    )
+    message = f"Address review comments on #{pull.number}"
+
+    async def publish_round(role: AgentRole, current: ExecutionState) -> None:
+        if role == "developer":
+            await commit_and_push(ctx, branch, message)
+
+    try:
+        state = await develop_and_review(state, context, base_ref=base, after_stage=publish_round)
+    except StageFailedError as error:
+        await post_tool_errors(ctx.github, pull.number, error.state.tool_results, ctx.redactor)
+        raise  # the engine reports the failure, on the progress comment too
+
+    await ctx.stage(STAGE_REPLIES, "running")
+    head = await asyncio.to_thread(head_sha, repo)
+    commit = head if head != before else None
+    said = outcomes(state.developer_output or "")
+    for thread in threads:
+        text = reply_text(said.get(thread.id), commit)
+        body = f"{FIX_REPLY}\n{ctx.redactor.redact(text)}\n"
+        await asyncio.to_thread(ctx.github.reply_to_review_comment, pull.number, thread.id, body)
+    review = state.last_review
+    if review is not None:
+        diff_text = await asyncio.to_thread(diff, repo, base, head=head)
+        note = "" if not restored else "_Files that steer agents were kept at the base's version._"
+        await post_verdict(
+            ctx.github,
+            pull.number,
+            review,
+            diff_text,
+            head,
+            ctx.redactor,
+            setting=ctx.inputs.review_event,
+            note=note,
+        )
+        await _update_description(ctx, pull, state, base=base, head=head, review=review)
+    await post_tool_errors(ctx.github, pull.number, state.tool_results, ctx.redactor)
+    pushed = f"pushed {head[:12]}" if commit else "no new commit"
+    await ctx.stage(STAGE_REPLIES, "done", detail=f"{len(threads)} thread(s) answered, {pushed}")
+    links = ((f"Pull request #{pull.number}", pull.html_url),) if pull.html_url else ()
+    return ModeOutcome(
+        outputs={
+            "pr_number": str(pull.number),
+            "branch": branch,
+            **({"verdict": review.verdict} if review is not None else {}),
+        },
+        links=links,
+        state=state,
+    )
+
+
+def _plan_of(ctx: ModeContext, branch: str) -> dict[str, str]:
+    """The plan of amelia's own draft (its branch names the issue), as context."""
+    number = issue_of_branch(branch, ctx.inputs.branch_prefix)
+    if number is None:
+        return {}
+    path = existing_plan(ctx.workspace.path, ctx.inputs.plan_dir, number)
+    if path is None:
+        return {}
+    text = (ctx.workspace.path / path).read_text(encoding="utf-8", errors="replace")
+    return {"plan_markdown": text, "plan_path": path}
+
+
+async def _update_description(
+    ctx: ModeContext,
+    pull: PullInfo,
+    state: ExecutionState,
+    *,
+    base: str,
+    head: str,
+    review: ReviewResult,
+) -> None:
+    """Rewrite amelia's part of the description of its own draft with this run's round;
+    a description without amelia's part (someone else's pull request) is left alone."""
+    current = await asyncio.to_thread(ctx.github.get_pull, pull.number)
+    number = issue_of_branch(pull.head_ref, ctx.inputs.branch_prefix)
+    if BODY_BEGIN not in current.body or number is None or state.plan_path is None:
+        return
+    rounds = [*earlier_rounds(current.body), round_line("fix", review, 1)]
+
+    def body_for() -> str:
+        report = ChangeReport.build(
+            ctx.workspace.path,
+            base,
+            head,
+            state,
+            rounds,
+            notes={state.plan_path or "": "the implementation plan"},
+        )
+        plan_url = ctx.blob_url(head, state.plan_path or "")
+        ours = pull_body(
+            number,
+            state.plan_path or "",
+            plan_url,
+            review.verdict,
+            flagged=tuple(ctx.workspace.flagged),
+            withheld=tuple(ctx.workspace.withheld),
+            check=state.last_check,
+            report=report,
+        )
+        return merge_pull_body(current.body, ctx.redactor.redact(ours))
+
+    merged = await asyncio.to_thread(body_for)
+    await asyncio.to_thread(ctx.github.update_pull, pull.number, body=merged)
+
+
+MODE = Mode(name="fix", run=run, prepare=prepare, stages=STAGES)
