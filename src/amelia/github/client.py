@@ -96,6 +96,9 @@ class PullInfo(BaseModel):
     head_repo: str = ""
     """owner/name of the repository the head branch is in ("" when GitHub has none: a
     deleted fork)."""
+    from_fork: bool = False
+    """True when the head lives in another repository than the base (a fork), or in one
+    GitHub no longer names (a deleted fork)."""
 
 
 class CommentInfo(BaseModel):
@@ -772,4 +775,15 @@ def _pull_info(data: Any) -> PullInfo:
         state=str(data.get("state", "open")),
         html_url=str(data.get("html_url") or ""),
         head_repo=str((data["head"].get("repo") or {}).get("full_name") or ""),
+        from_fork=_from_fork(data),
     )
+
+
+def _from_fork(data: Any) -> bool:
+    """Whether the pull's head repository is another than its base's; a head repository
+    GitHub sends as null (a fork deleted since) counts as a fork."""
+    head = (data["head"].get("repo") or {}).get("full_name")
+    base = (data["base"].get("repo") or {}).get("full_name")
+    if not head:
+        return True
+    return not base or str(head).lower() != str(base).lower()

@@ -541,6 +541,7 @@ class ActionHarness:
             diff=git(fork, "diff", "origin/main...HEAD"),
             head_sha=sha,
             user=author,
+            head_repo=FORK_REPO,
         )
         git(fork, "push", "--quiet", "origin", f"HEAD:refs/pull/{number}/head")
         actor = {"login": author, "type": "User"}

@@ -116,6 +116,22 @@ def test_fork_pull_is_reviewed_as_data_with_claude_code(
     assert CANARY not in seen  # … and nothing of the head's CLAUDE.md reached the model
 
 
+def test_implement_on_a_fork_pull_is_refused(harness: ActionHarness, tmp_path: Path) -> None:
+    number, _event = harness.open_fork_pull(fork_files(tmp_path / "leaked.txt"))
+    payload = harness.comment_event(number, "/amelia implement")
+    payload["issue"]["pull_request"] = {"url": f"{harness.github.url}/pulls/{number}"}
+
+    result = harness.run("issue_comment", payload)
+
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.outputs["conclusion"] == "skipped"
+    assert any(
+        "comes from a fork" in body for body in harness.github.comments(harness.repo, number)
+    )
+    assert result.model_requests == []
+    assert harness.origin_branches() == ["main"]
+
+
 class ApiReviewer:
     """The OpenAI-compatible model's side: a shell call first, then the verdict."""
 

@@ -42,7 +42,7 @@ from amelia.github.comments import render_reply
 from amelia.github.markers import BODY_BEGIN
 from amelia.pipeline.planfile import existing_plan
 
-__all__ = ["MODE", "STAGES", "answer", "is_fork", "prepare", "run"]
+__all__ = ["MODE", "STAGES", "answer", "prepare", "run"]
 
 STAGE_BRANCH = "check out pull request"
 STAGE_DEVELOPER = "developer"
@@ -54,10 +54,6 @@ STAGES = (STAGE_BRANCH, STAGE_SETUP, STAGE_DEVELOPER, STAGE_TESTS, STAGE_REVIEWE
 async def answer(ctx: ModeContext, text: str) -> None:
     """One plain reply where the command was given: in its review thread, else on the pull."""
     await post_where_asked(ctx.github, ctx.command, render_reply(text, ctx.redactor))
-
-
-def is_fork(pull: PullInfo, repo: str) -> bool:
-    return pull.head_repo.lower() != repo.lower()
 
 
 @dataclass(frozen=True)
@@ -77,7 +73,7 @@ async def prepare(ctx: ModeContext) -> ModeOutcome | ModeRun:
     if pull.state != "open":
         await answer(ctx, f"pull request #{number} is {pull.state}; there is nothing to fix.")
         return ModeOutcome(conclusion="skipped", outputs=outputs)
-    if is_fork(pull, ctx.repo):
+    if pull.from_fork:
         await answer(
             ctx,
             f"I do not push to forks: the head of this pull request is in `{pull.head_repo}`. "

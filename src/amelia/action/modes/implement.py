@@ -217,13 +217,18 @@ async def commit_and_push(ctx: ModeContext, branch: str, message: str) -> None:
     await asyncio.to_thread(ctx.workspace.push, branch)
 
 
-async def _resolve_issue(ctx: ModeContext, number: int) -> int | None:
-    """The issue to implement: `number` itself, or the issue of the plan pull `number`."""
+async def _resolve_issue(ctx: ModeContext, number: int) -> int | str:
+    """The issue to implement: `number` itself, or the issue of the plan pull `number`;
+    or why there is none (a fork's pull request, a pull not on a plan branch)."""
     info = await asyncio.to_thread(ctx.github.get_issue, number)
     if not info.is_pull_request:
         return number
     pull = await asyncio.to_thread(ctx.github.get_pull, number)
-    return issue_of_branch(pull.head_ref, ctx.inputs.branch_prefix)
+    if pull.from_fork:
+        # Its branch is not ours: a plan branch of the same name would be origin's.
+        return "this pull request comes from a fork; amelia implements only its own plans."
+    issue = issue_of_branch(pull.head_ref, ctx.inputs.branch_prefix)
+    return "this pull request is not on an amelia plan branch." if issue is None else issue
 
 
 async def _reply(ctx: ModeContext, number: int, text: str) -> None:
@@ -248,8 +253,8 @@ async def prepare(ctx: ModeContext) -> ModeOutcome | ModeRun:
     if asked_on is None:
         return ModeOutcome(conclusion="failure", failure_reason="implement needs an issue number")
     number = await _resolve_issue(ctx, asked_on)
-    if number is None:
-        await _reply(ctx, asked_on, "this pull request is not on an amelia plan branch.")
+    if isinstance(number, str):
+        await _reply(ctx, asked_on, number)
         return ModeOutcome(conclusion="skipped")
     repo = ctx.workspace.path
     prefix = ctx.inputs.branch_prefix
