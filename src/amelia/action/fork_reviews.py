@@ -6,6 +6,11 @@ amelia says so instead of failing. `pull_request_target` runs have the secrets a
 token, and their checkout is the base: there (only with `review_forks: true`) the head is
 data, never code (`amelia.action.pull_head.head_as_data`), and the reviewer gets
 file-reading tools only, confined to the head's directory (`files_only`).
+
+`head_is_data` decides it for every mode that reads a pull's head, whatever the event: a
+head from another repository than the base (a fork), on `pull_request_target` or on a
+maintainer's `/amelia review` or `/amelia ask` (`issue_comment`, which has the secrets
+too), is only ever data.
 """
 
 from __future__ import annotations
@@ -18,18 +23,35 @@ if TYPE_CHECKING:
     from amelia.config import Settings
     from amelia.core.types import AgentRole, ToolProfileName
     from amelia.drivers.base import DriverInterface
+    from amelia.github.client import PullInfo
     from amelia.pipeline import MakeDriver
 
-__all__ = ["FORKS_EXAMPLE", "FORK_REVIEW_NOTE", "files_only", "unreviewable_fork"]
+__all__ = [
+    "FORKS_EXAMPLE",
+    "FORK_REVIEW_NOTE",
+    "files_only",
+    "head_is_data",
+    "unreviewable_fork",
+]
 
 FORKS_EXAMPLE = "docs/examples/amelia-review-forks.yml"
 
 FORK_REVIEW_NOTE = (
-    "_Fork review (`pull_request_target`): the head was read as data only, by a reviewer "
-    "with read-only file tools and no shell; none of its code was built or run. amelia "
-    "never approves a pull request from a fork: a maintainer's review decides._"
+    "_Fork review: the head was read as data only, by a reviewer with read-only file "
+    "tools and no shell; none of its code was built or run. amelia never approves a pull "
+    "request from a fork: a maintainer's review decides._"
 )
 """Added to the body of every review of a head kept as data."""
+
+
+def head_is_data(pull: PullInfo, event: Event) -> bool:
+    """True when the pull's head must be read as data only, never checked out into the
+    checkout or given to an agent with a shell: the head lives in another repository than
+    the base (a fork, whatever the event that asks), or the run is `pull_request_target`
+    (its checkout is the base, and it holds the secrets)."""
+    if pull.from_fork:
+        return True
+    return isinstance(event, PullRequestEvent) and event.is_target
 
 
 def unreviewable_fork(settings: Settings, event: Event, command: Command) -> str | None:

@@ -1,6 +1,7 @@
 """`amelia action` on a fork's pull request: `pull_request_target` with `review_forks: true`
-reviews the head as data (both drivers), with `review_forks` off nothing runs, and a
-`pull_request` run from a fork without a model key says why it cannot review."""
+reviews the head as data (both drivers), so does a maintainer's `/amelia review` comment,
+with `review_forks` off nothing runs, and a `pull_request` run from a fork without a model
+key says why it cannot review."""
 
 from __future__ import annotations
 
@@ -79,7 +80,7 @@ def assert_fork_review_posted(harness: ActionHarness, result: ActionRun, number:
     assert result.outputs["verdict"] == "approved"
     (review,) = harness.github.reviews(harness.repo, number)
     assert review["state"] == "COMMENTED"  # approved by the model, but never by amelia
-    assert "Fork review (`pull_request_target`)" in review["body"]
+    assert "Fork review:" in review["body"]
     assert "read-only file tools and no shell" in review["body"]
     # The review, and the one comment listing the refused shell call, nothing else.
     writes = {(r.method, r.path) for r in result.github_writes}
@@ -114,6 +115,34 @@ def test_fork_pull_is_reviewed_as_data_with_claude_code(
     assert "env > " in seen  # … the Makefile read as text …
     assert "No such tool available: Bash" in seen  # … the shell asked for and refused …
     assert CANARY not in seen  # … and nothing of the head's CLAUDE.md reached the model
+
+
+def test_a_maintainers_review_comment_on_a_fork_pull_reviews_the_head_as_data(
+    harness: ActionHarness, tmp_path: Path
+) -> None:
+    # issue_comment runs hold the secrets whoever opened the pull: the head is still data.
+    marker = tmp_path / "leaked.txt"
+    number, _event = harness.open_fork_pull(fork_files(marker))
+    before = workspace_state(harness)
+    payload = harness.comment_event(number, "/amelia review")
+    payload["issue"]["pull_request"] = {"url": f"{harness.github.url}/pulls/{number}"}
+
+    result = harness.run("issue_comment", payload, inputs={"review_event": "AUTO"})
+
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.outputs["verdict"] == "approved"
+    (review,) = harness.github.reviews(harness.repo, number)
+    assert review["state"] == "COMMENTED"  # approved by the model, but never by amelia
+    assert "Fork review:" in review["body"] and "no shell" in review["body"]
+    assert_head_stayed_data(harness, before, marker)
+    assert result.model_requests
+    for request in result.model_requests:
+        offered = {tool["name"] for tool in (request.body or {}).get("tools", [])}
+        assert {"Read", "Glob", "Grep"} <= offered
+        assert not offered & (SHELL_TOOLS | WRITING_OR_NETWORK_TOOLS), offered
+    seen = result.model_text()
+    assert "greeter/farewell.py" in seen and "env > " in seen
+    assert CANARY not in seen
 
 
 def test_implement_on_a_fork_pull_is_refused(harness: ActionHarness, tmp_path: Path) -> None:

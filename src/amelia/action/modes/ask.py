@@ -1,23 +1,26 @@
 """`/amelia ask <question>`: a read-only agent answers a question in one comment.
 
 On an issue the answerer explores the checkout as it is (the default branch). On a pull
-request the head is fetched and checked out detached with files that steer agents reset
-to the base's version (as for a review), and the answerer also gets the pull's diff; asked
-in a review thread, it gets the thread and the file it is on, at the commit commented on.
-The answer is posted as one comment where the question was asked (in the thread, as a
-reply), its `path:line` references linked to the files at the commit the answerer read.
-Nothing is committed or pushed.
+request the head is fetched as for a review (`amelia.action.modes.review.fetched_head`):
+checked out detached with files that steer agents reset to the base's version, or, for a
+fork's pull request, kept as data in a directory of its own and read with file tools only
+(no shell); the answerer also gets the pull's diff; asked in a review thread, it gets the
+thread and the file it is on, at the commit commented on. The answer is posted as one
+comment where the question was asked (in the thread, as a reply), its `path:line`
+references linked to the files at the commit the answerer read. Nothing is committed or
+pushed.
 """
 
 from __future__ import annotations
 
 import asyncio
+from contextlib import AsyncExitStack
 from pathlib import Path
 
 from amelia.action.agent_issue import agent_issue, agent_request
+from amelia.action.fork_reviews import files_only
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
-from amelia.action.modes.review import pull_diff
-from amelia.action.pull_head import check_out_pull
+from amelia.action.modes.review import fetched_head, pull_diff
 from amelia.action.replies import post_where_asked
 from amelia.action.verdicts import post_tool_errors
 from amelia.errors import GitError
@@ -80,19 +83,29 @@ def thread_context(ctx: ModeContext, repo: Path, pull_number: int, head: str) ->
 
 
 async def run(ctx: ModeContext) -> ModeOutcome:
-    from amelia.core.state import ExecutionState
-    from amelia.pipeline import RunContext, StageFailedError, run_answer
-
     number = ctx.command.number
     if number is None:
         return ModeOutcome(conclusion="failure", failure_reason="ask needs an issue or pull")
+    # A head kept as data lives in a directory removed once the answer is posted.
+    async with AsyncExitStack() as stack:
+        outcome = await _answer(ctx, number, stack)
+    return outcome
+
+
+async def _answer(ctx: ModeContext, number: int, stack: AsyncExitStack) -> ModeOutcome:
+    from amelia.core.state import ExecutionState
+    from amelia.pipeline import RunContext, StageFailedError, run_answer
+
     repo = ctx.workspace.path
+    make_driver = ctx.make_driver
     info = await asyncio.to_thread(ctx.github.get_issue, number)
     diff_text: str | None = None
     if info.is_pull_request:
         pull = await asyncio.to_thread(ctx.github.get_pull, number)
-        with ctx.workspace.authenticated():
-            checked = await asyncio.to_thread(check_out_pull, repo, pull)
+        checked = await stack.enter_async_context(fetched_head(ctx, pull))
+        repo = checked.directory
+        if checked.as_data:
+            make_driver = files_only(make_driver)
         diff_text = await pull_diff(ctx, number, checked)
         issue = agent_issue(pull)
         commit = checked.head_sha  # links name the pull's head, a commit GitHub has
@@ -104,7 +117,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
 
     context = RunContext(
         repo_dir=repo,
-        make_driver=ctx.make_driver,
+        make_driver=make_driver,
         profile=ctx.profile,
         sinks=ctx.sinks,
         agent_session=ctx.workspace.agent_session,

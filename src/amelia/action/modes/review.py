@@ -3,29 +3,32 @@
 
 The head is fetched from origin (`refs/pull/<n>/head`, or the head branch) and checked out
 detached; files that steer agents are reset to the base's version first (see
-`amelia.action.steering`). On `pull_request_target` (with `review_forks: true`) the checkout
-stays at the base and the head is only data, in a directory of its own, read by a reviewer
-with file-reading tools alone (`amelia.action.pull_head.head_as_data`,
-`amelia.action.fork_reviews`). The reviewer (read-only tools) reviews the change since the
-merge base of head and base, or only the commits since the last reviewed one (see
-`amelia.action.review_scope`), and its result is set against the findings earlier reviews
-left open (`amelia.action.earlier_findings`). The verdict is posted as one review of the
-head commit, anchored on the diff GitHub shows for the pull (the local diff when the API
-has none, or answers 406 `too_large` for a big pull); error-flagged tool results go into
-one comment on the pull.
+`amelia.action.steering`). For a fork's pull request (whatever the event:
+`pull_request_target` with `review_forks: true`, or a maintainer's `/amelia review`) and on
+any `pull_request_target`, the checkout stays at the base and the head is only data, in a
+directory of its own, read by a reviewer with file-reading tools alone (`fetched_head`,
+`amelia.action.fork_reviews.head_is_data`, `amelia.action.pull_head.head_as_data`). The
+reviewer (read-only tools) reviews the change since the merge base of head and base, or only
+the commits since the last reviewed one (see `amelia.action.review_scope`), and its result
+is set against the findings earlier reviews left open (`amelia.action.earlier_findings`).
+The verdict is posted as one review of the head commit, anchored on the diff GitHub shows
+for the pull (the local diff when the API has none, or answers 406 `too_large` for a big
+pull); error-flagged tool results go into one comment on the pull.
 """
 
 from __future__ import annotations
 
 import asyncio
 import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from loguru import logger
 
 from amelia.action.agent_issue import agent_issue, agent_request
 from amelia.action.earlier_findings import close_fixed, render_earlier_findings, settle
-from amelia.action.fork_reviews import FORK_REVIEW_NOTE, files_only
+from amelia.action.fork_reviews import FORK_REVIEW_NOTE, files_only, head_is_data
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
 from amelia.action.pull_head import PullHead, check_out_pull, head_as_data
 from amelia.action.review_scope import plan_scope, requested_kind
@@ -41,7 +44,7 @@ from amelia.github.client import PullInfo
 from amelia.github.events import PullRequestEvent
 from amelia.github.review_history import load_review_history
 
-__all__ = ["MODE", "pull_diff", "run", "steering_note"]
+__all__ = ["MODE", "fetched_head", "pull_diff", "run", "steering_note"]
 
 
 def steering_note(restored: tuple[str, ...]) -> str:
@@ -73,6 +76,25 @@ async def pull_diff(ctx: ModeContext, number: int, checked: PullHead) -> str:
     return diff_text
 
 
+@asynccontextmanager
+async def fetched_head(ctx: ModeContext, pull: PullInfo) -> AsyncIterator[PullHead]:
+    """The pull's head for an agent to read: checked out in the checkout, or, when
+    `head_is_data`, kept as data in a directory of its own, removed on leaving."""
+    if not head_is_data(pull, ctx.event):
+        with ctx.workspace.authenticated():
+            checked = await asyncio.to_thread(check_out_pull, ctx.workspace.path, pull)
+        yield checked
+        return
+    with tempfile.TemporaryDirectory(prefix="amelia-pull-head-") as scratch:
+        # Like a checkout: whoever runs the agents may read it.
+        await asyncio.to_thread(Path(scratch).chmod, 0o755)
+        with ctx.workspace.authenticated():
+            checked = await asyncio.to_thread(
+                head_as_data, ctx.workspace.path, pull, Path(scratch) / "head"
+            )
+        yield checked
+
+
 async def run(ctx: ModeContext) -> ModeOutcome:
     number = ctx.command.number
     if number is None:
@@ -81,20 +103,8 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     if pull.state != "open":
         ctx.io.notice(f"amelia: pull request #{number} is {pull.state}; nothing to review")
         return ModeOutcome(conclusion="skipped", outputs={"pr_number": str(number)})
-    if isinstance(ctx.event, PullRequestEvent) and ctx.event.is_target:
-        # The run holds the secrets and the head is not ours: keep the head as data, in a
-        # directory of its own, removed when the review is done.
-        with tempfile.TemporaryDirectory(prefix="amelia-pull-head-") as scratch:
-            # Like a checkout: whoever runs the agents may read it.
-            await asyncio.to_thread(Path(scratch).chmod, 0o755)
-            with ctx.workspace.authenticated():
-                checked = await asyncio.to_thread(
-                    head_as_data, ctx.workspace.path, pull, Path(scratch) / "head"
-                )
-            return await _review(ctx, pull, checked)
-    with ctx.workspace.authenticated():
-        checked = await asyncio.to_thread(check_out_pull, ctx.workspace.path, pull)
-    return await _review(ctx, pull, checked)
+    async with fetched_head(ctx, pull) as checked:
+        return await _review(ctx, pull, checked)
 
 
 async def _review(ctx: ModeContext, pull: PullInfo, checked: PullHead) -> ModeOutcome:
