@@ -299,15 +299,23 @@ def _ignore(reason: str) -> Command:
     return Command(kind="ignore", reason=reason)
 
 
+def _command_words(body: str | None, settings: RoutingSettings) -> list[str] | Command:
+    """A new comment's words (trigger, command name, notes), or why it is no command."""
+    text = (body or "").strip()
+    if is_bot_text(text):
+        return _ignore("comment was written by amelia")
+    words = text.split(maxsplit=2)
+    if not words or words[0].lower() != settings.trigger_phrase.lower():
+        return _ignore("comment is not a command")
+    return words
+
+
 def _route_comment(event: IssueCommentEvent, settings: RoutingSettings) -> Command:
     if event.action != "created":
         return _ignore(f"comment was {event.action or 'changed'}, only new comments are commands")
-    body = (event.comment.body or "").strip()
-    if is_bot_text(body):
-        return _ignore("comment was written by amelia")
-    words = body.split(maxsplit=2)
-    if not words or words[0].lower() != settings.trigger_phrase.lower():
-        return _ignore("comment is not a command")
+    words = _command_words(event.comment.body, settings)
+    if isinstance(words, Command):
+        return words
     name = words[1].lower() if len(words) > 1 else "help"
     base = {
         "number": event.issue.number,
@@ -369,12 +377,10 @@ def _route_review_comment(
     if event.action != "created":
         return _ignore(f"review comment was {event.action or 'changed'}, only new ones are")
     comment = event.comment
+    words = _command_words(comment.body, settings)
+    if isinstance(words, Command):
+        return words
     body = (comment.body or "").strip()
-    if is_bot_text(body):
-        return _ignore("comment was written by amelia")
-    words = body.split(maxsplit=2)
-    if not words or words[0].lower() != settings.trigger_phrase.lower():
-        return _ignore("comment is not a command")
     name = words[1].lower() if len(words) > 1 else "help"
     base = {
         "number": event.pull_request.number,
