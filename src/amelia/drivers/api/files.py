@@ -16,8 +16,7 @@ from amelia.errors import PathRefused
 __all__ = [
     "MAX_READ_CHARS",
     "MAX_WRITE_BYTES",
-    "SafeFileReader",
-    "SafeFileWriter",
+    "ConfinedFiles",
     "resolve_confined",
 ]
 
@@ -56,29 +55,52 @@ def resolve_confined(
     )
 
 
-class SafeFileWriter:
-    """Writes files inside the allowed directories, creating parent directories."""
+class ConfinedFiles:
+    """Reads and writes files inside the allowed directories, and nowhere else."""
 
     def __init__(
         self,
         allowed_dirs: Sequence[str | os.PathLike[str]],
         *,
         base: str | os.PathLike[str] | None = None,
-        max_bytes: int = MAX_WRITE_BYTES,
+        max_read_chars: int = MAX_READ_CHARS,
+        max_write_bytes: int = MAX_WRITE_BYTES,
     ) -> None:
         self.allowed_dirs = list(allowed_dirs)
         self.base = Path(base) if base is not None else Path(self.allowed_dirs[0])
-        self.max_bytes = max_bytes
+        self.max_read_chars = max_read_chars
+        self.max_write_bytes = max_write_bytes
 
     def resolve(self, file_path: str) -> Path:
         return resolve_confined(file_path, self.base, self.allowed_dirs)
 
+    def read(self, file_path: str) -> str:
+        """The file's text, truncated with a visible marker past `max_read_chars`."""
+        target = self.resolve(file_path)
+        if not target.exists():
+            raise FileNotFoundError(f"'{file_path}' does not exist")
+        if target.is_dir():
+            raise IsADirectoryError(f"'{file_path}' is a directory")
+        with target.open("r", encoding="utf-8", errors="replace") as handle:
+            text = handle.read(self.max_read_chars + 1)
+        if len(text) > self.max_read_chars:
+            size = target.stat().st_size
+            return (
+                text[: self.max_read_chars]
+                + f"\n… [file truncated: showing {self.max_read_chars} of about {size} characters]"
+            )
+        return text
+
     def write(self, file_path: str, content: str) -> Path:
-        """Write `content`; returns the real path written. Raises PathRefused or ValueError."""
+        """Write `content`, creating parent directories; returns the real path written.
+
+        Raises PathRefused or ValueError.
+        """
         data = content.encode("utf-8")
-        if len(data) > self.max_bytes:
+        if len(data) > self.max_write_bytes:
             raise ValueError(
-                f"content is {len(data)} bytes; the limit for one file is {self.max_bytes} bytes"
+                f"content is {len(data)} bytes; the limit for one file is "
+                f"{self.max_write_bytes} bytes"
             )
         target = self.resolve(file_path)
         if target.is_dir():
@@ -92,38 +114,3 @@ class SafeFileWriter:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
         return target
-
-
-class SafeFileReader:
-    """Reads text files inside the allowed directories."""
-
-    def __init__(
-        self,
-        allowed_dirs: Sequence[str | os.PathLike[str]],
-        *,
-        base: str | os.PathLike[str] | None = None,
-        max_chars: int = MAX_READ_CHARS,
-    ) -> None:
-        self.allowed_dirs = list(allowed_dirs)
-        self.base = Path(base) if base is not None else Path(self.allowed_dirs[0])
-        self.max_chars = max_chars
-
-    def resolve(self, file_path: str) -> Path:
-        return resolve_confined(file_path, self.base, self.allowed_dirs)
-
-    def read(self, file_path: str) -> str:
-        """The file's text, truncated with a visible marker past `max_chars`."""
-        target = self.resolve(file_path)
-        if not target.exists():
-            raise FileNotFoundError(f"'{file_path}' does not exist")
-        if target.is_dir():
-            raise IsADirectoryError(f"'{file_path}' is a directory")
-        with target.open("r", encoding="utf-8", errors="replace") as handle:
-            text = handle.read(self.max_chars + 1)
-        if len(text) > self.max_chars:
-            size = target.stat().st_size
-            return (
-                text[: self.max_chars]
-                + f"\n… [file truncated: showing {self.max_chars} of about {size} characters]"
-            )
-        return text

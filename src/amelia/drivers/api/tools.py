@@ -19,7 +19,7 @@ from pydantic_ai import RunContext, Tool
 from pydantic_ai.exceptions import ToolFailed
 
 from amelia.core.types import ToolProfileName
-from amelia.drivers.api.files import SafeFileReader, SafeFileWriter
+from amelia.drivers.api.files import ConfinedFiles
 from amelia.drivers.api.shell import SafeShellExecutor, ShellResult
 from amelia.drivers.read_only_policy import read_only_git_argv
 from amelia.errors import CommandRefused, PathRefused
@@ -62,16 +62,14 @@ class ToolContext:
     inherited: Mapping[str, str] = field(default_factory=dict, repr=False)
     """The environment shell commands start from, minus its secrets."""
     shell: SafeShellExecutor = field(init=False)
-    reader: SafeFileReader = field(init=False)
-    writer: SafeFileWriter = field(init=False)
+    files: ConfinedFiles = field(init=False)
 
     def __post_init__(self) -> None:
         if not self.cwd.is_dir():
             raise ValueError(f"working directory does not exist: {self.cwd}")
         self.cwd = self.cwd.resolve()
         self.shell = SafeShellExecutor(self.cwd, inherited=self.inherited)
-        self.reader = SafeFileReader([self.cwd])
-        self.writer = SafeFileWriter([self.cwd])
+        self.files = ConfinedFiles([self.cwd])
 
     def relative(self, path: Path) -> str:
         return str(path.relative_to(self.cwd)) if path != self.cwd else "."
@@ -88,7 +86,7 @@ async def read_file(ctx: RunContext[ToolContext], file_path: str) -> str:
         file_path: Path relative to the working directory.
     """
     try:
-        return await asyncio.to_thread(ctx.deps.reader.read, file_path)
+        return await asyncio.to_thread(ctx.deps.files.read, file_path)
     except PathRefused as error:
         raise _refuse(error) from error
     except (OSError, ValueError) as error:
@@ -129,7 +127,7 @@ async def list_files(ctx: RunContext[ToolContext], pattern: str) -> str:
 
 def _search(context: ToolContext, pattern: str, path: str) -> list[str]:
     regex = re.compile(pattern)
-    root = context.reader.resolve(path)
+    root = context.files.resolve(path)
     files = [root] if root.is_file() else sorted(root.rglob("*"))
     matches: list[str] = []
     for file in files:
@@ -223,7 +221,7 @@ async def write_file(ctx: RunContext[ToolContext], file_path: str, content: str)
         content: The complete new content of the file.
     """
     try:
-        target = await asyncio.to_thread(ctx.deps.writer.write, file_path, content)
+        target = await asyncio.to_thread(ctx.deps.files.write, file_path, content)
     except (PathRefused, ValueError) as error:
         raise _refuse(error) from error
     except OSError as error:
@@ -232,7 +230,7 @@ async def write_file(ctx: RunContext[ToolContext], file_path: str, content: str)
 
 
 def _edit(context: ToolContext, file_path: str, old_text: str, new_text: str) -> Path:
-    target = context.writer.resolve(file_path)
+    target = context.files.resolve(file_path)
     if not target.is_file():
         raise FileNotFoundError(f"'{file_path}' does not exist")
     current = target.read_text(encoding="utf-8")
@@ -240,7 +238,7 @@ def _edit(context: ToolContext, file_path: str, old_text: str, new_text: str) ->
     if count != 1:
         where = "is empty" if not old_text else f"occurs {count} times"
         raise ValueError(f"old_text {where} in '{file_path}'; it must occur exactly once")
-    return context.writer.write(file_path, current.replace(old_text, new_text, 1))
+    return context.files.write(file_path, current.replace(old_text, new_text, 1))
 
 
 async def edit_file(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from amelia.drivers.api.files import SafeFileReader, SafeFileWriter, resolve_confined
+from amelia.drivers.api.files import ConfinedFiles, resolve_confined
 from amelia.drivers.api.shell import MAX_OUTPUT_CHARS, SafeShellExecutor
 from amelia.drivers.api.shell_policy import (
     BLOCKED_COMMANDS,
@@ -280,7 +280,7 @@ def sandbox(tmp_path: Path) -> tuple[Path, Path]:
 )
 def test_writes_that_escape_are_refused(sandbox: tuple[Path, Path], path: str) -> None:
     inside, outside = sandbox
-    writer = SafeFileWriter([inside])
+    writer = ConfinedFiles([inside])
     with pytest.raises(PathRefused):
         writer.write(path, "pwned")
     assert (outside / "secret.txt").read_text() == "secret"
@@ -291,11 +291,11 @@ def test_writes_that_escape_are_refused(sandbox: tuple[Path, Path], path: str) -
 def test_absolute_paths_outside_are_refused(sandbox: tuple[Path, Path]) -> None:
     inside, outside = sandbox
     with pytest.raises(PathRefused):
-        SafeFileWriter([inside]).write(str(outside / "x.txt"), "pwned")
+        ConfinedFiles([inside]).write(str(outside / "x.txt"), "pwned")
     with pytest.raises(PathRefused):
-        SafeFileReader([inside]).read(str(outside / "secret.txt"))
+        ConfinedFiles([inside]).read(str(outside / "secret.txt"))
     with pytest.raises(PathRefused):
-        SafeFileReader([inside]).read("/etc/passwd")
+        ConfinedFiles([inside]).read("/etc/passwd")
     assert not (outside / "x.txt").exists()
 
 
@@ -305,15 +305,15 @@ def test_absolute_paths_outside_are_refused(sandbox: tuple[Path, Path]) -> None:
 def test_reads_that_escape_are_refused(sandbox: tuple[Path, Path], path: str) -> None:
     inside, _ = sandbox
     with pytest.raises(PathRefused):
-        SafeFileReader([inside]).read(path)
+        ConfinedFiles([inside]).read(path)
 
 
 def test_writes_inside_create_parents(sandbox: tuple[Path, Path]) -> None:
     inside, _ = sandbox
-    target = SafeFileWriter([inside]).write("a/b/c.txt", "content")
+    target = ConfinedFiles([inside]).write("a/b/c.txt", "content")
     assert target == (inside / "a" / "b" / "c.txt").resolve()
     assert target.read_text() == "content"
-    absolute = SafeFileWriter([inside]).write(str(inside / "d.txt"), "x")
+    absolute = ConfinedFiles([inside]).write(str(inside / "d.txt"), "x")
     assert absolute.read_text() == "x"
 
 
@@ -321,13 +321,13 @@ def test_symlink_inside_the_directory_is_followed(sandbox: tuple[Path, Path]) ->
     inside, _ = sandbox
     (inside / "real").mkdir()
     (inside / "alias").symlink_to(inside / "real")
-    SafeFileWriter([inside]).write("alias/f.txt", "ok")
+    ConfinedFiles([inside]).write("alias/f.txt", "ok")
     assert (inside / "real" / "f.txt").read_text() == "ok"
 
 
 def test_write_size_cap(sandbox: tuple[Path, Path]) -> None:
     inside, _ = sandbox
-    writer = SafeFileWriter([inside], max_bytes=10)
+    writer = ConfinedFiles([inside], max_write_bytes=10)
     with pytest.raises(ValueError, match="limit"):
         writer.write("big.txt", "x" * 11)
     assert not (inside / "big.txt").exists()
@@ -336,7 +336,7 @@ def test_write_size_cap(sandbox: tuple[Path, Path]) -> None:
 def test_read_cap_marks_truncation(sandbox: tuple[Path, Path]) -> None:
     inside, _ = sandbox
     (inside / "big.txt").write_text("y" * 50)
-    text = SafeFileReader([inside], max_chars=10).read("big.txt")
+    text = ConfinedFiles([inside], max_read_chars=10).read("big.txt")
     assert text.startswith("y" * 10) and "[file truncated" in text
 
 
@@ -349,5 +349,5 @@ def test_symlinked_parent_created_later_cannot_escape(sandbox: tuple[Path, Path]
     inside, outside = sandbox
     os.symlink(outside, inside / "later")
     with pytest.raises(PathRefused):
-        SafeFileWriter([inside]).write("later/deep/x.txt", "pwned")
+        ConfinedFiles([inside]).write("later/deep/x.txt", "pwned")
     assert not (outside / "deep").exists()
