@@ -37,6 +37,7 @@ __all__ = [
     "GitHubValidationError",
     "GitPushDeclinedError",
     "InputError",
+    "LeftoverProcessError",
     "PathRefused",
     "PlanError",
     "PlanPathError",
@@ -133,6 +134,10 @@ class GitPushDeclinedError(GitError):
 class SecretInChangeError(GitError):
     """A change about to be pushed holds the value of a secret of the run: it is never
     pushed. The message names the file, never the value."""
+
+
+class LeftoverProcessError(RunError):
+    """Processes an agent left behind would not stop (so amelia's git does not run)."""
 
 
 class GitHubError(RunError):

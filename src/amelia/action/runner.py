@@ -36,7 +36,7 @@ from amelia.action.routing import read_event, route_event
 from amelia.action.signals import SignalCancellation
 from amelia.action.workflow_io import WorkflowIO
 from amelia.config import RunnerContext, Settings, load_settings
-from amelia.errors import EXIT_OK, AmeliaError, ConfigError, GitError
+from amelia.errors import EXIT_OK, AmeliaError, ConfigError, RunError
 from amelia.github.events import Command, Event
 from amelia.redaction import Redactor
 
@@ -234,6 +234,7 @@ class _Engine:
     ) -> ModeContext:
         """What every mode gets: the checkout, the profile, the drivers (started from
         `environment`), the log groups."""
+        from amelia.action.runner_files import RunnerFiles
         from amelia.action.workspace import GitHome, Workspace
         from amelia.pipeline import default_make_driver
 
@@ -249,6 +250,7 @@ class _Engine:
             remote_url=f"{runner.server_url.rstrip('/')}/{repo}" if runner.actions else None,
             secrets=_credentials(settings),
             git_home=GitHome.of(settings.environ),
+            runner_files=RunnerFiles.of(settings.environ) if runner.actions else None,
         )
         return ModeContext(
             command=command,
@@ -296,11 +298,12 @@ class _Engine:
         return self.request.default_workspace
 
     def _restore_credentials(self, workspace: Workspace) -> None:
-        """Give `.git/config` back the token `prepare()` hid; a failure is only a warning,
+        """Give `.git/config` back the token `prepare()` hid; a failure (also a process an
+        agent left that would not stop, which keeps the token hidden) is only a warning,
         since our own work is done and pushed by now."""
         try:
             workspace.restore_credentials()
-        except GitError as error:
+        except RunError as error:
             message = self.redactor.redact(error.message)
             self.io.warning(f"amelia: could not restore the checkout's credentials: {message}")
 

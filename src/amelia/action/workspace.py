@@ -32,6 +32,7 @@ from pathlib import Path
 
 from loguru import logger
 
+from amelia.action.runner_files import RunnerFiles
 from amelia.action.unpushed import UnpushedWork, save_unpushed
 from amelia.errors import GitError, SecretInChangeError
 from amelia.git import (
@@ -52,6 +53,7 @@ from amelia.git import (
     with_config,
     with_remote_url,
 )
+from amelia.isolation.leftovers import Leftovers
 
 __all__ = ["CommittedWork", "GitHome", "Workspace", "basic_auth_header"]
 
@@ -108,6 +110,7 @@ class Workspace:
         remote_url: str | None = None,
         secrets: Iterable[str] = (),
         git_home: GitHome | None = None,
+        runner_files: RunnerFiles | None = None,
     ) -> None:
         self.path = path.resolve()
         self.on_runner = on_runner
@@ -132,6 +135,12 @@ class Workspace:
         self._baseline: WorktreeBaseline | None = None
         self._snapshot: ConfigSnapshot | None = None
         self._global_config: Path | None = None
+        self._runner_files = runner_files or RunnerFiles({})
+        """The runner's file commands, put back after every agent run."""
+        self._runner_files_before: RunnerFiles | None = None
+        self.leftovers = Leftovers()
+        """What agents left running: stopped after every agent run and before the token is
+        used or put back."""
 
     @property
     def removed_credentials(self) -> list[str]:
@@ -212,6 +221,8 @@ class Workspace:
             self._after_agent(role)
 
     def _before_agent(self) -> None:
+        self.leftovers.begin()
+        self._runner_files_before = self._runner_files.take()
         if self._baseline is None:
             if self.on_runner:
                 # Credentials an earlier step left in the checkout (an `.npmrc` with a token,
@@ -227,6 +238,16 @@ class Workspace:
         return frozenset() if self._baseline is None else self._baseline.unchanged()
 
     def _after_agent(self, role: str) -> None:
+        # First what the agent left running, which could change the files again.
+        stopped = self.leftovers.stop()
+        if stopped:
+            logger.warning("stopped {} process(es) the {} agent left running", stopped, role)
+        runner_files, self._runner_files_before = self._runner_files_before, None
+        if runner_files is not None:
+            for path in runner_files.restore():
+                logger.warning(
+                    "the {} agent changed the runner's file {}; amelia put it back", role, path
+                )
         snapshot, self._snapshot = self._snapshot, None
         if snapshot is None:
             return
@@ -277,9 +298,11 @@ class Workspace:
         """Let git in this block talk to the repository (`remote_url`, else origin), with
         the token when there is one (private repositories, pushes).
 
-        Only git processes started in the block see the token, in their environment; still,
-        start no agent inside the block.
+        Only git processes started in the block see the token, in their environment, and
+        every process an agent left running is stopped first (a process of the same user
+        could read that environment); start no agent inside the block.
         """
+        self.leftovers.stop()
         with self._remote():
             if not self._token:
                 yield

@@ -89,12 +89,15 @@ async def run_check(state: ExecutionState, context: RunContext) -> ExecutionStat
     repo = context.repo_dir
     before = await asyncio.to_thread(_untracked, repo)
     try:
-        ran = await run_shell(
-            command_line(test.command),
-            cwd=repo,
-            env=test.environment,
-            timeout_seconds=test.timeout_seconds,
-        )
+        # It runs the developer's code: what surrounds the developer surrounds it too (what
+        # it leaves running is stopped, the files it may not change are put back).
+        async with context.session("developer"):
+            ran = await run_shell(
+                command_line(test.command),
+                cwd=repo,
+                env=test.environment,
+                timeout_seconds=test.timeout_seconds,
+            )
         check = CheckRun(
             command=test.command,
             exit_code=ran.exit_code,
