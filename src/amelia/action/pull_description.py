@@ -27,6 +27,7 @@ __all__ = [
     "developer_checks",
     "earlier_rounds",
     "file_note",
+    "next_round",
     "round_line",
 ]
 
@@ -182,6 +183,14 @@ def round_line(run: str, review: ReviewResult, iteration: int) -> str:
         f"- {run}, round {iteration}: **{review.verdict}** ({review.severity}): "
         f"{one_line(review.summary, limit=200)}"
     )
+
+
+def next_round(rounds: Sequence[str], run: str) -> int:
+    """The number of `run`'s next round: one past the highest `run` round `rounds` lists,
+    so the second `/amelia fix` on a draft is `fix, round 2`."""
+    numbered = re.compile(rf"^- {re.escape(run)}, round (\d+):")
+    found = [int(m.group(1)) for line in rounds if (m := numbered.match(line))]
+    return max(found, default=0) + 1
 
 
 def earlier_rounds(description: str) -> list[str]:

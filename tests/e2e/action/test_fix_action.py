@@ -210,3 +210,99 @@ def test_fix_never_acts_on_a_forks_pull_request(harness: ActionHarness) -> None:
     (reply,) = harness.github.comments(harness.repo, number)
     assert "I do not push to forks" in reply and "stranger/app" in reply
     assert harness.origin_git("rev-parse", "contrib").strip() == sha
+
+
+FINDING = "farewell needs a docstring, like greet has."
+CHANGES_REQUESTED: dict[str, Any] = {
+    "verdict": "changes_requested",
+    "severity": "minor",
+    "summary": "farewell lacks a docstring",
+    "comments": [{"path": "greeter/farewell.py", "line": 1, "severity": "minor", "body": FINDING}],
+}
+
+
+class OwnDraft:
+    """`/amelia implement` leaves a finding of amelia's reviewer unresolved on its draft;
+    `/amelia fix` (once `finding` is set) addresses it and the reviewer approves."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+        self.finding: int | None = None
+
+    def __call__(self, request: RecordedRequest) -> Turn:
+        role, step = role_of(request), step_of(request)
+        fixing = self.finding is not None
+        if role == "developer":
+            content = FIXED if fixing else FAREWELL
+            said = f"thread {self.finding}: addressed: added a docstring" if fixing else "Added"
+            path = str(self.workspace / "greeter/farewell.py")
+            turns: list[Turn] = [
+                [tool_use("Write", {"file_path": path, "content": content})],
+                [text(f"Done.\n{said}")],
+            ]
+        elif role == "reviewer":
+            verdict = APPROVED if fixing else CHANGES_REQUESTED
+            turns = [[tool_use("StructuredOutput", verdict)], [text("ok")]]
+        else:
+            turns = [[text("Nothing to do.")]]
+        return turns[min(step, len(turns) - 1)]
+
+
+def test_fix_on_amelias_own_draft_addresses_its_reviewers_open_finding(tmp_path: Path) -> None:
+    root = tmp_path / "action"
+    model = OwnDraft(root / "workspace")
+    with ActionHarness(root, script=model) as harness:
+        issue = harness.add_planned_issue("Add a farewell", "Say goodbye too.")
+        branch = f"amelia/issue-{issue}"
+        implemented = harness.run(
+            "issue_comment",
+            harness.comment_event(issue, "/amelia implement"),
+            inputs={"max_review_iterations": "1"},
+        )
+        assert implemented.exit_code == 0, implemented.stdout + implemented.stderr
+        assert implemented.outputs["verdict"] == "changes_requested"
+        number = int(implemented.outputs["pr_number"])
+        # The reviewer's finding is an inline comment of amelia's review, nobody answered it.
+        (finding,) = harness.github.review_comments(harness.repo, number)
+        assert FINDING in finding["body"] and finding["user"]["type"] == "Bot"
+        model.finding = finding["id"]
+        drafted = harness.origin_git("rev-parse", branch).strip()
+        harness.fresh_checkout()  # the fix job gets its own checkout of the default branch
+
+        result = harness.run("issue_comment", _on_pull(harness, number, "/amelia fix"))
+
+        assert result.exit_code == 0, result.stdout + result.stderr
+        assert result.outputs["conclusion"] == "success"
+        assert (result.outputs["branch"], result.outputs["verdict"]) == (branch, "approved")
+        developer = json.dumps(_main_requests(result.model_requests, "developer")[0].body)
+        assert FINDING in developer and f"Thread {finding['id']} on greeter/farewell.py:1" in (
+            developer
+        )
+        assert "Farewell Implementation Plan" in developer  # its own draft: the plan too
+        # One new commit by the bot on amelia's branch.
+        head = harness.origin_git("rev-parse", branch).strip()
+        assert harness.origin_git("rev-parse", f"{head}~1").strip() == drafted
+        assert harness.origin_file(branch, "greeter/farewell.py") == FIXED
+        assert harness.origin_git("log", "-1", "--format=%an", head).strip() == "amelia[bot]"
+        assert harness.origin_branches() == [branch, "main"]
+        # The finding's thread gets one reply naming the commit.
+        (reply,) = [
+            c
+            for c in harness.github.review_comments(harness.repo, number)
+            if c.get("in_reply_to_id")
+        ]
+        assert reply["in_reply_to_id"] == finding["id"]
+        assert f"Addressed in {head[:12]}: added a docstring" in reply["body"]
+        # One new review, of the new head.
+        reviews = [r for r in harness.github.reviews(harness.repo, number) if r["body"]]
+        assert len(reviews) == 2 and reviews[-1]["commit_id"] == head
+        # The description keeps implement's round and adds this run's.
+        (pull,) = harness.github.pulls(harness.repo)
+        assert "- implement, round 1: **changes_requested** (minor)" in pull["body"]
+        assert "- fix, round 1: **approved** (none): docstring added" in pull["body"]
+        assert f"Closes #{issue}" in pull["body"]
+        (progress,) = [
+            c for c in harness.github.comments(harness.repo, number) if "/amelia fix" in c
+        ]
+        assert "**Done**" in progress and "1 thread(s) answered" in progress
+

@@ -10,6 +10,7 @@ from amelia.action.pull_description import (
     developer_checks,
     earlier_rounds,
     file_note,
+    next_round,
     round_line,
 )
 from amelia.core.state import AgentUsage, ExecutionState, ReviewResult, ToolResult
@@ -84,3 +85,12 @@ def test_rounds_already_in_the_description_are_kept_after_a_person_edits_around_
         "- implement, round 1: **changes_requested** (major): no tests"
     ]
     assert earlier_rounds("no amelia part here") == []
+
+
+def test_each_fix_on_a_draft_counts_on_from_the_fix_rounds_it_lists() -> None:
+    review = ReviewResult(verdict="approved", summary="ok")
+    rounds = [round_line("implement", review, 1), round_line("implement", review, 2)]
+    assert next_round(rounds, "fix") == 1
+    rounds.append(round_line("fix", review, next_round(rounds, "fix")))
+    assert rounds[-1].startswith("- fix, round 1: ")
+    assert next_round(rounds, "fix") == 2 and next_round(rounds, "implement") == 3

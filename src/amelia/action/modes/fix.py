@@ -30,7 +30,7 @@ from amelia.action.modes.implement import (
     merge_pull_body,
     pull_body,
 )
-from amelia.action.pull_description import ChangeReport, earlier_rounds, round_line
+from amelia.action.pull_description import ChangeReport, earlier_rounds, next_round, round_line
 from amelia.action.replies import post_where_asked
 from amelia.action.review_threads import FIX_REPLY, open_threads, outcomes, reply_text
 from amelia.action.steering import reset_steering_files
@@ -220,7 +220,8 @@ async def _update_description(
     number = issue_of_branch(pull.head_ref, ctx.inputs.branch_prefix)
     if BODY_BEGIN not in current.body or number is None or state.plan_path is None:
         return
-    rounds = [*earlier_rounds(current.body), round_line("fix", review, 1)]
+    earlier = earlier_rounds(current.body)
+    rounds = [*earlier, round_line("fix", review, next_round(earlier, "fix"))]
 
     def body_for() -> str:
         report = ChangeReport.build(
