@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from amelia.github.markers import marker
-from amelia.testing.action_harness import ActionHarness
+from amelia.testing.action_harness import ActionHarness, git
 from amelia.testing.anthropic_script import RecordedRequest, Turn, text, tool_use
 from amelia.testing.scripted_claude import role_of, step_of
 
@@ -306,3 +306,38 @@ def test_fix_on_amelias_own_draft_addresses_its_reviewers_open_finding(tmp_path:
         ]
         assert "**Done**" in progress and "1 thread(s) answered" in progress
 
+
+def test_a_dry_run_fix_pushes_and_posts_nothing_and_saves_what_it_would(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "action"
+    model = Model(root / "workspace")
+    with ActionHarness(root, script=model) as harness:
+        number, comment = _pull_with_a_person_comment(harness)
+        model.thread_id = comment
+        before = harness.origin_git("rev-parse", "feature/farewell").strip()
+        result = harness.run(
+            "issue_comment", _on_pull(harness, number, "/amelia fix"), inputs={"dry_run": "true"}
+        )
+
+        assert result.exit_code == 0, result.stdout + result.stderr
+        assert result.outputs["conclusion"] == "dry_run"
+        assert _main_requests(result.model_requests, "developer")  # the agents still ran
+        # Nothing pushed, nothing written to GitHub.
+        assert harness.origin_git("rev-parse", "feature/farewell").strip() == before
+        queries = [r for r in result.github_writes if r.path == "/graphql"]
+        assert all("mutation" not in r.body["query"] for r in queries)  # reads, in GraphQL
+        assert [r for r in result.github_writes if r not in queries] == []
+        assert [c["id"] for c in harness.github.review_comments(harness.repo, number)] == [comment]
+        assert len(harness.github.reviews(harness.repo, number)) == 1  # the person's only
+        # The commit stays on the local branch, and what would be posted is printed and saved.
+        local = git(harness.workspace, "rev-parse", "HEAD").strip()
+        assert local != before and git(harness.workspace, "rev-parse", "HEAD~1").strip() == before
+        (reply,) = result.dry_run_dir.glob("*-reply_to_review_comment.json")
+        saved = json.loads(reply.read_text(encoding="utf-8"))
+        assert saved["comment_id"] == comment
+        assert f"Addressed in {local[:12]}: added a docstring to farewell" in saved["body"]
+        (review,) = result.dry_run_dir.glob("*-create_review.json")
+        assert json.loads(review.read_text(encoding="utf-8"))["commit_id"] == local
+        assert "[dry run] would reply to review comment" in result.stdout
+        assert "[dry run] would create review" in result.stdout
