@@ -243,3 +243,50 @@ def test_a_fork_pull_request_run_without_a_model_key_says_how_to_review_forks(
     assert f"pull request #{number} comes from a fork" in result.stdout
     assert "no secrets" in result.stdout and "review_forks: true" in result.stdout
     assert result.model_requests == [] and result.github_requests == []
+
+
+def test_ask_on_a_fork_pull_reads_the_head_as_data_and_posts_only_the_answer(
+    tmp_path: Path,
+) -> None:
+    # The answerer, steered by the head, tries the shell first; it has none.
+    answerer: list[Turn] = [
+        [tool_use("Bash", {"command": "make leak"})],
+        [tool_use("Read", {"file_path": "Makefile"})],
+        [text("`farewell` is in `greeter/farewell.py:1`; the Makefile only prints text.")],
+    ]
+    marker = tmp_path / "leaked.txt"
+    script = plan_script(roles={"answerer": answerer})
+    with ActionHarness(tmp_path / "action", script=script) as harness:
+        number, event = harness.open_fork_pull(fork_files(marker))
+        head = event["pull_request"]["head"]["sha"]
+        before = workspace_state(harness)
+        payload = harness.comment_event(number, "/amelia ask what does this change add?")
+        payload["issue"]["pull_request"] = {"url": f"{harness.github.url}/pulls/{number}"}
+
+        result = harness.run("issue_comment", payload, inputs={"review_event": "AUTO"})
+
+        assert result.exit_code == 0, result.stdout + result.stderr
+        assert result.outputs["conclusion"] == "success"
+        assert result.outputs["pr_number"] == str(number)
+        assert_head_stayed_data(harness, before, marker)
+        assert result.model_requests
+        for request in result.model_requests:
+            offered = {tool["name"] for tool in (request.body or {}).get("tools", [])}
+            assert {"Read", "Glob", "Grep"} <= offered
+            assert not offered & (SHELL_TOOLS | WRITING_OR_NETWORK_TOOLS), offered
+        seen = result.model_text()
+        assert "what does this change add?" in seen and "greeter/farewell.py" in seen
+        assert "env > " in seen  # the head's Makefile, read as text from its own directory
+        assert str(harness.workspace) not in seen  # … which is not the checkout
+        assert "No such tool available: Bash" in seen
+        assert CANARY not in seen  # neither as a file nor in the diff the answerer gets
+        # The answer (linked at the fork's head) and the refused call: nothing else.
+        (answer, tool_errors) = harness.github.comments(harness.repo, number)
+        blob = f"{harness.server_url}/{harness.repo}/blob/{head}"
+        assert f"[`greeter/farewell.py:1`]({blob}/greeter/farewell.py#L1)" in answer
+        assert "make leak" in tool_errors
+        assert {(r.method, r.path) for r in result.github_writes} == {
+            ("POST", f"/repos/{harness.repo}/issues/{number}/comments")
+        }
+        assert harness.github.reviews(harness.repo, number) == []
+        assert harness.origin_branches() == ["main"]

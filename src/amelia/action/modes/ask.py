@@ -20,15 +20,17 @@ from pathlib import Path
 from amelia.action.agent_issue import agent_issue, agent_request
 from amelia.action.fork_reviews import files_only
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
-from amelia.action.modes.review import fetched_head, pull_diff
+from amelia.action.modes.review import fetched_head
+from amelia.action.pull_head import PullHead
 from amelia.action.replies import post_where_asked
+from amelia.action.steering import is_steering_path
 from amelia.action.verdicts import post_tool_errors
 from amelia.errors import GitError
-from amelia.git import head_sha, path_exists_at, run_git
+from amelia.git import diff, head_sha, path_exists_at, run_git
 from amelia.github.comments import link_references, render_answer
 from amelia.github.sanitize import sanitize_untrusted
 
-__all__ = ["MODE", "answer_body", "run", "thread_context"]
+__all__ = ["MODE", "answer_body", "contained_diff", "run", "thread_context"]
 
 EXCERPT_LINES = 60
 """Lines of the file shown on each side of the line a thread is on."""
@@ -45,6 +47,14 @@ def answer_body(ctx: ModeContext, answer: str, repo: Path, commit: str) -> str:
 
     linked = link_references(answer, url_of)
     return render_answer(linked, ctx.command.requested_by, ctx.redactor)
+
+
+def contained_diff(checked: PullHead) -> str:
+    """The pull's change as the answerer may read it: from the merge base to the head as
+    fetched, with the files that steer agents at the base's version (the local commit that
+    reset them), so a head's `CLAUDE.md` reaches the answerer neither as a file nor as diff
+    text. GitHub's own diff would carry it."""
+    return diff(checked.directory, checked.merge_base)
 
 
 def thread_context(ctx: ModeContext, repo: Path, pull_number: int, head: str) -> str | None:
@@ -64,9 +74,14 @@ def thread_context(ctx: ModeContext, repo: Path, pull_number: int, head: str) ->
     first = thread[0]
     line = first.line or first.original_line
     lines = [f"Thread on `{first.path}`" + (f" line {line}" if line else "") + ":"]
-    if first.diff_hunk:
+    steering = is_steering_path(first.path)
+    if first.diff_hunk and not steering:
         lines += ["Diff hunk:", first.diff_hunk]
     lines += [f"@{c.author}: {sanitize_untrusted(c.body)}" for c in thread]
+    if steering:
+        # The head's version of a file that steers agents is never shown to one.
+        lines += ["", f"`{first.path}` steers agents: its text at the head is not shown."]
+        return "\n".join(lines)
     for commit in dict.fromkeys(c for c in (first.commit_id, head) if c):
         try:
             text = run_git(["show", f"{commit}:{first.path}"], repo)
@@ -106,7 +121,7 @@ async def _answer(ctx: ModeContext, number: int, stack: AsyncExitStack) -> ModeO
         repo = checked.directory
         if checked.as_data:
             make_driver = files_only(make_driver)
-        diff_text = await pull_diff(ctx, number, checked)
+        diff_text = await asyncio.to_thread(contained_diff, checked)
         issue = agent_issue(pull)
         commit = checked.head_sha  # links name the pull's head, a commit GitHub has
         context_text = await asyncio.to_thread(thread_context, ctx, repo, number, commit)
