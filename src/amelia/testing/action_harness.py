@@ -507,12 +507,13 @@ class ActionHarness:
         *,
         author: str = "newcomer",
         draft: bool = False,
+        body: str = "Adds farewell.",
     ) -> tuple[int, dict[str, Any]]:
         """Open a pull request from the fork `FORK_REPO` that writes `files` (whole) on top
-        of main: (its number, the `opened` event, whose payload is the same for
-        `pull_request` and `pull_request_target`). As on GitHub, origin holds the head's
-        commits only under `refs/pull/<n>/head`, and the payload names the fork as the
-        head's repository."""
+        of main, described by `body`: (its number, the `opened` event, whose payload is the
+        same for `pull_request` and `pull_request_target`). As on GitHub, origin holds the
+        head's commits only under `refs/pull/<n>/head`, and both the payload and the local
+        GitHub name the fork as the head's repository."""
         self._pushes += 1
         fork = self.root / f"fork-{self._pushes}"
         git(self.root, "clone", "--quiet", str(self.origin), str(fork))
@@ -536,7 +537,7 @@ class ActionHarness:
             self.repo,
             head="patch-1",
             title="Add farewell",
-            body="Adds farewell.",
+            body=body,
             draft=draft,
             diff=git(fork, "diff", "origin/main...HEAD"),
             head_sha=sha,
@@ -551,7 +552,7 @@ class ActionHarness:
             "pull_request": {
                 "number": number,
                 "title": "Add farewell",
-                "body": "Adds farewell.",
+                "body": body,
                 "draft": draft,
                 "user": actor,
                 "author_association": "FIRST_TIME_CONTRIBUTOR",
