@@ -307,7 +307,18 @@ def _command_words(body: str | None, settings: RoutingSettings) -> list[str] | C
     words = text.split(maxsplit=2)
     if not words or words[0].lower() != settings.trigger_phrase.lower():
         return _ignore("comment is not a command")
+    if _indented_code(body or ""):
+        return _ignore("comment shows the command in a code block, it does not give it")
     return words
+
+
+def _indented_code(body: str) -> bool:
+    """True when the comment's first line is indented by a tab or four spaces: Markdown
+    shows it as a code block, someone quoting the command rather than giving it. (A quoted
+    reply, `> /amelia …`, or a fenced block starts with another word already.)"""
+    first = next((line for line in body.splitlines() if line.strip()), "")
+    indent = first[: len(first) - len(first.lstrip(" \t"))]
+    return len(indent.expandtabs(4)) >= 4
 
 
 def _route_comment(event: IssueCommentEvent, settings: RoutingSettings) -> Command:

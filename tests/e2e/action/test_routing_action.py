@@ -22,16 +22,35 @@ def test_reader_is_refused_with_one_reply(harness: ActionHarness) -> None:
     assert harness.origin_branches() == ["main"]
 
 
+QUOTED = {
+    "quoted-reply": "> /amelia implement\n\nWhat would this do?",
+    "fenced-code": "Try this:\n```\n/amelia implement\n```",
+    "indented-code": "    /amelia implement\n\nis how a maintainer starts it",
+}
+
+
 @pytest.mark.parametrize(
     ("event_name", "kind"),
-    [("issue_comment", "bot"), ("issue_comment", "edited"), ("push", "unrelated")],
+    [
+        ("issue_comment", "bot"),
+        ("issue_comment", "edited"),
+        ("issue_comment", "edited-by-reader"),
+        *(("issue_comment", quoted) for quoted in QUOTED),
+        ("push", "unrelated"),
+    ],
 )
 def test_events_that_start_nothing(harness: ActionHarness, event_name: str, kind: str) -> None:
+    # Not even a refusal for a reader: only a new comment that gives the command is one.
+    harness.set_permission("visitor", "read")
     number = harness.add_issue("Add a farewell", "Say goodbye.")
     if kind == "bot":
         payload = harness.comment_event(number, "/amelia plan", "helper[bot]", user_type="Bot")
     elif kind == "edited":
         payload = harness.comment_event(number, "/amelia plan", action="edited")
+    elif kind == "edited-by-reader":
+        payload = harness.comment_event(number, "/amelia implement", "visitor", action="edited")
+    elif kind in QUOTED:
+        payload = harness.comment_event(number, QUOTED[kind], "visitor")
     else:
         payload = {"ref": "refs/heads/main", "repository": {"full_name": harness.repo}}
     result = harness.run(event_name, payload)

@@ -138,6 +138,8 @@ def test_review_comments_route_to_their_thread(body: str, kind: str, instruction
     [
         (review_comment_payload("/amelia fix", action="edited"), "only new ones"),
         (review_comment_payload("looks odd"), "not a command"),
+        (review_comment_payload("> /amelia fix\n\nshould we?"), "not a command"),
+        (review_comment_payload("    /amelia fix"), "code block"),
         (review_comment_payload("/amelia fix <!-- amelia:answer -->"), "written by amelia"),
         (
             review_comment_payload("/amelia fix", user={"login": "ci[bot]", "type": "Bot"}),
@@ -179,6 +181,12 @@ def test_custom_trigger_phrase() -> None:
         (comment_payload("/amelia plan", action="edited"), "edited"),
         (comment_payload("/amelia plan", action="deleted"), "deleted"),
         (comment_payload("please /amelia plan"), "not a command"),
+        (comment_payload("> /amelia implement\n\nShould I?"), "not a command"),
+        (comment_payload(">/amelia implement"), "not a command"),
+        (comment_payload("```\n/amelia implement\n```"), "not a command"),
+        (comment_payload("`/amelia implement` opens a draft"), "not a command"),
+        (comment_payload("    /amelia implement\n\nopens a draft"), "code block"),
+        (comment_payload("\n\t/amelia implement"), "code block"),
         (comment_payload("/amelia plan <!-- amelia:progress issue=7 -->"), "written by amelia"),
         (comment_payload("/amelia plan", user={"login": "ci", "type": "Bot"}), "bot"),
         (comment_payload("/amelia plan", user={"login": "renovate[bot]"}), "bot"),
@@ -188,6 +196,12 @@ def test_ignored_comments(payload: bytes, reason: str) -> None:
     command = routed("issue_comment", payload)
     assert command.kind == "ignore"
     assert reason in command.reason
+
+
+def test_a_command_after_up_to_three_spaces_is_still_one() -> None:
+    # Markdown shows one to three spaces of indentation as an ordinary paragraph.
+    assert routed("issue_comment", comment_payload("   /amelia implement")).kind == "implement"
+    assert routed("issue_comment", comment_payload("\n/amelia plan keep it")).kind == "plan"
 
 
 def issues_payload(action: str, label: str, sender: dict[str, Any] = USER) -> bytes:
