@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from amelia.drivers.base import AgenticMessage, AgenticMessageType
+from amelia.drivers.cli import claude as claude_module
 from amelia.drivers.cli.claude import ClaudeCliDriver
 from amelia.errors import DriverError
 from amelia.testing import ScriptedAnthropicServer
@@ -218,19 +220,40 @@ async def test_max_turns_reached_is_an_error_result(
     assert final.content is not None and "maximum number of turns" in final.content
 
 
+class SteppedClock:
+    """The driver's clock (`time.monotonic`), moved on by the test: the run's time limit
+    passes exactly when the test says, however long a loaded machine takes to get there."""
+
+    def __init__(self) -> None:
+        self.skipped = 0.0
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.skipped
+
+
 async def test_a_stalled_run_times_out_and_keeps_its_transcript(
-    repo: Path, servers: list[ScriptedAnthropicServer], make_driver: ServerDrivers
+    repo: Path,
+    servers: list[ScriptedAnthropicServer],
+    make_driver: ServerDrivers,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     server = start(
         servers,
-        [[text("working on it"), tool_use("Bash", {"command": "ls"})], stall(120)],
+        [[text("working on it"), tool_use("Bash", {"command": "ls"})], stall(600)],
     )
-    driver = make_driver(server)(timeout_seconds=4)
-    messages = await collect(driver, "slow work", repo)
+    clock = SteppedClock()
+    monkeypatch.setattr(claude_module, "time", clock)
+    driver = make_driver(server)(timeout_seconds=300)
+    messages: list[AgenticMessage] = []
+    async for message in driver.execute_agentic("slow work", str(repo)):
+        messages.append(message)
+        if message.type == AgenticMessageType.TOOL_RESULT:
+            # The tool ran; the model's next answer stalls. The time limit passes now.
+            clock.skipped += 300
 
     final = messages[-1]
     assert final.type == AgenticMessageType.RESULT and final.is_error
-    assert final.content is not None and "timed out after 4 s" in final.content
+    assert final.content is not None and "timed out after 300 s" in final.content
     assert of_type(messages, AgenticMessageType.TOOL_RESULT)
     assert driver.last_transcript_path is not None
     kinds = [
