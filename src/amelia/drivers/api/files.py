@@ -3,13 +3,26 @@
 Paths are resolved (following every symlink) before the check, so `..`, absolute paths
 and symlinks that lead outside are all refused the same way. Nothing under `.git/` is
 read or written: it holds hooks that git would run and, in CI, often a token.
+
+The tools run in amelia's own process, while the agent's shell may change the worktree at
+the same moment: a directory that becomes a symlink between the check and the open would
+lead the open anywhere amelia's user can reach (`/proc/self/…`, the runner's file
+commands, files of another user). So the checked path is then opened from its allowed
+directory one component at a time (`openat` with `O_NOFOLLOW`): a component that is a
+symlink by then is refused, never followed. Only regular files are read or written (a
+FIFO would hang the read, a device is no source file), and a write to a file with other
+hard links replaces it with a new file instead of changing the file the links share.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
-from collections.abc import Sequence
+import stat
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from amelia.errors import PathRefused
 
@@ -18,6 +31,7 @@ __all__ = [
     "MAX_WRITE_BYTES",
     "ConfinedFiles",
     "resolve_confined",
+    "universal_newlines",
 ]
 
 
@@ -55,6 +69,70 @@ def resolve_confined(
     )
 
 
+def universal_newlines(text: str) -> str:
+    """`text` with `\r\n` and `\r` line ends read as `\n`, as a file opened as text is."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _refused_open(file_path: str, error: OSError) -> PathRefused:
+    return PathRefused(f"'{file_path}' changed while it was being opened ({error.strerror})")
+
+
+@contextlib.contextmanager
+def _parent_of(
+    target: Path, roots: Sequence[Path], file_path: str, *, create: bool
+) -> Iterator[tuple[int, str]]:
+    """A descriptor of `target`'s directory, reached from the allowed directory holding
+    it without following any symlink (created on the way when `create`), and the name of
+    `target` in it."""
+    root = next(r for r in roots if target == r or target.is_relative_to(r))
+    parts = target.relative_to(root).parts
+    if not parts:
+        raise IsADirectoryError(f"'{file_path}' is a directory")
+    descriptor = os.open(root, _DIRECTORY_FLAGS)
+    try:
+        for part in parts[:-1]:
+            if create:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o755, dir_fd=descriptor)
+            try:
+                child = os.open(part, _DIRECTORY_FLAGS, dir_fd=descriptor)
+            except OSError as error:
+                if error.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise _refused_open(file_path, error) from error
+                raise
+            os.close(descriptor)
+            descriptor = child
+        yield descriptor, parts[-1]
+    finally:
+        os.close(descriptor)
+
+
+def _open_leaf(name: str, flags: int, directory: int, file_path: str) -> int:
+    """Open `name` in `directory`, never through a symlink; refuse anything but a regular
+    file."""
+    # O_NONBLOCK: opening a FIFO returns (or fails) at once instead of waiting for a peer.
+    flags |= os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+    try:
+        descriptor = os.open(name, flags, 0o644, dir_fd=directory)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise _refused_open(file_path, error) from error
+        if error.errno == errno.ENXIO:
+            raise PathRefused(f"'{file_path}' is not a regular file") from error
+        raise
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(f"'{file_path}' is a directory")
+        raise PathRefused(f"'{file_path}' is not a regular file")
+    return descriptor
+
+
 class ConfinedFiles:
     """Reads and writes files inside the allowed directories, and nowhere else."""
 
@@ -81,15 +159,31 @@ class ConfinedFiles:
             raise FileNotFoundError(f"'{file_path}' does not exist")
         if target.is_dir():
             raise IsADirectoryError(f"'{file_path}' is a directory")
-        with target.open("r", encoding="utf-8", errors="replace") as handle:
-            text = handle.read(self.max_read_chars + 1)
+        with self.open_bytes(file_path, target) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            # Four bytes at most per character: enough bytes for one character too many.
+            data = handle.read(4 * (self.max_read_chars + 1))
+        text = universal_newlines(data.decode("utf-8", errors="replace"))
         if len(text) > self.max_read_chars:
-            size = target.stat().st_size
             return (
                 text[: self.max_read_chars]
                 + f"\n… [file truncated: showing {self.max_read_chars} of about {size} characters]"
             )
         return text
+
+    @contextlib.contextmanager
+    def open_bytes(self, file_path: str, target: Path | None = None) -> Iterator[BinaryIO]:
+        """The regular file `file_path` (or its already checked real path `target`), open
+        for reading, reached without following any symlink."""
+        target = self.resolve(file_path) if target is None else target
+        flags = os.O_RDONLY
+        with _parent_of(target, _roots(self.allowed_dirs), file_path, create=False) as (
+            directory,
+            name,
+        ):
+            descriptor = _open_leaf(name, flags, directory, file_path)
+        with os.fdopen(descriptor, "rb") as handle:
+            yield handle
 
     def write(self, file_path: str, content: str) -> Path:
         """Write `content`, creating parent directories; returns the real path written.
@@ -105,12 +199,16 @@ class ConfinedFiles:
         target = self.resolve(file_path)
         if target.is_dir():
             raise ValueError(f"'{file_path}' is a directory")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # Re-check after creating parents: a directory created meanwhile could be a symlink.
-        if self.resolve(file_path) != target:
-            raise PathRefused(f"'{file_path}' changed while it was being written")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-        descriptor = os.open(target, flags, 0o644)
+        roots = _roots(self.allowed_dirs)
+        with _parent_of(target, roots, file_path, create=True) as (directory, name):
+            flags = os.O_WRONLY | os.O_CREAT
+            descriptor = _open_leaf(name, flags, directory, file_path)
+            if os.fstat(descriptor).st_nlink > 1:
+                # Another name shares this file: write a new file, leave theirs alone.
+                os.close(descriptor)
+                os.unlink(name, dir_fd=directory)
+                descriptor = _open_leaf(name, flags | os.O_EXCL, directory, file_path)
         with os.fdopen(descriptor, "wb") as handle:
+            handle.truncate(0)
             handle.write(data)
         return target

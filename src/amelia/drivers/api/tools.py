@@ -10,6 +10,7 @@ and the run records the result as an error.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
@@ -19,7 +20,7 @@ from pydantic_ai import RunContext, Tool
 from pydantic_ai.exceptions import ToolFailed
 
 from amelia.core.types import ToolProfileName
-from amelia.drivers.api.files import ConfinedFiles
+from amelia.drivers.api.files import ConfinedFiles, universal_newlines
 from amelia.drivers.api.shell import SafeShellExecutor, ShellResult
 from amelia.drivers.read_only_policy import read_only_git_argv
 from amelia.errors import CommandRefused, PathRefused
@@ -136,9 +137,13 @@ def _search(context: ToolContext, pattern: str, path: str) -> list[str]:
             continue
         if not file.resolve().is_relative_to(context.cwd):
             continue
-        if file.stat().st_size > MAX_SEARCHED_FILE_BYTES:
-            continue
-        data = file.read_bytes()
+        try:
+            with context.files.open_bytes(str(file)) as handle:
+                if os.fstat(handle.fileno()).st_size > MAX_SEARCHED_FILE_BYTES:
+                    continue
+                data = handle.read()
+        except (PathRefused, OSError):
+            continue  # changed meanwhile, or not a regular file
         if b"\x00" in data[:8192]:
             continue  # binary
         for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
@@ -233,7 +238,8 @@ def _edit(context: ToolContext, file_path: str, old_text: str, new_text: str) ->
     target = context.files.resolve(file_path)
     if not target.is_file():
         raise FileNotFoundError(f"'{file_path}' does not exist")
-    current = target.read_text(encoding="utf-8")
+    with context.files.open_bytes(file_path, target) as handle:
+        current = universal_newlines(handle.read().decode("utf-8"))
     count = current.count(old_text) if old_text else 0
     if count != 1:
         where = "is empty" if not old_text else f"occurs {count} times"
