@@ -128,6 +128,7 @@ def test_what_an_agent_leaves_running_gets_no_token_and_changes_no_file_command(
             )
             assert run.exit_code == 0, run.stdout + run.stderr
             assert harness.origin_file(f"amelia/issue-{ISSUE}", "farewell.py") == FAREWELL
+            amelias_variable = f"OPENAI_BASE_URL={model.url}\0".encode()
         watchers = [int((out / "pid").read_text()) for out in (agent_out, test_out)]
         running = [pid for pid in watchers if _running(pid)]
     finally:
@@ -138,11 +139,11 @@ def test_what_an_agent_leaves_running_gets_no_token_and_changes_no_file_command(
     # Both watchers ran, read what they could, and were stopped.
     for out in (agent_out, test_out):
         assert (out / "scans").exists()
-        assert b"INPUT_TRIGGER_PHRASE=/amelia" in (out / "dump").read_bytes()
+        assert amelias_variable in (out / "dump").read_bytes()
     assert running == []
     dumped = (agent_out / "dump").read_bytes() + (test_out / "dump").read_bytes()
+    # Raw or base64 at any alignment: the push's header is base64 of `x-access-token:…`.
     assert found_in(dumped, credentials) == set()
-    assert b"AUTHORIZATION: basic" not in dumped
 
     # The file commands hold the earlier step's lines and amelia's, nothing of theirs.
     for name, path in files.items():
