@@ -280,24 +280,27 @@ def claude_cli_overhead(
     return figures
 
 
-def _chat_model(base_url: str) -> OpenAIChatModel:
+def _chat_client(base_url: str) -> AsyncOpenAI:
     # The client the ApiDriver builds for `openai-chat:` (same retries and timeout).
-    client = AsyncOpenAI(api_key=SCRIPTED_KEY, base_url=base_url, max_retries=2, timeout=600.0)
-    return OpenAIChatModel(OPENAI_MODEL, provider=OpenAIProvider(openai_client=client))
+    return AsyncOpenAI(api_key=SCRIPTED_KEY, base_url=base_url, max_retries=2, timeout=600.0)
 
 
 async def _bare_api_once(workdir: Path, shape: Shape) -> Sample:
     script = openai_session(shape.turns, shape.calls_per_turn)
     with ScriptedOpenAIServer(script=script, model=OPENAI_MODEL) as server:
         watch = _Stopwatch()
-        agent: Agent[ToolContext, str] = Agent(
-            _chat_model(server.url), deps_type=ToolContext, tools=tools_for_profile("full")
-        )
-        result = await agent.run(
-            SESSION_PROMPT,
-            deps=ToolContext(workdir),
-            usage_limits=UsageLimits(request_limit=shape.turns + 1),
-        )
+        # Closed before its event loop ends, as the ApiDriver closes its own: pydantic-ai
+        # leaves a client it is handed open.
+        async with _chat_client(server.url) as client:
+            model = OpenAIChatModel(OPENAI_MODEL, provider=OpenAIProvider(openai_client=client))
+            agent: Agent[ToolContext, str] = Agent(
+                model, deps_type=ToolContext, tools=tools_for_profile("full")
+            )
+            result = await agent.run(
+                SESSION_PROMPT,
+                deps=ToolContext(workdir),
+                usage_limits=UsageLimits(request_limit=shape.turns + 1),
+            )
         elapsed = watch.stop()
         left = server.remaining_turns
     if left or result.usage.requests != shape.turns + 1:
