@@ -5,38 +5,85 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from typing import NamedTuple
 
 __all__ = ["MASK", "Redactor"]
 
 MASK = "***"
 
-_TOKEN_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
+
+class _TokenPattern(NamedTuple):
+    """A known token format and what replaces it."""
+
+    pattern: re.Pattern[str]
+    replacement: str
+    needles: tuple[str, ...]
+    """Every match contains one of these (in the lower-cased text when `folded`), so a text
+    without any cannot match: `in` finds them in a fraction of the time a search for a
+    pattern that starts with `\\b` takes, which the regex engine tries at every position."""
+    folded: bool = False
+
+
+_TOKEN_PATTERNS: tuple[_TokenPattern, ...] = (
+    _TokenPattern(
         re.compile(
             r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?"
             r"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
             re.DOTALL,
         ),
         MASK,
+        ("-----BEGIN ",),
     ),
-    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), MASK),
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"), MASK),
-    (re.compile(r"\bsk-ant-[A-Za-z0-9_-]{10,}"), MASK),
-    (re.compile(r"\bsk-(?:proj-|or-v1-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}"), MASK),
-    (re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), MASK),
-    (
+    _TokenPattern(re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), MASK, ("github_pat_",)),
+    _TokenPattern(
+        re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"), MASK, ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")
+    ),
+    _TokenPattern(re.compile(r"\bsk-ant-[A-Za-z0-9_-]{10,}"), MASK, ("sk-ant-",)),
+    _TokenPattern(
+        re.compile(r"\bsk-(?:proj-|or-v1-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}"), MASK, ("sk-",)
+    ),
+    _TokenPattern(re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), MASK, ("AKIA", "ASIA")),
+    _TokenPattern(
         re.compile(
             r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}+\.eyJ[A-Za-z0-9_-]{4,}+\.[A-Za-z0-9_-]*"
         ),
         MASK,
+        ("eyJ",),
     ),
-    (re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"), rf"\g<1>{MASK}"),
-    (
+    _TokenPattern(
+        re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
+        rf"\g<1>{MASK}",
+        ("bearer",),
+        folded=True,
+    ),
+    # "author", not "authorization": ignoring case, the regex engine also matches "i" with
+    # a dotless "ı", which lower-casing leaves as it is.
+    _TokenPattern(
         re.compile(r"(?i)\b(authorization:\s*(?:token|basic)\s+)[A-Za-z0-9._~+/=-]{8,}"),
         rf"\g<1>{MASK}",
+        ("author",),
+        folded=True,
     ),
-    (re.compile(r"(://)[^/\s:@]+:[^/\s@]+@"), rf"\g<1>{MASK}@"),
+    _TokenPattern(re.compile(r"(://)[^/\s:@]+:[^/\s@]+@"), rf"\g<1>{MASK}@", ("://",)),
 )
+
+
+def _mask_tokens(text: str) -> str:
+    """`text` with every known token format masked, in the order of `_TOKEN_PATTERNS`."""
+    lowered: str | None = None
+    for token in _TOKEN_PATTERNS:
+        if token.folded:
+            if lowered is None:
+                lowered = text.lower()
+            haystack = lowered
+        else:
+            haystack = text
+        if not any(needle in haystack for needle in token.needles):
+            continue
+        masked = token.pattern.sub(token.replacement, text)
+        if masked != text:
+            text, lowered = masked, None
+    return text
 
 
 def _json_escaped(secret: str, ascii_only: bool) -> str:
@@ -93,9 +140,7 @@ class Redactor:
         repeats until stable; each replacement shortens the text, so it terminates.
         """
         while True:
-            cleaned = self._mask_values(text)
-            for pattern, replacement in _TOKEN_PATTERNS:
-                cleaned = pattern.sub(replacement, cleaned)
+            cleaned = _mask_tokens(self._mask_values(text))
             if cleaned == text:
                 return cleaned
             text = cleaned

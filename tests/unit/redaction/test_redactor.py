@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from amelia.redaction import Redactor, secret_values
@@ -80,3 +80,36 @@ def test_a_secret_learnt_at_run_time_is_masked_from_then_on() -> None:
     redactor.add_secrets(["late-token-value", "short"])
     assert redactor.redact("first-secret late-token-value short") == "*** *** short"
     assert redactor.redact('{"k": "late-token-value"}') == '{"k": "***"}'
+
+
+_TOKEN_PIECES = st.sampled_from(
+    [
+        "ghp_", "gho_", "ghs_", "github_pat_", "sk-", "sk-ant-", "sk-proj-", "AKIA", "ASIA",
+        "eyJ", ".eyJ", "Bearer ", "BEARER\t", "authorization: token ", "AuthorIzation: Basic ",
+        "authorızation: token ", "://", "user:pw@", "-----BEGIN RSA PRIVATE KEY-----",
+        "-----END RSA PRIVATE KEY-----", "İ", "ı", "ſ", "\u212a", "Σ", "_", "-", " ", "\n",
+        "0123456789abcdefXYZ", "q" * 20,
+    ]
+)  # fmt: skip
+
+
+def _every_pattern_everywhere(text: str) -> str:
+    """What masking did before the patterns were tried only on texts holding their needles."""
+    from amelia.redaction.redactor import _TOKEN_PATTERNS
+
+    while True:
+        cleaned = text
+        for token in _TOKEN_PATTERNS:
+            cleaned = token.pattern.sub(token.replacement, cleaned)
+        if cleaned == text:
+            return cleaned
+        text = cleaned
+
+
+@settings(max_examples=400)
+@example("Authorızation: token " + "q" * 20)
+@example("x BEARER\t" + "q" * 20)
+@example("ghs_" + "q" * 20 + "İ")
+@given(st.lists(_TOKEN_PIECES | st.text(max_size=4), max_size=12).map("".join))
+def test_looking_for_needles_first_masks_what_every_pattern_would(text: str) -> None:
+    assert Redactor().redact(text) == _every_pattern_everywhere(text)
