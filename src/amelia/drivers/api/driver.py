@@ -27,7 +27,7 @@ from amelia.core.types import ToolProfileName
 from amelia.drivers.api.mapping import OUTPUT_TOOL_NAME, MessageMapper, error_reason
 from amelia.drivers.api.providers import ModelName, open_model, parse_model_name
 from amelia.drivers.api.sessions import SessionStore, new_session_id
-from amelia.drivers.api.tools import ToolContext, tools_for_profile
+from amelia.drivers.api.tools import ToolContext, check_tool_profile, tools_for_profile
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverUsage, GenerateResult
 from amelia.drivers.credentials import DEFAULT_API_MODEL
 from amelia.drivers.runtime import DriverEnvironment
@@ -108,7 +108,7 @@ class ApiDriver:
             self._injected_model = model
             self.model_name = model.model_name
             self.provider = model.system
-        tools_for_profile(tool_profile)  # reject an unknown profile now, not mid-run
+        check_tool_profile(tool_profile)  # refused now, not mid-run
         self.tool_profile: ToolProfileName = tool_profile
         self.max_turns = max_turns
         self.timeout_seconds = timeout_seconds

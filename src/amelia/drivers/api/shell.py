@@ -99,10 +99,12 @@ class SafeShellExecutor:
         self.cwd = os.fspath(cwd)
         self.max_output_chars = max_output_chars
         self.inherited: Mapping[str, str] = dict(inherited or {})
+        self._environment = {**scrubbed_environment(self.inherited), **_PAGER_ENV}
+        """Scrubbed once: a session runs hundreds of commands from the same environment."""
 
     def environment(self) -> dict[str, str]:
         """No secrets at all reach a command the model chose, not even the model's key."""
-        return {**scrubbed_environment(self.inherited), **_PAGER_ENV}
+        return dict(self._environment)
 
     async def execute(self, command: str, *, timeout_seconds: float = 30) -> ShellResult:
         """Run `command` through /bin/sh; raises CommandRefused when the policy says no."""

@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
+from typing import get_args
 
 from pydantic_ai import RunContext, Tool
 from pydantic_ai.exceptions import ToolFailed
@@ -33,6 +34,7 @@ __all__ = [
     "MAX_SEARCH_MATCHES",
     "READ_ONLY_TOOLS",
     "ToolContext",
+    "check_tool_profile",
     "edit_file",
     "list_files",
     "read_file",
@@ -278,13 +280,18 @@ def tools_for_profile(profile: ToolProfileName) -> list[Tool[ToolContext]]:
         return reading
     if profile == "read_only":
         return [*reading, Tool(run_read_only_git, takes_ctx=True, name="run_shell_command")]
-    if profile == "full":
-        return [
-            *reading,
-            Tool(run_shell_command, takes_ctx=True),
-            Tool(write_file, takes_ctx=True),
-            Tool(edit_file, takes_ctx=True),
-        ]
-    raise ValueError(
-        f"unknown tool profile {profile!r}; expected 'read_files', 'read_only' or 'full'"
-    )
+    check_tool_profile(profile)
+    return [
+        *reading,
+        Tool(run_shell_command, takes_ctx=True),
+        Tool(write_file, takes_ctx=True),
+        Tool(edit_file, takes_ctx=True),
+    ]
+
+
+def check_tool_profile(profile: str) -> None:
+    """Raise ValueError unless `profile` names a tool profile."""
+    if profile not in get_args(ToolProfileName):
+        raise ValueError(
+            f"unknown tool profile {profile!r}; expected 'read_files', 'read_only' or 'full'"
+        )
