@@ -32,6 +32,20 @@ def test_the_host_flavour_hands_every_input_and_output_through() -> None:
         assert f"INPUT_{name.upper()}: ${{{{ inputs.{name} }}}}" in text, name
     for name in declared_outputs(HOST_ACTION_YML):
         assert f"value: ${{{{ steps.amelia.outputs.{name} }}}}" in text, name
-    entrypoint = r"uvx .*--constraints .*--from \"\$GITHUB_ACTION_PATH/\.\.\" amelia action"
-    assert re.search(entrypoint, text)
     assert "uv export" in text and "--frozen" in text
+    install = (
+        r"uv pip install .*--constraints \"\$constraints\" \\\n"
+        r"\s+\"\$GITHUB_ACTION_PATH/\.\.\""
+    )
+    assert re.search(install, text)
+
+
+def test_the_host_flavour_leaves_no_process_above_amelia_with_the_inputs() -> None:
+    # `uvx` (and `uv run`) stay as the parent of what they start, with the step's
+    # environment, the token and the model keys included, readable by every process of
+    # the runner's user at /proc/<pid>/environ: amelia must replace the step's shell.
+    text = HOST_ACTION_YML.read_text(encoding="utf-8")
+    run = text.split("      run: |\n", 1)[1]
+    commands = [line.strip() for line in run.splitlines() if line.strip()]
+    assert commands[-1] == 'exec "$environment/bin/amelia" action'
+    assert not any(re.match(r"(exec )?(uvx|uv run|uv tool run)\b", line) for line in commands)
