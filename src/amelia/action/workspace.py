@@ -48,6 +48,7 @@ from amelia.git import (
     isolated_configuration,
     mark_safe_directory,
     push,
+    remote_tracking_commits,
     scan_unpushed,
     secret_files,
     with_config,
@@ -138,6 +139,9 @@ class Workspace:
         self._runner_files = runner_files or RunnerFiles({})
         """The runner's file commands, put back after every agent run."""
         self._runner_files_before: RunnerFiles | None = None
+        self._published: list[str] | None = None
+        """Commits on the server, as amelia knew before agents could write `.git/` and from
+        its own pushes since (None: no agent ran)."""
         self.leftovers = Leftovers()
         """What agents left running: stopped after every agent run and before the token is
         used or put back."""
@@ -230,6 +234,7 @@ class Workspace:
                 with self._lock:
                     self._hidden.empty(self.path / path for path in secret_files(self.path))
             self._baseline = WorktreeBaseline.capture(self.path)
+            self._published = list(remote_tracking_commits(self.path))
         extra = () if self._global_config is None else (self._global_config,)
         self._snapshot = ConfigSnapshot.take(self.path, extra=extra)
 
@@ -326,7 +331,9 @@ class Workspace:
         value masked), a token-shaped string is pushed and recorded in `flagged`.
         Returns the branch's head afterwards: a rebase onto what others pushed meanwhile
         changes it, and links must name the commit origin has."""
-        report = scan_unpushed(self.path, branch, secrets=self._secrets)
+        # Not what `refs/remotes` says now: an agent could add a ref there to keep its
+        # commits out of the search.
+        report = scan_unpushed(self.path, branch, secrets=self._secrets, published=self._published)
         for leak in report.tokens:
             if leak not in self.flagged:
                 self.flagged.append(leak)
@@ -344,7 +351,10 @@ class Workspace:
                 push(self.path, branch)
         except GitError as error:
             raise self._keep_unpushed(branch, error) from None
-        return head_sha(self.path)
+        pushed = head_sha(self.path)
+        if self._published is not None:
+            self._published.append(pushed)
+        return pushed
 
     def _keep_unpushed(self, branch: str, error: GitError) -> GitError:
         """Save the commits the failed push would have published, with every secret of the

@@ -24,6 +24,7 @@ from amelia.git.leaks import (
     Leak,
     LeakReport,
     mask_secrets,
+    remote_tracking_commits,
     scan_unpushed,
     secret_spellings,
 )
@@ -125,6 +126,7 @@ __all__ = [
     "remote_branch_exists",
     "remote_default_branch",
     "remote_heads",
+    "remote_tracking_commits",
     "run_git",
     "run_git_bytes",
     "run_git_paths",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +28,7 @@ __all__ = [
     "Leak",
     "LeakReport",
     "mask_secrets",
+    "remote_tracking_commits",
     "scan_unpushed",
     "secret_spellings",
 ]
@@ -105,11 +106,17 @@ def mask_secrets(data: bytes, secrets: Iterable[str], *, mask: bytes = b"***") -
     return data
 
 
-def _unpushed_blobs(repo: Path, branch: str) -> list[tuple[str, str]]:
-    """(path, blob id) of every file the commits of `branch` that no remote-tracking ref
-    holds add or change, each pair once."""
+def _unpushed_blobs(
+    repo: Path, branch: str, published: Sequence[str] | None
+) -> list[tuple[str, str]]:
+    """(path, blob id) of every file the commits of `branch` that no commit of
+    `published` (None: no remote-tracking ref) holds add or change, each pair once."""
+    if published is None:
+        args, given = ["--not", "--remotes"], None
+    else:
+        args, given = ["--stdin"], "".join(f"^{sha}\n" for sha in published).encode()
     commits = run_git(
-        ["rev-list", "--reverse", f"refs/heads/{branch}", "--not", "--remotes"], repo
+        ["rev-list", "--reverse", f"refs/heads/{branch}", *args], repo, input=given
     ).split()
     found: dict[tuple[str, str], None] = {}
     for commit in commits:
@@ -141,11 +148,28 @@ def _blob_contents(repo: Path, blobs: Iterable[str]) -> dict[str, bytes]:
     return contents
 
 
-def scan_unpushed(repo: Path, branch: str, *, secrets: Iterable[str]) -> LeakReport:
+def remote_tracking_commits(repo: Path) -> tuple[str, ...]:
+    """The commits the remote-tracking refs name now: what the server had when amelia last
+    fetched or pushed (record it before agents can write `.git/`)."""
+    listed = run_git(["for-each-ref", "--format=%(objectname)", "refs/remotes"], repo)
+    return tuple(dict.fromkeys(listed.split()))
+
+
+def scan_unpushed(
+    repo: Path,
+    branch: str,
+    *,
+    secrets: Iterable[str],
+    published: Sequence[str] | None = None,
+) -> LeakReport:
     """Search every file the unpushed commits of `branch` add or change for the values of
-    `secrets` and for token-shaped strings."""
+    `secrets` and for token-shaped strings.
+
+    Unpushed means not reachable from `published`, commits known to be on the server;
+    without it, from no remote-tracking ref (which anyone who can write `.git/` can add,
+    so pass `published` when agents could)."""
     spellings = {secret: secret_spellings(secret) for secret in secrets}
-    blobs = _unpushed_blobs(repo, branch)
+    blobs = _unpushed_blobs(repo, branch, published)
     contents = _blob_contents(repo, (blob for _path, blob in blobs))
     found_secrets: dict[str, Leak] = {}
     found_tokens: dict[tuple[str, str], Leak] = {}

@@ -74,6 +74,9 @@ _HARDENED_ENV = {
     "GIT_PAGER": "cat",
     "PAGER": "cat",
     "LC_ALL": "C",  # one language, so git's messages can be recognised
+    # `refs/replace/*` an agent writes would show amelia's scan other contents than the
+    # objects a push sends (pack-objects ignores replacements).
+    "GIT_NO_REPLACE_OBJECTS": "1",
 }
 _BASE_CONFIG = (
     ("core.quotePath", "false"),

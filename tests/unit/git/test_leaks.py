@@ -80,3 +80,25 @@ def test_masking_removes_every_spelling() -> None:
 
     assert not any(spelling in masked for spelling in secret_spellings(SECRET))
     assert masked.startswith(b"a *** b ")
+
+
+def test_a_commit_hidden_behind_a_remote_tracking_ref_or_a_replacement_is_still_searched(
+    repo: Path,
+) -> None:
+    """What an agent can write in `.git/`: a remote-tracking ref naming its commit (so it
+    looks pushed already) and a `refs/replace/` entry showing other contents for the blob
+    (which a push ignores). amelia's search, given the commits it knew were on the
+    server, still finds the secret."""
+    published = [git(repo, "rev-parse", "HEAD").strip()]
+    _commit(repo, {"leak.txt": f"token = {SECRET}\n".encode()})
+    secret_blob = git(repo, "rev-parse", "HEAD:leak.txt").strip()
+    (repo / "clean.txt").write_text("token = nothing\n")
+    clean_blob = git(repo, "hash-object", "-w", "clean.txt").strip()
+    (repo / "clean.txt").unlink()
+    git(repo, "replace", secret_blob, clean_blob)
+    git(repo, "update-ref", "refs/remotes/origin/looks-pushed", "HEAD")
+    _commit(repo, {"clean.py": b"ok = 1\n"})
+
+    report = scan_unpushed(repo, "amelia/issue-1", secrets=[SECRET], published=published)
+
+    assert [leak.path for leak in report.secrets] == ["leak.txt"]
