@@ -54,12 +54,14 @@ __all__ = [
 
 
 T = TypeVar("T")
+_RESULT_CONFIG = ConfigDict(frozen=True, defer_build=True)
+"""A run reads a few of these results: each builds its validator when first used."""
 
 
 class RetryRecord(BaseModel):
     """One retry the client made: which call, why, and how long it waited first."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = _RESULT_CONFIG
 
     operation: str
     attempt: int
@@ -68,7 +70,7 @@ class RetryRecord(BaseModel):
 
 
 class IssueInfo(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = _RESULT_CONFIG
 
     number: int
     title: str
@@ -81,7 +83,7 @@ class IssueInfo(BaseModel):
 
 
 class PullInfo(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = _RESULT_CONFIG
 
     number: int
     title: str
@@ -102,7 +104,7 @@ class PullInfo(BaseModel):
 
 
 class CommentInfo(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = _RESULT_CONFIG
 
     id: int
     body: str
@@ -111,7 +113,7 @@ class CommentInfo(BaseModel):
 
 
 class ReviewInfo(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = _RESULT_CONFIG
 
     id: int
     state: str
@@ -126,7 +128,7 @@ class ReviewInfo(BaseModel):
 class ReviewCommentInfo(BaseModel):
     """One comment of a pull request review thread (an inline comment or a reply in it)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = _RESULT_CONFIG
 
     id: int
     review_id: int | None = None
@@ -151,7 +153,7 @@ class ReviewCommentInfo(BaseModel):
 class ReviewThreadInfo(BaseModel):
     """A review thread as GraphQL's `PullRequestReviewThread` describes it."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = _RESULT_CONFIG
 
     id: str
     """The thread's node id (what `resolveReviewThread` takes)."""
@@ -163,7 +165,7 @@ class ReviewThreadInfo(BaseModel):
 class InlineComment(BaseModel):
     """A review comment on one line of the new (RIGHT) or old (LEFT) side of a diff."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = _RESULT_CONFIG
 
     path: str
     line: int = Field(ge=1)

@@ -45,8 +45,10 @@ __all__ = [
 
 
 class _Payload(BaseModel):
-    # GitHub sends far more than we read; unknown fields are ignored, not rejected.
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    # GitHub sends far more than we read; unknown fields are ignored, not rejected. A run
+    # reads one kind of event: each model builds its validator when first used, not when
+    # amelia starts.
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
 
 class Actor(_Payload):
