@@ -8,7 +8,8 @@ the job, which hold secrets. The agents' tools run as a user that can write thes
 (and can find them without their variables), so amelia saves them before every agent run
 and puts them back byte for byte afterwards, once the agent's leftover processes are
 stopped (`amelia.isolation.leftovers`); what amelia itself writes between agent runs (its
-outputs, its summary) stays.
+outputs, its summary) stays. Once the last agent has ended, the files amelia never writes
+(`GITHUB_ENV`, `GITHUB_PATH`, `GITHUB_STATE`) are put back as they were before the first.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ import contextlib
 import os
 import shutil
 import stat
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["RUNNER_FILE_COMMANDS", "RunnerFiles"]
+__all__ = ["AMELIA_WRITES", "RUNNER_FILE_COMMANDS", "RunnerFiles"]
 
 RUNNER_FILE_COMMANDS = (
     "GITHUB_ENV",
@@ -31,6 +32,9 @@ RUNNER_FILE_COMMANDS = (
     "GITHUB_STATE",
 )
 """The variables that name a file the runner reads back after the step."""
+
+AMELIA_WRITES = ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY")
+"""The ones amelia itself writes to while it runs; the others it never changes."""
 
 
 def _read(path: Path) -> bytes | None:
@@ -50,16 +54,26 @@ class RunnerFiles:
     """The file commands' contents at one moment (None: the file did not exist)."""
 
     contents: Mapping[Path, bytes | None]
+    amelias: frozenset[Path] = frozenset()
+    """The files of `AMELIA_WRITES`."""
 
     @classmethod
-    def of(cls, environ: Mapping[str, str]) -> RunnerFiles:
-        """The files `environ` names, as they are now."""
-        paths = {Path(environ[name]) for name in RUNNER_FILE_COMMANDS if environ.get(name)}
-        return cls({path: _read(path) for path in sorted(paths)})
+    def of(
+        cls, environ: Mapping[str, str], *, names: Sequence[str] = RUNNER_FILE_COMMANDS
+    ) -> RunnerFiles:
+        """The files `environ` names (among `names`), as they are now."""
+        paths = {Path(environ[name]) for name in names if environ.get(name)}
+        amelias = {Path(environ[name]) for name in AMELIA_WRITES if environ.get(name)}
+        return cls({path: _read(path) for path in sorted(paths)}, frozenset(amelias))
 
     def take(self) -> RunnerFiles:
         """The same files, as they are now."""
-        return RunnerFiles({path: _read(path) for path in self.contents})
+        return RunnerFiles({path: _read(path) for path in self.contents}, self.amelias)
+
+    def never_written_by_amelia(self) -> RunnerFiles:
+        """These contents of the files amelia never writes itself (`GITHUB_ENV`, …)."""
+        kept = {path: data for path, data in self.contents.items() if path not in self.amelias}
+        return RunnerFiles(kept)
 
     def restore(self) -> list[Path]:
         """Put every file that changed back as it was, as a new file in its place (so no

@@ -139,6 +139,8 @@ class Workspace:
         self._runner_files = runner_files or RunnerFiles({})
         """The runner's file commands, put back after every agent run."""
         self._runner_files_before: RunnerFiles | None = None
+        self._runner_files_first: RunnerFiles | None = None
+        """Before the first agent, the runner's files amelia never writes itself."""
         self._published: list[str] | None = None
         """Commits on the server, as amelia knew before agents could write `.git/` and from
         its own pushes since (None: no agent ran)."""
@@ -208,7 +210,15 @@ class Workspace:
         Only call it when no agent can run any more: from then on the token is readable in
         `.git/config` again. Our own pushes must be done too, or git would send the header
         twice (once from here, once from `push()`).
+
+        What agents left running is stopped first (raising `LeftoverProcessError`, and
+        so keeping the token hidden, when some would not stop), and the runner's files
+        amelia never writes are put back as they were before the first agent.
         """
+        self.leftovers.stop()
+        if self._runner_files_first is not None:
+            for path in self._runner_files_first.restore():
+                logger.warning("the runner's file {} changed after the agents; put it back", path)
         with self._lock:
             self._hidden.restore()
 
@@ -227,6 +237,8 @@ class Workspace:
     def _before_agent(self) -> None:
         self.leftovers.begin()
         self._runner_files_before = self._runner_files.take()
+        if self._runner_files_first is None:
+            self._runner_files_first = self._runner_files_before.never_written_by_amelia()
         if self._baseline is None:
             if self.on_runner:
                 # Credentials an earlier step left in the checkout (an `.npmrc` with a token,

@@ -9,8 +9,9 @@ the Action's container it is pid 1 and is anyway) and, at the end of every agent
 before every git command that holds the token, stops every descendant that did not exist
 when the first agent started (`Leftovers.stop`): first SIGSTOP to all of them until a scan
 finds no running one (a stopped process cannot fork), then SIGKILL. What the trusted setup
-started before the first agent (a database for the tests, say) and its children are left
-alone.
+started before the first agent (a database for the tests, say) is left alone, but not what
+such a process starts later (a watcher restarting the agents' code, a new connection's
+backend): that may run the agents' code.
 """
 
 from __future__ import annotations
@@ -89,8 +90,8 @@ def _signal(processes: Iterable[Process], sig: signal.Signals) -> None:
 
 @dataclass
 class Leftovers:
-    """The processes to keep (`kept`: what existed when the first agent started, and
-    their children) and the means to stop every other descendant."""
+    """The processes to keep (`kept`: what existed when the first agent started) and the
+    means to stop every other descendant."""
 
     kept: frozenset[Process] | None = None
     stopped: int = field(default=0)
@@ -105,27 +106,7 @@ class Leftovers:
 
     def _strays(self) -> dict[Process, str]:
         kept = self.kept or frozenset()
-        kept_pids = {pid for pid, _ in kept}
-        strays = {}
-        for process, state in descendants().items():
-            if process in kept or self._under(process[0], kept_pids):
-                continue
-            strays[process] = state
-        return strays
-
-    @staticmethod
-    def _under(pid: int, kept_pids: set[int]) -> bool:
-        """True when a kept process is among `pid`'s ancestors."""
-        seen = 0
-        while pid > 1 and seen < 4096:
-            stat = _stat(str(pid))
-            if stat is None:
-                return False
-            pid = stat[0]
-            if pid in kept_pids:
-                return True
-            seen += 1
-        return False
+        return {process: state for process, state in descendants().items() if process not in kept}
 
     def stop(self) -> int:
         """Stop every descendant started since `begin` (nothing before it: no agent ran);
