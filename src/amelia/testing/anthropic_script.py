@@ -92,6 +92,9 @@ class Reply(BaseModel):
     drop_after_blocks: int | None = None
     """Close the connection after this many complete blocks, mid-message (streaming), or
     without any answer (non-streaming)."""
+    output_tokens: int | None = Field(default=None, ge=1)
+    """The output tokens its usage reports (what the client prices it at); None: about one
+    per four characters of its blocks."""
 
     def effective_stop_reason(self) -> StopReason:
         if self.stop_reason is not None:
@@ -151,9 +154,12 @@ def tool_use(
     return ToolUseBlock(name=name, input=tool_input or {}, id=id)
 
 
-def reply(*blocks: ContentBlock, stop_reason: StopReason | None = None) -> Reply:
-    """A turn with an explicit stop reason (default: tool_use when a tool is called)."""
-    return Reply(blocks=blocks, stop_reason=stop_reason)
+def reply(
+    *blocks: ContentBlock, stop_reason: StopReason | None = None, output_tokens: int | None = None
+) -> Reply:
+    """A turn with an explicit stop reason (default: tool_use when a tool is called) and,
+    optionally, the output tokens its usage reports (e.g. a costly turn)."""
+    return Reply(blocks=blocks, stop_reason=stop_reason, output_tokens=output_tokens)
 
 
 def api_error(

@@ -332,6 +332,8 @@ def _usage(body: dict[str, Any], output_tokens: int) -> dict[str, Any]:
 
 
 def _output_tokens(turn: Reply) -> int:
+    if turn.output_tokens is not None:
+        return turn.output_tokens
     return max(1, math.ceil(len(json.dumps([b.model_dump() for b in turn.blocks])) / 4))
 
 

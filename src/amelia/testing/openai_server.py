@@ -22,6 +22,7 @@ from amelia.testing.local_server import LocalServer, QuietHandler
 __all__ = [
     "ARGUMENT_PIECE_CHARS",
     "END_OF_SCRIPT",
+    "Billed",
     "Fault",
     "RecordedRequest",
     "Script",
@@ -31,6 +32,7 @@ __all__ = [
     "TextItem",
     "ToolCallItem",
     "Turn",
+    "billed",
     "drop_connection",
     "fault",
     "stall",
@@ -81,7 +83,14 @@ class Fault:
     seconds: float = 0.0
 
 
-ScriptItem = TextItem | ToolCallItem | Fault
+@dataclass(frozen=True)
+class Billed:
+    """Not content: the output tokens the turn's usage reports (what the client prices it at)."""
+
+    output_tokens: int
+
+
+ScriptItem = TextItem | ToolCallItem | Fault | Billed
 
 
 def text(content: str) -> TextItem:
@@ -91,6 +100,11 @@ def text(content: str) -> TextItem:
 def tool_call(name: str, args: Mapping[str, Any] | str, id: str | None = None) -> ToolCallItem:
     arguments = args if isinstance(args, str) else json.dumps(dict(args))
     return ToolCallItem(name=name, arguments=arguments, id=id)
+
+
+def billed(output_tokens: int) -> Billed:
+    """Make the turn's usage report `output_tokens` output tokens (e.g. a costly turn)."""
+    return Billed(output_tokens)
 
 
 def fault(status: int = 500, message: str | None = None) -> Fault:
@@ -141,7 +155,9 @@ class _Usage:
             for item in items
             if isinstance(item, TextItem | ToolCallItem)
         )
-        return cls(max(1, prompt_chars // 4), max(1, output_chars // 4))
+        billed = [item.output_tokens for item in items if isinstance(item, Billed)]
+        output_tokens = billed[-1] if billed else max(1, output_chars // 4)
+        return cls(max(1, prompt_chars // 4), output_tokens)
 
 
 @dataclass
@@ -332,7 +348,7 @@ class _Writer(ABC):
         return [i for i in self.items if isinstance(i, TextItem | ToolCallItem)]
 
     def _usage(self) -> _Usage:
-        return _Usage.estimate(self.request.body, self._content_items())
+        return _Usage.estimate(self.request.body, self.items)
 
     def _pre_reply_faults(self) -> bool:
         """Apply faults that come before any reply; True when the reply is already sent.
@@ -342,6 +358,8 @@ class _Writer(ABC):
         """
         has_http_fault = any(isinstance(i, Fault) and i.kind == "http" for i in self.items)
         for item in self.items:
+            if isinstance(item, Billed):
+                continue
             if not isinstance(item, Fault):
                 if self.request.stream and not has_http_fault:
                     return False
@@ -371,6 +389,8 @@ class _Writer(ABC):
         """Content items in order, applying stalls and drops that sit between them."""
         started = False
         for item in self.items:
+            if isinstance(item, Billed):
+                continue
             if isinstance(item, Fault):
                 if not started:
                     continue  # already applied before the reply
