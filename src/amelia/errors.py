@@ -25,6 +25,7 @@ __all__ = [
     "AmeliaError",
     "BadInputError",
     "BranchNameError",
+    "BudgetReachedError",
     "CommandRefused",
     "ConfigError",
     "DriverError",
@@ -105,6 +106,10 @@ class AgentError(RunError):
 
 class AgentRunFailedError(AgentError):
     """The driver ended the agent's run with an error result (max turns, API error, refusal…)."""
+
+
+class BudgetReachedError(AgentError):
+    """The driver stopped the agent's run at its spending limit (the run's `max_cost_usd`)."""
 
 
 class PlanError(AgentError):

@@ -12,7 +12,7 @@ from typing import Any
 from amelia.core.state import AgentUsage, ExecutionState, ToolCall, ToolResult
 from amelia.core.types import StreamEvent
 from amelia.drivers.base import AgenticMessage, AgenticMessageType
-from amelia.errors import AgentRunFailedError
+from amelia.errors import AgentRunFailedError, BudgetReachedError
 
 __all__ = ["AgentRun", "merge_usage"]
 
@@ -96,9 +96,12 @@ class AgentRun:
         )
 
     def check_finished(self) -> None:
-        """Raise `AgentRunFailedError` unless the driver ended with a successful result."""
+        """Raise `AgentRunFailedError` unless the driver ended with a successful result;
+        `BudgetReachedError` when it stopped the run at its spending limit."""
         if self.result is None:
             raise AgentRunFailedError(self.agent, "the driver ended without a final answer")
+        if self.result.budget_reached:
+            raise BudgetReachedError(self.agent, self.result.content or "spending limit reached")
         if self.result.is_error:
             raise AgentRunFailedError(
                 self.agent, self.result.content or "the driver reported an error"

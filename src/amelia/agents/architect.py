@@ -120,6 +120,8 @@ class Architect:
             final = run.result
             if final is None:
                 raise PlanError("the driver ended without a final answer")
+            if final.budget_reached:
+                run.check_finished()  # BudgetReachedError: the stage reports the budget
             if final.is_error:
                 raise PlanError(f"the driver reported an error: {final.content or 'no reason'}")
             answer = final.content or ""

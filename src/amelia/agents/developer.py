@@ -160,6 +160,8 @@ class Developer:
                 final = run.result
                 if resume is None or worked or final is None or not final.is_error:
                     break
+                if final.budget_reached:
+                    break  # stopped on budget, not a session to start afresh
                 reason = final.content or "error result"
             # A session the driver cannot resume (Claude Code: "No conversation found with
             # session ID", ApiDriver: DriverError) is not fatal: start afresh, once.

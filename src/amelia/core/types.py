@@ -136,7 +136,7 @@ class Profile(BaseModel):
     """Per-agent settings; an agent not listed uses the profile's driver, model and turns."""
     review: ReviewOptions = Field(default_factory=ReviewOptions)
     max_cost_usd: float | None = Field(default=None, gt=0)
-    """The run stops before the next agent once the agents' summed cost reaches this."""
+    """The run stops once the agents' summed cost reaches this, within an agent too."""
 
     def agent(self, role: AgentRole) -> AgentProfile:
         """`role`'s settings with the profile's filled in: its driver, else the profile's;

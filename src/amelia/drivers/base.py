@@ -68,6 +68,9 @@ class AgenticMessage(BaseModel):
     session_id: str | None = None
     is_error: bool = False
     usage: DriverUsage | None = None
+    budget_reached: bool = False
+    """On an error RESULT: the driver stopped the run at its spending limit
+    (`amelia.drivers.spending`), not because anything failed."""
 
     def to_stream_event(self, agent: str, workflow_id: str) -> StreamEvent:
         """Convert to the StreamEvent that sinks (progress comment, logs) consume."""

@@ -13,6 +13,7 @@ from amelia.errors import GitError
 from amelia.pipeline.checks import enforce_check, run_check
 from amelia.pipeline.context import RunContext, StageHook
 from amelia.pipeline.stages import (
+    BudgetExceededError,
     StageFailedError,
     current_head,
     run_implement,
@@ -42,13 +43,22 @@ async def develop_and_review(
     developer and reviewer round and may return an updated state. The context's test
     command runs after each developer round (and its hook), before the review; while it
     fails the verdict is never `approved`. Approval is `result.last_review.approved`;
-    `StageFailedError` ends the loop early. Drivers are created once per role and reused
+    `StageFailedError` ends the loop early. A developer stopped by the budget
+    (`BudgetExceededError`) still gets `after_stage`, so its work is kept; nothing runs
+    after it. Drivers are created once per role and reused
     across rounds.
     """
     run = context.reusing_drivers()
     origin = run.test_command.origin if run.test_command is not None else "test_command"
     for _ in range(run.profile.max_review_iterations):
-        state = await _after(after_stage, "developer", await run_implement(state, run))
+        try:
+            implemented = await run_implement(state, run)
+        except BudgetExceededError as stop:
+            if stop.during:
+                # What the developer did within the budget is kept like any round's work.
+                await _after(after_stage, "developer", stop.state)
+            raise
+        state = await _after(after_stage, "developer", implemented)
         state = await run_check(state, run)
         reviewed = enforce_check(await run_review(state, run, base_ref=base_ref), origin=origin)
         state = await _after(after_stage, "reviewer", reviewed)

@@ -22,7 +22,8 @@ from amelia.agents.reviewer import Reviewer
 from amelia.core.state import ExecutionState, ReviewScope
 from amelia.core.types import AgentRole, StreamEvent, StreamEventType
 from amelia.drivers.base import DriverInterface
-from amelia.errors import AgentError, RunError
+from amelia.drivers.spending import spending_limit
+from amelia.errors import AgentError, BudgetReachedError, RunError
 from amelia.git import head_sha
 from amelia.pipeline.context import RunContext
 
@@ -53,12 +54,18 @@ class StageFailedError(RunError):
 
 
 class BudgetExceededError(StageFailedError):
-    """The agents' summed cost reached `Profile.max_cost_usd` before `stage` could start."""
+    """The agents' summed cost reached `Profile.max_cost_usd`: before `stage` could start,
+    or during it (its driver stopped between two model requests; `state` holds what the
+    agent did until then)."""
 
-    def __init__(self, stage: AgentRole, reason: str, state: ExecutionState) -> None:
+    def __init__(
+        self, stage: AgentRole, reason: str, state: ExecutionState, *, during: bool = False
+    ) -> None:
         super().__init__(stage, reason, state)
         self.message = reason
         self.args = (reason,)
+        self.during = during
+        """True when `stage` ran and was stopped, False when it never started."""
 
 
 def budget_reason(budget: float, state: ExecutionState) -> str | None:
@@ -67,7 +74,17 @@ def budget_reason(budget: float, state: ExecutionState) -> str | None:
     if not state.usage or spent < budget:
         return None
     after = state.last_agent or state.usage[-1].agent
-    return f"stopped: budget of ${budget:g} reached after {after} (${spent:.4f} spent)"
+    return _stopped(budget, f"after {after}", spent)
+
+
+def _stopped(budget: float | None, when: str, spent: float) -> str:
+    limit = "the spending limit" if budget is None else f"budget of ${budget:g}"
+    return f"stopped: {limit} reached {when} (${spent:.4f} spent)"
+
+
+def _remaining(budget: float | None, state: ExecutionState) -> float | None:
+    """What the next agent may spend: the budget less what the agents cost so far."""
+    return None if budget is None else budget - state.cost_usd
 
 
 def runs_on(context: RunContext, role: AgentRole) -> str:
@@ -89,7 +106,8 @@ async def _run_stage(
     describe_start: str,
 ) -> ExecutionState:
     """Run one agent: stream its events to the sinks, bound it in time, wrap its failures.
-    It does not start once the agents so far cost the profile's `max_cost_usd`."""
+    It does not start once the agents so far cost the profile's `max_cost_usd`, and its
+    driver stops it once it costs the rest (`BudgetExceededError` either way)."""
     budget = context.profile.max_cost_usd
     stop = budget_reason(budget, state) if budget is not None else None
     if stop is not None:
@@ -106,9 +124,15 @@ async def _run_stage(
             asyncio.timeout(context.profile.timeout_seconds),
             aclosing(start(driver, state)) as updates,
         ):
-            async for update, event in updates:
-                latest = update
-                await context.emit(event)
+            with spending_limit(_remaining(budget, state)):
+                async for update, event in updates:
+                    latest = update
+                    await context.emit(event)
+    except BudgetReachedError as error:
+        reason = _stopped(budget, f"during {role}", latest.cost_usd)
+        logger.warning("Stage {} stopped: {}", role, reason)
+        await context.emit(context.event(StreamEventType.WORKFLOW_FAILED, role, reason, error=True))
+        raise BudgetExceededError(role, reason, latest, during=True) from error
     except _STAGE_FAILURES as error:
         reason = _reason(error, context.profile.timeout_seconds)
         logger.error("Stage {} failed: {}", role, reason)

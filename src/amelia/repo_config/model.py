@@ -125,7 +125,7 @@ class RepoConfig(_Strict):
     agents: AgentsConfig = Field(default_factory=AgentsConfig)
     review: ReviewConfig = Field(default_factory=ReviewConfig)
     max_cost_usd: float | None = Field(default=None, gt=0, le=10_000, allow_inf_nan=False)
-    """The run stops before the next agent once the agents' summed cost reaches this."""
+    """The run stops once the agents' summed cost reaches this, within an agent too."""
     setup: str | None = Field(default=None, min_length=1, max_length=4_000)
     """Prepares the container before the developer's first round (see docs/toolchain.md):
     a command line, or a script's path read from the default branch."""

@@ -152,6 +152,7 @@ def test_a_reviewer_on_another_driver_and_model_and_a_budget_that_stops_before_i
 ) -> None:
     root = tmp_path / "action"
     developer: list[Turn] = [
+        [text("I will add bye.py")],
         [
             tool_use(
                 "Write", {"file_path": str(root / "workspace" / "bye.py"), "content": "BYE = 1\n"}
@@ -180,8 +181,9 @@ def test_a_reviewer_on_another_driver_and_model_and_a_budget_that_stops_before_i
         assert PROJECT_RULE in architect and AGENTS_RULE in architect
         assert REVIEWER_RULE not in architect and "From `CLAUDE.md`" not in architect
 
-        # 1. A budget smaller than the developer's cost: the run stops before the reviewer,
-        # after the developer's work is committed and pushed.
+        # 1. A budget smaller than the developer's first response (text only): Claude Code
+        # stops it there, so the Write never runs, and the reviewer never starts; the
+        # draft says so.
         harness.fresh_checkout()
         openai_env = {"OPENAI_BASE_URL": openai.url}
         keys = {"openai_api_key": "sk-local-openai-key-0123456789"}
@@ -198,13 +200,14 @@ def test_a_reviewer_on_another_driver_and_model_and_a_budget_that_stops_before_i
         assert PROJECT_RULE in developer_system and AGENTS_RULE in developer_system
         assert "From `CLAUDE.md`" not in developer_system  # Claude Code reads it itself
         assert openai.requests == []
-        assert harness.origin_file(f"amelia/issue-{number}", "bye.py") == "BYE = 1\n"
-        assert harness.github.pulls(harness.repo) == []
+        assert "bye.py" not in harness.origin_files(f"amelia/issue-{number}")
+        (draft,) = harness.github.pulls(harness.repo)
+        assert "stopped: budget of $0.0001 reached during developer" in draft["body"]
         (progress,) = [
             c for c in harness.github.comments(harness.repo, number) if progress_marker(number) in c
         ]
         assert "**Failed**" in progress
-        assert "stopped: budget of $0.0001 reached after developer" in progress
+        assert "stopped: budget of $0.0001 reached during developer" in progress
 
         # 2. Without the budget: the developer on Claude Code, the reviewer on the
         # OpenAI-compatible server, whose verdict is posted.

@@ -112,13 +112,15 @@ def pull_body(
     withheld: tuple[str, ...] = (),
     check: CheckRun | None = None,
     report: ChangeReport | None = None,
+    stopped: str | None = None,
 ) -> str:
     """amelia's part of the pull request's description, between its begin and end markers.
 
     `flagged` are strings shaped like credentials in the pushed change, `withheld` files the
     agents wrote that were not committed: both are for the person who reviews. `check` is
     the test command's last run (its tail collapsed). `report` lists the change by file,
-    the review rounds, the tests the developer ran and the cost."""
+    the review rounds, the tests the developer ran and the cost. `stopped` says why the
+    run ended before the reviewer saw this change (the budget)."""
     lines = [
         BODY_BEGIN,
         marker("implement"),
@@ -126,6 +128,15 @@ def pull_body(
         "",
         f"Implements the plan [`{plan_path}`]({plan_url}).",
         "",
+        *(
+            [
+                f"> [!WARNING]\n> The run {stopped}: the reviewer has not reviewed this "
+                "change, and it may be unfinished.",
+                "",
+            ]
+            if stopped
+            else []
+        ),
         *(report.render() if report is not None else []),
         "This draft was written by amelia's developer agent and checked by its reviewer "
         "agent; a human review decides whether it is merged.",
@@ -285,7 +296,12 @@ async def run(ctx: ModeContext) -> ModeOutcome:
 async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
     from amelia.core.state import ExecutionState
     from amelia.core.types import AgentRole
-    from amelia.pipeline import RunContext, StageFailedError, develop_and_review
+    from amelia.pipeline import (
+        BudgetExceededError,
+        RunContext,
+        StageFailedError,
+        develop_and_review,
+    )
 
     repo = ctx.workspace.path
     number, branch, plan_path = planned.number, planned.branch, planned.plan_path
@@ -335,41 +351,59 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
         if role == "developer":
             await commit_and_push(ctx, branch, message)
 
+    async def publish_draft(
+        current: ExecutionState, *, stopped: str | None = None
+    ) -> tuple[PullInfo, str]:
+        """Open or update the draft for `current`; the pull and the head it shows."""
+        await ctx.stage(STAGE_PUBLISH, "running")
+        head = await asyncio.to_thread(head_sha, repo)
+        review = current.last_review
+        plan_url = ctx.blob_url(head, plan_path)
+
+        def body_for(description: str) -> str:
+            report = ChangeReport.build(
+                repo,
+                base,
+                head,
+                current,
+                [*earlier_rounds(description), *rounds],
+                notes={plan_path: "the implementation plan"},
+            )
+            body = pull_body(
+                number,
+                plan_path,
+                plan_url,
+                review.verdict if review is not None else None,
+                flagged=tuple(ctx.workspace.flagged),
+                withheld=tuple(ctx.workspace.withheld),
+                check=current.last_check,
+                report=report,
+                stopped=stopped,
+            )
+            return ctx.redactor.redact(body)
+
+        pull = await _open_or_update_pull(ctx, existing, branch, default_branch, message, body_for)
+        changed = "no new commits" if head == plan_sha else f"pushed {head[:12]}"
+        await ctx.stage(STAGE_PUBLISH, "done", detail=f"#{pull.number} ({changed})")
+        return pull, head
+
     try:
         state = await develop_and_review(state, context, base_ref=base, after_stage=publish_round)
+    except BudgetExceededError as stop:
+        # The work done within the budget is pushed: the draft shows it and says why the
+        # run stopped, so nothing is lost and nobody mistakes it for a reviewed change.
+        pull, _head = await publish_draft(stop.state, stopped=stop.reason)
+        await post_tool_errors(ctx.github, pull.number, stop.state.tool_results, ctx.redactor)
+        raise  # the engine reports the stop (exit 1), on the progress comment too
     except StageFailedError as error:
         where = existing.number if existing is not None else planned.asked_on
         await post_tool_errors(ctx.github, where, error.state.tool_results, ctx.redactor)
         raise  # the engine reports the failure, on the progress comment too
 
-    await ctx.stage(STAGE_PUBLISH, "running")
-    head = await asyncio.to_thread(head_sha, repo)
+    pull, head = await publish_draft(state)
     review = state.last_review
     verdict = review.verdict if review is not None else None
     plan_url = ctx.blob_url(head, plan_path)
-
-    def body_for(current: str) -> str:
-        report = ChangeReport.build(
-            repo,
-            base,
-            head,
-            state,
-            [*earlier_rounds(current), *rounds],
-            notes={plan_path: "the implementation plan"},
-        )
-        body = pull_body(
-            number,
-            plan_path,
-            plan_url,
-            verdict,
-            flagged=tuple(ctx.workspace.flagged),
-            withheld=tuple(ctx.workspace.withheld),
-            check=state.last_check,
-            report=report,
-        )
-        return ctx.redactor.redact(body)
-
-    pull = await _open_or_update_pull(ctx, existing, branch, default_branch, message, body_for)
     if review is not None:
         diff_text = await asyncio.to_thread(diff, repo, base, head=head)
         await post_verdict(
@@ -382,8 +416,6 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
             setting=ctx.inputs.review_event,
         )
     await post_tool_errors(ctx.github, pull.number, state.tool_results, ctx.redactor)
-    changed = "no new commits" if head == plan_sha else f"pushed {head[:12]}"
-    await ctx.stage(STAGE_PUBLISH, "done", detail=f"#{pull.number} ({changed})")
     links = (
         (f"Draft pull request #{pull.number}", pull.html_url),
         ("Plan", plan_url),

@@ -11,13 +11,14 @@ import os
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import openai
 from pydantic import BaseModel
-from pydantic_ai import Agent
-from pydantic_ai.exceptions import AgentRunError
+from pydantic_ai import Agent, AgentRun
+from pydantic_ai.exceptions import AgentRunError, UsageLimitExceeded
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import Model
 from pydantic_ai.output import ToolOutput
@@ -31,6 +32,7 @@ from amelia.drivers.api.tools import ToolContext, check_tool_profile, tools_for_
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverUsage, GenerateResult
 from amelia.drivers.credentials import DEFAULT_API_MODEL
 from amelia.drivers.runtime import DriverEnvironment
+from amelia.drivers.spending import current_spending_limit
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
 from amelia.errors import DriverError
 
@@ -138,6 +140,8 @@ class ApiDriver:
             output_tokens=usage.output_tokens,
             cache_read_tokens=usage.cache_read_tokens,
             cache_creation_tokens=usage.cache_write_tokens,
+            # pydantic-ai prices each response (genai-prices); None for a model it cannot.
+            cost_usd=None if usage.cost is None else float(usage.cost),
             num_turns=usage.requests,
             duration_ms=int((time.monotonic() - started) * 1000),
             model=self.model_name,
@@ -216,13 +220,21 @@ class ApiDriver:
         mapper = MessageMapper()
         mapper.mark_seen(history)
         usage = RunUsage()
+        limit = current_spending_limit()
+        # pydantic-ai checks the cost after each response and stops before acting on the
+        # one that goes over it: between model requests, never during a tool call.
+        limits = UsageLimits(
+            request_limit=self.max_turns or DEFAULT_MAX_TURNS,
+            cost_limit=None if limit is None else Decimal(str(limit)),
+        )
+        run: AgentRun[ToolContext, Any] | None = None
         try:
             async with agent.iter(
                 prompt,
                 deps=ToolContext(Path(cwd), inherited=self.environment.inherited),
                 message_history=history or None,
                 instructions=instructions,
-                usage_limits=UsageLimits(request_limit=self.max_turns or DEFAULT_MAX_TURNS),
+                usage_limits=limits,
                 timeout=self.timeout_seconds,
             ) as run:
                 async for _node in run:
@@ -238,14 +250,26 @@ class ApiDriver:
                 store.save(session_id, result.all_messages())
                 output = result.output
         except _RUN_ERRORS as error:
+            reached = False
+            if isinstance(error, UsageLimitExceeded) and run is not None:
+                usage = run.usage  # with the response that went over the limit
+                reached = limits.cost_limit is not None and (usage.cost or 0) > limits.cost_limit
+            if reached and run is not None:
+                for message in mapper.new_messages(run.all_messages()):
+                    yield message  # what the model asked for last, never carried out
             # Only name a session that can be resumed: the last saved history stays valid.
             resumable = session_id if store.path(session_id).is_file() else None
             yield AgenticMessage(
                 type=AgenticMessageType.RESULT,
-                content=error_reason(error),
+                content=(
+                    f"stopped: spending limit reached (${usage.cost:.4f} spent)"
+                    if reached
+                    else error_reason(error)
+                ),
                 session_id=resumable,
                 is_error=True,
                 usage=self._usage(usage, started),
+                budget_reached=reached,
             )
             return
         content = output.model_dump_json() if isinstance(output, BaseModel) else str(output)

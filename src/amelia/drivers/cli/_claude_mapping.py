@@ -21,6 +21,8 @@ from claude_agent_sdk import (
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverUsage
 from amelia.text import one_line
 
+BUDGET_SUBTYPE = "error_max_budget_usd"
+"""The result subtype of a run the CLI stopped at `--max-budget-usd`."""
 _FENCED_JSON = re.compile(r"```(?:json)?\s*\n(.*?)\n\s*```", re.DOTALL)
 
 
@@ -69,6 +71,9 @@ def result_error_reason(result: ResultMessage, last_assistant_text: str | None) 
     """One line saying why a run ended with an error result."""
     if result.subtype == "error_max_turns":
         return f"Claude Code stopped: maximum number of turns reached ({result.num_turns})"
+    if result.subtype == BUDGET_SUBTYPE:
+        spent = f" (${result.total_cost_usd:.4f} spent)" if result.total_cost_usd else ""
+        return f"Claude Code stopped: spending limit reached{spent}"
     details = result.result or "; ".join(result.errors or []) or last_assistant_text or ""
     prefix = "Claude Code failed"
     if result.api_error_status is not None:
@@ -174,6 +179,7 @@ class MessageMapper:
             session_id=self.session_id,
             is_error=result.is_error,
             usage=usage,
+            budget_reached=result.is_error and result.subtype == BUDGET_SUBTYPE,
         )
 
     def error_result(self, reason: str) -> AgenticMessage:

@@ -32,6 +32,7 @@ from amelia.drivers.cli._claude_hooks import confined_file_hooks, read_only_bash
 from amelia.drivers.cli._claude_mapping import MessageMapper, extract_json_text
 from amelia.drivers.cli._claude_tools import tool_permissions
 from amelia.drivers.runtime import DriverEnvironment
+from amelia.drivers.spending import current_spending_limit
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
 from amelia.errors import DriverError
 from amelia.redaction import CLAUDE_CONNECTION_VARS, blanking_overrides
@@ -141,6 +142,9 @@ class ClaudeCliDriver:
             resume=session_id,
             model=self.model,
             max_turns=self.max_turns,
+            # The CLI prices each response itself and stops before acting on the one
+            # that reaches this (an `error_max_budget_usd` result).
+            max_budget_usd=current_spending_limit() if tools is None else None,
             cwd=cwd,
             env=self.cli_environment(),
             stderr=stderr_lines.append,
