@@ -7,7 +7,8 @@ leaves then, for up to two minutes:
 - keeps its own lines in the runner's file commands (`GITHUB_ENV`, `GITHUB_PATH`,
   `GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY`, `GITHUB_STATE`), adding them again whenever
   they are gone, as code that later steps would run;
-- writes its pid to `OUT/pid` and counts its scans in `OUT/scans`.
+- writes its own environment to `OUT/own-environ`, its pid to `OUT/pid` and counts its
+  scans in `OUT/scans`.
 
 The runner's file paths come from its command line (`name=path` pairs), as an agent finds
 them under `/github/file_commands` without the variables.
@@ -69,6 +70,7 @@ def _plant(files: dict[str, str]) -> None:
 def main() -> None:
     out = Path(sys.argv[1])
     files = dict(argument.split("=", 1) for argument in sys.argv[2:])
+    (out / "own-environ").write_bytes(_read("/proc/self/environ"))
     _plant(files)
     told = _detach()
     (out / "pid").write_text(str(os.getpid()))

@@ -145,6 +145,13 @@ def test_what_an_agent_leaves_running_gets_no_token_and_changes_no_file_command(
     # Raw or base64 at any alignment: the push's header is base64 of `x-access-token:…`.
     assert found_in(dumped, credentials) == set()
 
+    # The test command (the developer's code) starts without the runner's file commands
+    # and without any credential or model endpoint of amelia's.
+    test_environ = (test_out / "own-environ").read_bytes()
+    names = {entry.split(b"=", 1)[0].decode() for entry in test_environ.split(b"\0") if entry}
+    assert names.isdisjoint(RUNNER_FILE_COMMANDS)
+    assert found_in(test_environ, credentials) == set()
+
     # The file commands hold the earlier step's lines and amelia's, nothing of theirs.
     for name, path in files.items():
         content = path.read_bytes()
