@@ -31,7 +31,8 @@ import pytest
 
 from amelia.action.runner_files import RUNNER_FILE_COMMANDS
 from amelia.agents.prompts import DEVELOPER_INSTRUCTIONS
-from amelia.testing.action_harness import ActionHarness, parse_outputs
+from amelia.testing.action_harness import ActionHarness, parse_outputs, plan_script
+from amelia.testing.anthropic_script import Turn, text, tool_use
 from amelia.testing.openai_server import (
     RecordedRequest,
     ScriptedOpenAIServer,
@@ -164,3 +165,44 @@ def test_what_an_agent_leaves_running_gets_no_token_and_changes_no_file_command(
     assert outputs["branch"] == f"amelia/issue-{ISSUE}"
     assert outputs["conclusion"] == "success"
     assert "farewell" in files["GITHUB_STEP_SUMMARY"].read_text(encoding="utf-8")
+
+
+def test_what_the_claude_developer_leaves_running_is_stopped_too(tmp_path: Path) -> None:
+    """The same watcher started through Claude Code's Bash tool: a descendant of the CLI
+    that the CLI's exit orphans, adopted and stopped by amelia."""
+    credentials = fresh_credentials()
+    files = {"GITHUB_ENV": tmp_path / "set_env_4f0c", "GITHUB_PATH": tmp_path / "add_path_4f0c"}
+    for name, path in files.items():
+        path.write_bytes(EARLIER[name])
+    out = tmp_path / "watcher"
+    out.mkdir()
+    root = tmp_path / "action"
+    developer: Sequence[Turn] = [
+        [tool_use("Bash", {"command": watcher_command(out, files), "description": "Look"})],
+        [
+            tool_use(
+                "Write", {"file_path": str(root / "workspace" / "farewell.py"), "content": FAREWELL}
+            )
+        ],
+        [text("Added farewell.py")],
+    ]
+    reviewer: Sequence[Turn] = [[tool_use("StructuredOutput", VERDICT)], [text("ok")]]
+    script = plan_script(roles={"developer": developer, "reviewer": reviewer})
+    try:
+        with ActionHarness(root, script=script, token=credentials["github_token"]) as harness:
+            run = implement(
+                harness, credentials, env={name: str(path) for name, path in files.items()}
+            )
+            assert run.exit_code == 0, run.stdout + run.stderr
+            assert harness.origin_file(f"amelia/issue-{ISSUE}", "farewell.py") == FAREWELL
+            amelias_variable = f"GITHUB_API_URL={harness.github.url}\0".encode()
+        running = _running(int((out / "pid").read_text()))
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int((out / "pid").read_text()), signal.SIGKILL)
+
+    assert amelias_variable in (out / "dump").read_bytes()
+    assert not running
+    assert found_in((out / "dump").read_bytes(), credentials) == set()
+    for name, path in files.items():
+        assert path.read_bytes() == EARLIER[name], name
