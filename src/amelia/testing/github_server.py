@@ -363,6 +363,15 @@ class FakeGitHubServer(LocalServer):
             pull.threads.append(_Thread(f"PRRT_{comment.id}", [comment.id]))
             return comment.id
 
+    def resolve_thread(self, full_name: str, number: int, comment_id: int, *, by: str) -> None:
+        """`by` resolves the thread review comment `comment_id` is in, as a person does on
+        the pull request's page."""
+        with self._lock:
+            pull = self._repo(full_name).issues[number].pull
+            assert pull is not None
+            (thread,) = [t for t in pull.threads if comment_id in t.comment_ids]
+            thread.is_resolved, thread.resolved_by = True, by
+
     def push_to_pull(
         self, full_name: str, number: int, head_sha: str, diff: str | None = None
     ) -> None:

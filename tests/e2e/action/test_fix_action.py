@@ -213,28 +213,40 @@ def test_fix_never_acts_on_a_forks_pull_request(harness: ActionHarness) -> None:
 
 
 FINDING = "farewell needs a docstring, like greet has."
+WORDING = "Say 'Bye' rather than 'Goodbye'."
+SETTLED = "Consider a module docstring."
 CHANGES_REQUESTED: dict[str, Any] = {
     "verdict": "changes_requested",
     "severity": "minor",
     "summary": "farewell lacks a docstring",
-    "comments": [{"path": "greeter/farewell.py", "line": 1, "severity": "minor", "body": FINDING}],
+    "comments": [
+        {"path": "greeter/farewell.py", "line": line, "severity": "minor", "body": body}
+        for line, body in ((1, FINDING), (2, WORDING), (1, SETTLED))
+    ],
 }
 
 
 class OwnDraft:
-    """`/amelia implement` leaves a finding of amelia's reviewer unresolved on its draft;
-    `/amelia fix` (once `finding` is set) addresses it and the reviewer approves."""
+    """`/amelia implement` leaves findings of amelia's reviewer on its draft; `/amelia fix`
+    (once `findings` are set) addresses the first, leaves the second as it is, and the
+    reviewer approves."""
 
     def __init__(self, workspace: Path) -> None:
         self.workspace = workspace
-        self.finding: int | None = None
+        self.findings: list[int] = []
 
     def __call__(self, request: RecordedRequest) -> Turn:
         role, step = role_of(request), step_of(request)
-        fixing = self.finding is not None
+        fixing = bool(self.findings)
         if role == "developer":
             content = FIXED if fixing else FAREWELL
-            said = f"thread {self.finding}: addressed: added a docstring" if fixing else "Added"
+            said = "Added"
+            if fixing:
+                docstring, wording = self.findings[:2]
+                said = (
+                    f"thread {docstring}: addressed: added a docstring\n"
+                    f"thread {wording}: not changed: greet says Hello, so Goodbye matches"
+                )
             path = str(self.workspace / "greeter/farewell.py")
             turns: list[Turn] = [
                 [tool_use("Write", {"file_path": path, "content": content})],
@@ -248,7 +260,7 @@ class OwnDraft:
         return turns[min(step, len(turns) - 1)]
 
 
-def test_fix_on_amelias_own_draft_addresses_its_reviewers_open_finding(tmp_path: Path) -> None:
+def test_fix_on_amelias_own_draft_answers_its_reviewers_open_findings(tmp_path: Path) -> None:
     root = tmp_path / "action"
     model = OwnDraft(root / "workspace")
     with ActionHarness(root, script=model) as harness:
@@ -262,10 +274,12 @@ def test_fix_on_amelias_own_draft_addresses_its_reviewers_open_finding(tmp_path:
         assert implemented.exit_code == 0, implemented.stdout + implemented.stderr
         assert implemented.outputs["verdict"] == "changes_requested"
         number = int(implemented.outputs["pr_number"])
-        # The reviewer's finding is an inline comment of amelia's review, nobody answered it.
-        (finding,) = harness.github.review_comments(harness.repo, number)
+        # The findings are inline comments of amelia's review; a maintainer resolves one.
+        finding, wording, settled = harness.github.review_comments(harness.repo, number)
         assert FINDING in finding["body"] and finding["user"]["type"] == "Bot"
-        model.finding = finding["id"]
+        assert WORDING in wording["body"] and SETTLED in settled["body"]
+        harness.github.resolve_thread(harness.repo, number, settled["id"], by="maintainer")
+        model.findings = [finding["id"], wording["id"]]
         drafted = harness.origin_git("rev-parse", branch).strip()
         harness.fresh_checkout()  # the fix job gets its own checkout of the default branch
 
@@ -278,6 +292,7 @@ def test_fix_on_amelias_own_draft_addresses_its_reviewers_open_finding(tmp_path:
         assert FINDING in developer and f"Thread {finding['id']} on greeter/farewell.py:1" in (
             developer
         )
+        assert WORDING in developer and SETTLED not in developer  # resolved: not asked
         assert "Farewell Implementation Plan" in developer  # its own draft: the plan too
         # One new commit by the bot on amelia's branch.
         head = harness.origin_git("rev-parse", branch).strip()
@@ -285,14 +300,15 @@ def test_fix_on_amelias_own_draft_addresses_its_reviewers_open_finding(tmp_path:
         assert harness.origin_file(branch, "greeter/farewell.py") == FIXED
         assert harness.origin_git("log", "-1", "--format=%an", head).strip() == "amelia[bot]"
         assert harness.origin_branches() == [branch, "main"]
-        # The finding's thread gets one reply naming the commit.
-        (reply,) = [
-            c
+        # Each open finding's thread gets one reply: the commit, or why not.
+        replies = {
+            c["in_reply_to_id"]: c["body"]
             for c in harness.github.review_comments(harness.repo, number)
             if c.get("in_reply_to_id")
-        ]
-        assert reply["in_reply_to_id"] == finding["id"]
-        assert f"Addressed in {head[:12]}: added a docstring" in reply["body"]
+        }
+        assert set(replies) == {finding["id"], wording["id"]}
+        assert f"Addressed in {head[:12]}: added a docstring" in replies[finding["id"]]
+        assert "Not changed: greet says Hello, so Goodbye matches" in replies[wording["id"]]
         # One new review, of the new head.
         reviews = [r for r in harness.github.reviews(harness.repo, number) if r["body"]]
         assert len(reviews) == 2 and reviews[-1]["commit_id"] == head
@@ -304,7 +320,7 @@ def test_fix_on_amelias_own_draft_addresses_its_reviewers_open_finding(tmp_path:
         (progress,) = [
             c for c in harness.github.comments(harness.repo, number) if "/amelia fix" in c
         ]
-        assert "**Done**" in progress and "1 thread(s) answered" in progress
+        assert "**Done**" in progress and "2 thread(s) answered" in progress
 
 
 def test_a_dry_run_fix_pushes_and_posts_nothing_and_saves_what_it_would(
