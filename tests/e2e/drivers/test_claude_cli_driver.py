@@ -20,6 +20,7 @@ from amelia.testing.anthropic_server import (
     Turn,
     api_error,
     dropped,
+    reply,
     stall,
     text,
     thinking,
@@ -147,7 +148,8 @@ async def test_read_only_profile_refuses_writes(
 async def test_instructions_and_resumed_sessions_reach_the_model(
     repo: Path, servers: list[ScriptedAnthropicServer], make_driver: ServerDrivers
 ) -> None:
-    server = start(servers, [[text("first answer")], [text("second answer")]])
+    costly = reply(text("first answer"), output_tokens=20_000)
+    server = start(servers, [costly, [text("second answer")]])
     driver = make_driver(server)()
     first = await collect(
         driver, "remember the word kumquat", repo, instructions="Always answer in haiku."
@@ -162,6 +164,12 @@ async def test_instructions_and_resumed_sessions_reach_the_model(
     assert "remember the word kumquat" in resumed
     assert "first answer" in resumed
     assert "what was the word?" in resumed
+    # The CLI reports a resumed session's cost since the session began; the driver
+    # reports what this run cost, so the agents' summed cost counts the first run once.
+    first_cost, second_cost = first[-1].usage, second[-1].usage
+    assert first_cost is not None and first_cost.cost_usd is not None
+    assert second_cost is not None and second_cost.cost_usd is not None
+    assert 0 < second_cost.cost_usd < first_cost.cost_usd / 10
 
 
 async def test_secrets_of_the_parent_environment_stay_hidden(

@@ -51,16 +51,20 @@ def _int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def result_usage(result: ResultMessage, fallback_model: str | None) -> DriverUsage:
-    """Tokens, cost, time and turns of a finished run."""
+def result_usage(
+    result: ResultMessage, fallback_model: str | None, *, cost_before: float = 0.0
+) -> DriverUsage:
+    """Tokens, cost, time and turns of a finished run. The CLI reports a resumed session's
+    cost since the session began: `cost_before` is what it had cost before this run."""
     usage = result.usage or {}
+    total = result.total_cost_usd
     model = next(iter(result.model_usage), None) if result.model_usage else None
     return DriverUsage(
         input_tokens=_int_or_none(usage.get("input_tokens")),
         output_tokens=_int_or_none(usage.get("output_tokens")),
         cache_read_tokens=_int_or_none(usage.get("cache_read_input_tokens")),
         cache_creation_tokens=_int_or_none(usage.get("cache_creation_input_tokens")),
-        cost_usd=result.total_cost_usd,
+        cost_usd=None if total is None else max(total - cost_before, 0.0),
         duration_ms=result.duration_ms,
         num_turns=result.num_turns,
         model=model or fallback_model,
@@ -86,8 +90,13 @@ def result_error_reason(result: ResultMessage, last_assistant_text: str | None) 
 class MessageMapper:
     """Maps one run's SDK messages, remembering tool names by call id for the results."""
 
-    def __init__(self, model: str | None = None, structured: bool = False) -> None:
+    def __init__(
+        self, model: str | None = None, structured: bool = False, *, cost_before: float = 0.0
+    ) -> None:
         self._tool_names: dict[str, str] = {}
+        self._cost_before = cost_before
+        self.session_cost: float | None = None
+        """What the session had cost by the end of this run, as the CLI reports it."""
         self._structured = structured
         self.model = model
         self.session_id: str | None = None
@@ -164,7 +173,8 @@ class MessageMapper:
 
     def map_result(self, result: ResultMessage) -> AgenticMessage:
         self.session_id = result.session_id or self.session_id
-        usage = result_usage(result, self.model)
+        usage = result_usage(result, self.model, cost_before=self._cost_before)
+        self.session_cost = result.total_cost_usd
         if result.is_error:
             content = result_error_reason(result, self.last_assistant_text)
         elif self._structured and result.structured_output is not None:

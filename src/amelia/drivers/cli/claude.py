@@ -88,6 +88,9 @@ class ClaudeCliDriver:
         self.last_transcript_path: Path | None = None
         self.last_tools: list[str] | None = None
         """The tools the CLI announced for the last run (from its init message)."""
+        self._session_costs: dict[str, float] = {}
+        """What each session run here had cost by the end of its last run: the CLI reports
+        a resumed session's cost since the session began, not since it was resumed."""
 
     def cli_environment(self) -> dict[str, str]:
         """What `options.env` carries: every inherited secret blanked (the model's keys
@@ -192,7 +195,11 @@ class ClaudeCliDriver:
     ) -> AsyncIterator[AgenticMessage]:
         stderr_lines: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
         options = self._options(cwd, session_id, system_prompt, schema, stderr_lines, tools)
-        mapper = MessageMapper(model=self.model, structured=schema is not None)
+        mapper = MessageMapper(
+            model=self.model,
+            structured=schema is not None,
+            cost_before=self._session_costs.get(session_id, 0.0) if session_id else 0.0,
+        )
         transcript_path = new_transcript_path(amelia_home(override=self.amelia_home))
         self.last_transcript_path = transcript_path
         logger.info("Claude Code run in {} — transcript {}", cwd, transcript_path)
@@ -228,6 +235,7 @@ class ClaudeCliDriver:
                     for mapped in mapper.map(item):  # type: ignore[arg-type]
                         if mapped.type == AgenticMessageType.RESULT:
                             finished = True
+                            self._remember_cost(mapper)
                         yield mapped
                     self.last_tools = mapper.tools
                 if not finished:
@@ -245,6 +253,10 @@ class ClaudeCliDriver:
                 if not producer.done():
                     producer.cancel()
                     await asyncio.gather(producer, return_exceptions=True)
+
+    def _remember_cost(self, mapper: MessageMapper) -> None:
+        if mapper.session_id and mapper.session_cost is not None:
+            self._session_costs[mapper.session_id] = mapper.session_cost
 
     def _failure_result(
         self,
