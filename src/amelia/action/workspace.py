@@ -255,10 +255,17 @@ class Workspace:
         return frozenset() if self._baseline is None else self._baseline.unchanged()
 
     def _after_agent(self, role: str) -> None:
-        # First what the agent left running, which could change the files again.
-        stopped = self.leftovers.stop()
-        if stopped:
-            logger.warning("stopped {} process(es) the {} agent left running", stopped, role)
+        # First what the agent left running, which could change the files again; the files
+        # are put back even when some would not stop (the run fails then, and the token
+        # stays hidden).
+        try:
+            stopped = self.leftovers.stop()
+            if stopped:
+                logger.warning("stopped {} process(es) the {} agent left running", stopped, role)
+        finally:
+            self._put_back(role)
+
+    def _put_back(self, role: str) -> None:
         runner_files, self._runner_files_before = self._runner_files_before, None
         if runner_files is not None:
             for path in runner_files.restore():

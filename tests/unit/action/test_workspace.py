@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
+from amelia.action.runner_files import RunnerFiles
 from amelia.action.workspace import Workspace, basic_auth_header
-from amelia.errors import GitError
+from amelia.errors import GitError, LeftoverProcessError
 from tests.git_helpers import git
 
 
@@ -70,3 +72,33 @@ def test_not_a_checkout_is_a_git_error(tmp_path: Path) -> None:
 
 def test_basic_auth_header_matches_actions_checkout() -> None:
     assert basic_auth_header("abc") == "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46YWJj"
+
+
+def test_a_leftover_that_will_not_stop_fails_the_session_after_the_files_are_put_back(
+    checkout: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent's config change and its `GITHUB_ENV` line are undone even when something
+    it left would not stop; the run fails, and the checkout's token stays hidden."""
+    env_file = tmp_path / "set_env"
+    env_file.write_text("EARLIER=1\n")
+    workspace = Workspace(
+        checkout, token="ghs_secret", runner_files=RunnerFiles.of({"GITHUB_ENV": str(env_file)})
+    )
+    workspace.prepare()
+
+    def stuck() -> int:
+        raise LeftoverProcessError("1 process(es) an agent left behind would not stop")
+
+    async def agent_run() -> None:
+        async with workspace.agent_session("developer"):
+            git(checkout, "config", "core.pager", "sh -c id")
+            env_file.write_text("EARLIER=1\nBASH_ENV=/tmp/x\n")
+            monkeypatch.setattr(workspace.leftovers, "stop", stuck)
+
+    with pytest.raises(LeftoverProcessError):
+        asyncio.run(agent_run())
+    assert "pager" not in (checkout / ".git" / "config").read_text()
+    assert env_file.read_text() == "EARLIER=1\n"
+    with pytest.raises(LeftoverProcessError):
+        workspace.restore_credentials()
+    assert "ghs_secret" not in (checkout / ".git" / "config").read_text()
