@@ -22,8 +22,9 @@ _PLANTED = {
     "INPUT_GITHUB_TOKEN": "ghs_" + "B" * 36,
     "INPUT_ANTHROPIC_API_KEY": "sk-ant-" + "b" * 40,
 }
-FLOOR_MODULES = ("github", "pydantic_settings")
-"""What `amelia action` cannot send its first GitHub request without: PyGithub, and the
+FLOOR_MODULES = ("amelia.github", "github", "pydantic_settings")
+"""What `amelia action` cannot send its first GitHub request without: PyGithub (as amelia
+imports it: `amelia.github` first defers its modules amelia never uses), and the
 pydantic-settings its configuration is read with."""
 _IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)")
 
