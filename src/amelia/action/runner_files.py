@@ -19,7 +19,7 @@ import os
 import shutil
 import stat
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["AMELIA_WRITES", "RUNNER_FILE_COMMANDS", "RunnerFiles"]
@@ -54,7 +54,7 @@ class RunnerFiles:
     """The file commands' contents at one moment (None: the file did not exist)."""
 
     contents: Mapping[Path, bytes | None]
-    amelias: frozenset[Path] = frozenset()
+    amelias: frozenset[Path] = field(default=frozenset(), kw_only=True)
     """The files of `AMELIA_WRITES`."""
 
     @classmethod
@@ -64,11 +64,11 @@ class RunnerFiles:
         """The files `environ` names (among `names`), as they are now."""
         paths = {Path(environ[name]) for name in names if environ.get(name)}
         amelias = {Path(environ[name]) for name in AMELIA_WRITES if environ.get(name)}
-        return cls({path: _read(path) for path in sorted(paths)}, frozenset(amelias))
+        return cls({path: _read(path) for path in sorted(paths)}, amelias=frozenset(amelias))
 
     def take(self) -> RunnerFiles:
         """The same files, as they are now."""
-        return RunnerFiles({path: _read(path) for path in self.contents}, self.amelias)
+        return RunnerFiles({path: _read(path) for path in self.contents}, amelias=self.amelias)
 
     def never_written_by_amelia(self) -> RunnerFiles:
         """These contents of the files amelia never writes itself (`GITHUB_ENV`, …)."""

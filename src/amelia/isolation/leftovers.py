@@ -60,7 +60,7 @@ def _stat(pid: str) -> tuple[int, str, int] | None:
     return int(fields[1]), fields[0].decode("ascii", "replace"), int(fields[19])
 
 
-def descendants(root: int | None = None) -> dict[Process, str]:
+def descendants(*, root: int | None = None) -> dict[Process, str]:
     """Every live descendant of `root` (default: this process) and its state letter;
     zombies and dead processes are left out (they can read nothing)."""
     root = os.getpid() if root is None else root
@@ -88,7 +88,7 @@ def _signal(processes: Iterable[Process], sig: signal.Signals) -> None:
             os.kill(pid, sig)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Leftovers:
     """The processes to keep (`kept`: what existed when the first agent started) and the
     means to stop every other descendant."""

@@ -159,7 +159,7 @@ class ConfinedFiles:
             raise FileNotFoundError(f"'{file_path}' does not exist")
         if target.is_dir():
             raise IsADirectoryError(f"'{file_path}' is a directory")
-        with self.open_bytes(file_path, target) as handle:
+        with self.open_bytes(file_path, target=target) as handle:
             size = os.fstat(handle.fileno()).st_size
             # Four bytes at most per character: enough bytes for one character too many.
             data = handle.read(4 * (self.max_read_chars + 1))
@@ -172,7 +172,7 @@ class ConfinedFiles:
         return text
 
     @contextlib.contextmanager
-    def open_bytes(self, file_path: str, target: Path | None = None) -> Iterator[BinaryIO]:
+    def open_bytes(self, file_path: str, *, target: Path | None = None) -> Iterator[BinaryIO]:
         """The regular file `file_path` (or its already checked real path `target`), open
         for reading, reached without following any symlink."""
         target = self.resolve(file_path) if target is None else target

@@ -240,7 +240,7 @@ def _edit(context: ToolContext, file_path: str, old_text: str, new_text: str) ->
     target = context.files.resolve(file_path)
     if not target.is_file():
         raise FileNotFoundError(f"'{file_path}' does not exist")
-    with context.files.open_bytes(file_path, target) as handle:
+    with context.files.open_bytes(file_path, target=target) as handle:
         current = universal_newlines(handle.read().decode("utf-8"))
     count = current.count(old_text) if old_text else 0
     if count != 1:
