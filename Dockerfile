@@ -63,6 +63,15 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/* \
     && git config --system --add safe.directory '*'
 
+# The agents' processes (the Claude Code CLI and its tools, the API driver's shell, the
+# project's test command) run as this user, through setpriv (util-linux): not root, in no
+# group but its own, so neither the Docker socket the runner mounts nor amelia's /proc
+# files are theirs. No login shell, no home: each run gives it a fresh temporary HOME.
+RUN groupadd --system --gid 10001 amelia-agent \
+    && useradd --system --uid 10001 --gid 10001 --no-user-group --no-create-home \
+        --home-dir /nonexistent --shell /usr/sbin/nologin amelia-agent \
+    && command -v setpriv
+
 COPY --from=builder /opt/amelia/.venv /opt/amelia/.venv
 
 # A project's setup may `pip install` into the system's Python of this throwaway container.

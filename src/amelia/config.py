@@ -316,6 +316,9 @@ class AmeliaVariables(_FromEnvironment):
     """`AMELIA_DRY_RUN_DIR`: where a dry run saves what it would have written."""
     artifacts_dir: Path | None = None
     """`AMELIA_ARTIFACTS_DIR`: where work that could not be pushed is saved."""
+    agent_user: str = ""
+    """`AMELIA_AGENT_USER`: the unprivileged user the Action's agents run as when amelia
+    is root (a name, `<uid>:<gid>`, or `none`; empty: `amelia-agent`)."""
 
 
 class GitHubTuning(_FromEnvironment):

@@ -22,6 +22,7 @@ __all__ = [
     "EXIT_OK",
     "AgentError",
     "AgentRunFailedError",
+    "AgentUserError",
     "AmeliaError",
     "BadInputError",
     "BranchNameError",
@@ -117,6 +118,11 @@ class PlanError(AgentError):
 
     def __init__(self, reason: str) -> None:
         super().__init__("architect", reason)
+
+
+class AgentUserError(RunError):
+    """Agents cannot run as the unprivileged agent user (missing from the image, no
+    setpriv, a process of it that would not stop)."""
 
 
 class DriverError(RunError):

@@ -8,6 +8,10 @@
   directory of the container's own temporary space, removed when the mode returns, instead
   of `~/.claude` under `/github/home`, which later steps of the job (and artifact uploads)
   read. amelia's own transcripts, redacted, stay under `Settings.action_home`.
+- As root (the image), every agent process runs as the unprivileged agent user
+  (`amelia.isolation.agent_user`), with a fresh HOME of its own; the CLI's configuration
+  directory is that user's. Root without that user stops the run before any model request
+  unless `AMELIA_AGENT_USER=none` says to run agents as root.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pathlib import Path
 
 from amelia.config import Settings
 from amelia.drivers.runtime import DriverEnvironment
+from amelia.isolation.agent_user import AgentUser, agent_home, resolve_agent_user
 from amelia.isolation.model_access import ModelAccess, model_access, model_upstreams
 from amelia.redaction import Redactor
 
@@ -35,20 +40,27 @@ async def agent_runtime(
     async with AsyncExitStack() as stack:
         access = ModelAccess()
         config_dir: Path | None = None
+        agent: AgentUser | None = None
         if runs_agents:
+            agent = resolve_agent_user(settings.amelia.agent_user)
+            if agent is not None:
+                agent = stack.enter_context(agent_home(agent))
             upstreams = model_upstreams(settings.model_credentials(), settings.environ)
             access = await stack.enter_async_context(model_access(upstreams))
             if access.token is not None:
                 redactor.add_secrets([access.token])
-            if settings.runner.actions:
+            if settings.runner.actions or agent is not None:
                 scratch = tempfile.TemporaryDirectory(
                     prefix="amelia-claude-", ignore_cleanup_errors=True
                 )
                 config_dir = Path(stack.enter_context(scratch))
+                if agent is not None:
+                    agent.own(config_dir)
         yield DriverEnvironment(
             inherited=settings.environ,
             credentials=access.environment,
             home=settings.action_home,
             redactor=redactor,
             cli_config_dir=config_dir,
+            agent=agent,
         )

@@ -251,6 +251,7 @@ class _Engine:
             secrets=_credentials(settings),
             git_home=GitHome.of(settings.environ),
             runner_files=RunnerFiles.of(settings.environ) if runner.actions else None,
+            agent=environment.agent,
         )
         return ModeContext(
             command=command,

@@ -1,9 +1,11 @@
 """The project's toolchain in an Action run: the setup that runs once before any agent, and
 the test command amelia runs after every developer round.
 
-The setup runs as the container's user (root in the image), in the checkout, with the
+The setup runs as the container's user (root in the image: it is the maintainer's own
+script, and installs packages), in the checkout, with the
 environment the agents' tools get (no secrets) and its own `$GITHUB_PATH` file: directories
-it appends there go in front of the agents' and the test command's `PATH`. Its output is
+it appends there go in front of the agents' and the test command's `PATH`. The test
+command runs as the agents' unprivileged user, like their tools. Its output is
 one `::group::` of the log and its last lines go to the job summary. A failing or timed-out
 setup ends the run before any model is asked anything; the progress comment shows the
 exit code and the last lines, redacted.
@@ -205,4 +207,5 @@ async def prepare_toolchain(
         timeout_seconds=toolchain.test_timeout_minutes * 60,
         environment=_tool_environment(inherited),
         origin=toolchain.test_origin,
+        agent=None if environment is None else environment.agent,
     )

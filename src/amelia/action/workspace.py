@@ -18,6 +18,9 @@ Around every agent run (`agent_session()`): before the first one, the worktree's
 recorded (`amelia.git.WorktreeBaseline`) so that only the agents' work is committed; the
 repository's config files and amelia's private global config are saved before and put
 back after each run, so nothing an agent wrote there reaches amelia's next git command.
+With an agent user (`amelia.isolation.agent_user`), the checkout's files (not `.git`) are
+handed to it before every run (`amelia.isolation.ownership`); before a push and at the
+end every process of it is stopped, and at the end the files go back to their owners.
 """
 
 from __future__ import annotations
@@ -54,7 +57,9 @@ from amelia.git import (
     with_config,
     with_remote_url,
 )
+from amelia.isolation.agent_user import AgentUser
 from amelia.isolation.leftovers import Leftovers
+from amelia.isolation.ownership import CheckoutOwnership
 
 __all__ = ["CommittedWork", "GitHome", "Workspace", "basic_auth_header"]
 
@@ -112,8 +117,13 @@ class Workspace:
         secrets: Iterable[str] = (),
         git_home: GitHome | None = None,
         runner_files: RunnerFiles | None = None,
+        agent: AgentUser | None = None,
     ) -> None:
         self.path = path.resolve()
+        self.agent = agent
+        """The unprivileged user agents run as (None: amelia's own): the checkout is handed
+        to it while agents run, and its processes are stopped before a push and at the end."""
+        self._ownership = None if agent is None else CheckoutOwnership(self.path, agent)
         self.on_runner = on_runner
         """A GitHub runner's throwaway checkout (`GITHUB_ACTIONS=true`), not a user's clone."""
         self.remote_url = remote_url
@@ -186,6 +196,8 @@ class Workspace:
                 # Another uid owns the runner's checkout.
                 mark_safe_directory(self.path)
             # Saved before anything changes, so that the end restores the checkout's own.
+            if self._ownership is not None:
+                self._ownership.record()
             self._hidden.remember(self.path / ".git" / "config")
             hide_credentials(
                 self.path,
@@ -214,13 +226,25 @@ class Workspace:
         What agents left running is stopped first (raising `LeftoverProcessError`, and
         so keeping the token hidden, when some would not stop), and the runner's files
         amelia never writes are put back as they were before the first agent.
+        With an agent user, every process of it is stopped too and the checkout's files are
+        given back to their owners (new ones to the checkout root's); if one survives,
+        nothing is given back or restored (`AgentUserError`).
         """
         self.leftovers.stop()
         if self._runner_files_first is not None:
             for path in self._runner_files_first.restore():
                 logger.warning("the runner's file {} changed after the agents; put it back", path)
         with self._lock:
+            self.stop_agents()
+            if self._ownership is not None:
+                self._ownership.give_back()
             self._hidden.restore()
+
+    def stop_agents(self) -> None:
+        """Kill every process of the agent user (a daemon an agent left could watch for
+        amelia's token-bearing git); raises `AgentUserError` when one survives."""
+        if self.agent is not None:
+            self.agent.stop_processes()
 
     @asynccontextmanager
     async def agent_session(self, role: str) -> AsyncIterator[None]:
@@ -240,6 +264,14 @@ class Workspace:
         if self._runner_files_first is None:
             self._runner_files_first = self._runner_files_before.never_written_by_amelia()
         if self._baseline is None:
+            agent = self.agent
+            if agent is not None:
+                logger.info(
+                    "agents run as user {}, uid {}, gid {}; the checkout is theirs until the end",
+                    agent.name,
+                    agent.uid,
+                    agent.gid,
+                )
             if self.on_runner:
                 # Credentials an earlier step left in the checkout (an `.npmrc` with a token,
                 # an auth action's key file) are emptied while agents run, like the token.
@@ -247,6 +279,9 @@ class Workspace:
                     self._hidden.empty(self.path / path for path in secret_files(self.path))
             self._baseline = WorktreeBaseline.capture(self.path)
             self._published = list(remote_tracking_commits(self.path))
+        if self._ownership is not None:
+            # Also what amelia's own git made since the last agent (a rebase, a checkout).
+            self._ownership.hand_over()
         extra = () if self._global_config is None else (self._global_config,)
         self._snapshot = ConfigSnapshot.take(self.path, extra=extra)
 
@@ -262,6 +297,7 @@ class Workspace:
             stopped = self.leftovers.stop()
             if stopped:
                 logger.warning("stopped {} process(es) the {} agent left running", stopped, role)
+            self.stop_agents()
         finally:
             self._put_back(role)
 
@@ -323,10 +359,12 @@ class Workspace:
         the token when there is one (private repositories, pushes).
 
         Only git processes started in the block see the token, in their environment, and
-        every process an agent left running is stopped first (a process of the same user
-        could read that environment); start no agent inside the block.
+        every process an agent left running, and every process of the agent user, is
+        stopped first (a process of the same user could read that environment); start no
+        agent inside the block.
         """
         self.leftovers.stop()
+        self.stop_agents()
         with self._remote():
             if not self._token:
                 yield

@@ -5,7 +5,8 @@ result down: a driver never looks at the process environment itself. `inherited`
 the driver's child processes (the Claude Code CLI, an agent's shell commands) start from,
 minus its secrets; `credentials` are the variables that reach the model (API keys, base
 URLs), for this driver only; `home` is where transcripts and sessions go, masked by
-`redactor`; `cli_config_dir` is the Claude Code CLI's own configuration directory.
+`redactor`; `cli_config_dir` is the Claude Code CLI's own configuration directory; `agent` the
+unprivileged user every agent process runs as (`amelia.isolation.agent_user`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
+from amelia.isolation.agent_user import AgentUser
 from amelia.redaction import Redactor
 
 __all__ = ["DriverEnvironment"]
@@ -36,6 +38,9 @@ class DriverEnvironment:
     cli_config_dir: Path | None = None
     """Where the Claude Code CLI keeps its configuration and sessions (CLAUDE_CONFIG_DIR);
     None: the CLI's own default, `~/.claude`."""
+    agent: AgentUser | None = None
+    """The unprivileged user the CLI, the shell tool and the test command run as, with its
+    fresh HOME; None: amelia's own user."""
 
     def lookup(self, name: str) -> str:
         """`name` from the credentials, else from the inherited environment, else ""."""

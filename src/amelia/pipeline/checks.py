@@ -1,7 +1,8 @@
 """The project's test command, run by amelia itself after every developer round.
 
 Not the model: amelia starts the command in the worktree with the environment the agents'
-tools get (secrets removed), bounded in time, and keeps its exit code and the tail of its
+tools get (secrets removed), as the agents' unprivileged user when they have one (it runs
+code the agents wrote), bounded in time, and keeps its exit code and the tail of its
 output as `ExecutionState.last_check`. The reviewer gets it as a fact, the developer's next
 round gets a failure to fix, and a failing command keeps the verdict from `approved`
 (`enforce_check`): it becomes `changes_requested` with the failure as its first finding.
@@ -25,6 +26,7 @@ from amelia.core.state import CheckRun, ExecutionState, ReviewComment, ReviewRes
 from amelia.core.types import StreamEventType
 from amelia.errors import GitError
 from amelia.git import run_git_paths
+from amelia.isolation.agent_user import AgentUser
 from amelia.pipeline.context import RunContext
 from amelia.toolchain import run_shell
 from amelia.toolchain.setup import command_line
@@ -47,6 +49,18 @@ class TestCommand:
     """The variables it starts with: the agents' tools' environment, without secrets."""
     origin: str = "test_command"
     """Where the command was set, named in the finding a failure becomes."""
+    agent: AgentUser | None = None
+    """The unprivileged user it runs as, like the agents' tools (None: amelia's own)."""
+
+    def argv(self) -> list[str]:
+        """The command line to start, as the agent user when there is one."""
+        argv = list(command_line(self.command))
+        return argv if self.agent is None else self.agent.command(argv)
+
+    def start_environment(self) -> dict[str, str]:
+        """`environment`, with the agent user's HOME when there is one."""
+        environment = dict(self.environment)
+        return environment if self.agent is None else self.agent.environment(environment)
 
 
 def _untracked(repo: Path) -> set[str]:
@@ -93,9 +107,9 @@ async def run_check(state: ExecutionState, context: RunContext) -> ExecutionStat
         # it leaves running is stopped, the files it may not change are put back).
         async with context.session("developer"):
             ran = await run_shell(
-                command_line(test.command),
+                test.argv(),
                 cwd=repo,
-                env=test.environment,
+                env=test.start_environment(),
                 timeout_seconds=test.timeout_seconds,
             )
         check = CheckRun(

@@ -174,7 +174,12 @@ class ActionHarness:
         token: str = DEFAULT_TOKEN,
         requester: str = "maintainer",
         credentials: CheckoutCredentials = "v4",
+        agent_user: str = "none",
     ) -> None:
+        """`agent_user` is `AMELIA_AGENT_USER` for every run: by default `none`, agents
+        run as amelia's own user (the machines tests run on, often as root, have no
+        `amelia-agent`); a test of the switch names `<uid>:<gid>`."""
+        self.agent_user = agent_user
         self.root = root.resolve()
         self.credentials: CheckoutCredentials = credentials
         self.repo = repo
@@ -614,6 +619,7 @@ class ActionHarness:
             # The key comes in as the anthropic_api_key input, as on a runner.
             **scripted_claude_environment(self.model.url, self.home / ".claude", api_key=None),
             "AMELIA_DRY_RUN_DIR": str(self.runner_temp / f"dry-run-{self._runs}"),
+            "AMELIA_AGENT_USER": self.agent_user,
         }
         env.update(runner_inputs(self.token, chosen_inputs))
         env.update(extra or {})

@@ -3,6 +3,7 @@ the workspace owned by the runner's uid, against the local GitHub and scripted m
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Iterator
 
@@ -12,7 +13,8 @@ from scripts.image_rehearsal.entrypoint import RUNNER_UID
 from scripts.image_rehearsal.mounts import mount_points_under
 from scripts.image_rehearsal.plan_scenario import PlanOutcome, run_plan
 
-from amelia.testing.action_harness import ActionHarness
+from amelia.testing.action_harness import DEFAULT_PLAN, PROBE_COMMAND, ActionHarness, plan_script
+from amelia.testing.anthropic_script import Turn, text, tool_use
 from tests.integration.container.conftest import REPO, requires_rehearsal
 
 pytestmark = [requires_rehearsal, pytest.mark.e2e, pytest.mark.timeout(1200)]
@@ -20,7 +22,16 @@ pytestmark = [requires_rehearsal, pytest.mark.e2e, pytest.mark.timeout(1200)]
 
 @pytest.fixture(scope="module")
 def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ActionHarness]:
-    with ActionHarness(tmp_path_factory.mktemp("plan-scenario") / "action") as started:
+    # The architect also lists the checkout with owners' numbers: the image's agent user's
+    # while it runs (Claude Code's read-only Bash reads nothing outside the checkout, so
+    # not its own /proc/self/status).
+    architect: list[Turn] = [
+        [tool_use("Bash", {"command": PROBE_COMMAND, "description": "Look around"})],
+        [tool_use("Bash", {"command": "ls -ln", "description": "Owners"})],
+        [text(DEFAULT_PLAN)],
+    ]
+    root = tmp_path_factory.mktemp("plan-scenario") / "action"
+    with ActionHarness(root, script=plan_script(roles={"architect": architect})) as started:
         yield started
 
 
@@ -75,6 +86,21 @@ def test_the_model_conversation_went_through_the_bundled_cli(
     assert "extraheader" not in seen
     assert harness.token not in seen
     assert harness.token not in planned.run.stderr
+
+
+def test_the_architect_worked_in_a_checkout_handed_to_the_images_agent_user(
+    planned: PlanOutcome, harness: ActionHarness
+) -> None:
+    """While the architect ran, the checkout's files were amelia-agent's (uid 10001);
+    afterwards they are the runner's again."""
+    assert planned.run.returncode == 0, planned.run.stdout + planned.run.stderr
+    seen = "\n".join(str(request.body) for request in harness.model.requests)
+    listing = re.search(r"total \d+(\\n[^']*?)'", seen)
+    assert listing is not None
+    rows = [row.split() for row in listing.group(1).split("\\n") if row.strip()]
+    assert {"README.md", "greeter", "tests"} <= {row[-1] for row in rows}
+    assert {(row[2], row[3]) for row in rows} == {("10001", "10001")}
+    assert {path.stat().st_uid for path in harness.workspace.iterdir()} == {RUNNER_UID}
 
 
 def test_the_run_leaves_no_mounts_behind(planned: PlanOutcome, harness: ActionHarness) -> None:

@@ -60,6 +60,36 @@ def test_the_image_holds_what_a_projects_setup_needs_to_start(
     assert "python 3.11" in run.stdout and "curl " in run.stdout and "xz (XZ Utils)" in run.stdout
 
 
+def test_the_agent_user_and_setpriv_are_in_the_image(
+    product_image: RehearsalResult, checkout: Path
+) -> None:
+    """The user every agent process runs as: uid and gid 10001, no login, no other group."""
+    passwd = (product_image.root / "etc/passwd").read_text().splitlines()
+    assert "amelia-agent:x:10001:10001::/nonexistent:/usr/sbin/nologin" in passwd
+    assert "amelia-agent:x:10001:" in (product_image.root / "etc/group").read_text().splitlines()
+    run = _start(
+        product_image,
+        checkout,
+        "setpriv",
+        "--reuid=amelia-agent",
+        "--regid=amelia-agent",
+        "--clear-groups",
+        "--no-new-privs",
+        "--",
+        "grep",
+        "-E",
+        "^(Uid|Gid|Groups|NoNewPrivs):",
+        "/proc/self/status",
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == [
+        *("Uid:", "10001", "10001", "10001", "10001"),
+        *("Gid:", "10001", "10001", "10001", "10001"),
+        "Groups:",
+        *("NoNewPrivs:", "1"),
+    ]
+
+
 def test_the_venv_runs_on_debians_python(product_image: RehearsalResult, checkout: Path) -> None:
     run = _start(
         product_image,

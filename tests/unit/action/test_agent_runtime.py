@@ -23,6 +23,7 @@ def runner_settings(tmp_path: Path, **extra: str) -> Settings:
         "GITHUB_ACTIONS": "true",
         "GITHUB_REPOSITORY": "octo/app",
         "PATH": "/usr/bin:/bin",
+        "AMELIA_AGENT_USER": "none",
         **extra,
     }
     secrets = {"INPUT_ANTHROPIC_API_KEY": MODEL_KEY}

@@ -231,7 +231,11 @@ class ApiDriver:
         try:
             async with agent.iter(
                 prompt,
-                deps=ToolContext(Path(cwd), inherited=self.environment.inherited),
+                deps=ToolContext(
+                    Path(cwd),
+                    inherited=self.environment.inherited,
+                    agent=self.environment.agent,
+                ),
                 message_history=history or None,
                 instructions=instructions,
                 usage_limits=limits,

@@ -12,6 +12,8 @@ directory one component at a time (`openat` with `O_NOFOLLOW`): a component that
 symlink by then is refused, never followed. Only regular files are read or written (a
 FIFO would hang the read, a device is no source file), and a write to a file with other
 hard links replaces it with a new file instead of changing the file the links share.
+With an `owner` (the agent user, `amelia.isolation.agent_user`), the directories and files
+the tools create are that user's, so the agent's shell can change them.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from amelia.errors import PathRefused
+from amelia.isolation.agent_user import AgentUser
 
 __all__ = [
     "MAX_READ_CHARS",
@@ -83,11 +86,16 @@ def _refused_open(file_path: str, error: OSError) -> PathRefused:
 
 @contextlib.contextmanager
 def _parent_of(
-    target: Path, roots: Sequence[Path], file_path: str, *, create: bool
+    target: Path,
+    roots: Sequence[Path],
+    file_path: str,
+    *,
+    create: bool,
+    owner: AgentUser | None = None,
 ) -> Iterator[tuple[int, str]]:
     """A descriptor of `target`'s directory, reached from the allowed directory holding
-    it without following any symlink (created on the way when `create`), and the name of
-    `target` in it."""
+    it without following any symlink (created on the way when `create`, given to
+    `owner`), and the name of `target` in it."""
     root = next(r for r in roots if target == r or target.is_relative_to(r))
     parts = target.relative_to(root).parts
     if not parts:
@@ -95,15 +103,19 @@ def _parent_of(
     descriptor = os.open(root, _DIRECTORY_FLAGS)
     try:
         for part in parts[:-1]:
+            made = False
             if create:
                 with contextlib.suppress(FileExistsError):
                     os.mkdir(part, 0o755, dir_fd=descriptor)
+                    made = True
             try:
                 child = os.open(part, _DIRECTORY_FLAGS, dir_fd=descriptor)
             except OSError as error:
                 if error.errno in (errno.ELOOP, errno.ENOTDIR):
                     raise _refused_open(file_path, error) from error
                 raise
+            if made and owner is not None:
+                os.fchown(child, owner.uid, owner.gid)
             os.close(descriptor)
             descriptor = child
         yield descriptor, parts[-1]
@@ -143,7 +155,10 @@ class ConfinedFiles:
         base: str | os.PathLike[str] | None = None,
         max_read_chars: int = MAX_READ_CHARS,
         max_write_bytes: int = MAX_WRITE_BYTES,
+        owner: AgentUser | None = None,
     ) -> None:
+        """`owner`: the user what the tools create belongs to (None: amelia's)."""
+        self.owner = owner
         self.allowed_dirs = list(allowed_dirs)
         self.base = Path(base) if base is not None else Path(self.allowed_dirs[0])
         self.max_read_chars = max_read_chars
@@ -200,14 +215,23 @@ class ConfinedFiles:
         if target.is_dir():
             raise ValueError(f"'{file_path}' is a directory")
         roots = _roots(self.allowed_dirs)
-        with _parent_of(target, roots, file_path, create=True) as (directory, name):
+        owner = self.owner
+        with _parent_of(target, roots, file_path, create=True, owner=owner) as (directory, name):
             flags = os.O_WRONLY | os.O_CREAT
-            descriptor = _open_leaf(name, flags, directory, file_path)
+            try:
+                descriptor = _open_leaf(name, flags | os.O_EXCL, directory, file_path)
+                created = True
+            except FileExistsError:
+                descriptor = _open_leaf(name, flags, directory, file_path)
+                created = False
             if os.fstat(descriptor).st_nlink > 1:
                 # Another name shares this file: write a new file, leave theirs alone.
                 os.close(descriptor)
                 os.unlink(name, dir_fd=directory)
                 descriptor = _open_leaf(name, flags | os.O_EXCL, directory, file_path)
+                created = True
+            if created and owner is not None:
+                os.fchown(descriptor, owner.uid, owner.gid)
         with os.fdopen(descriptor, "wb") as handle:
             handle.truncate(0)
             handle.write(data)

@@ -1,7 +1,8 @@
 """SafeShellExecutor: runs an agent's shell command under the shell policy.
 
 Commands run in their own process group with a secret-free environment, a capped
-timeout and capped output; on timeout the whole group is killed.
+timeout and capped output; on timeout the whole group is killed. With an agent user they
+run as that user (`amelia.isolation.agent_user`), with its HOME.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from amelia.drivers.api.shell_policy import MAX_TIMEOUT_SECONDS, check_command
 from amelia.errors import CommandRefused
+from amelia.isolation.agent_user import AgentUser
 from amelia.redaction import scrubbed_environment
 
 __all__ = ["MAX_OUTPUT_CHARS", "SafeShellExecutor", "ShellResult", "truncation_marker"]
@@ -94,8 +96,11 @@ class SafeShellExecutor:
         *,
         max_output_chars: int = MAX_OUTPUT_CHARS,
         inherited: Mapping[str, str] | None = None,
+        agent: AgentUser | None = None,
     ) -> None:
-        """`inherited` is the environment commands start from, minus its secrets."""
+        """`inherited` is the environment commands start from, minus its secrets; `agent`
+        the user they run as (None: amelia's own)."""
+        self.agent = agent
         self.cwd = os.fspath(cwd)
         self.max_output_chars = max_output_chars
         self.inherited: Mapping[str, str] = dict(inherited or {})
@@ -104,7 +109,8 @@ class SafeShellExecutor:
 
     def environment(self) -> dict[str, str]:
         """No secrets at all reach a command the model chose, not even the model's key."""
-        return dict(self._environment)
+        environment = dict(self._environment)
+        return environment if self.agent is None else self.agent.environment(environment)
 
     async def execute(self, command: str, *, timeout_seconds: float = 30) -> ShellResult:
         """Run `command` through /bin/sh; raises CommandRefused when the policy says no."""
@@ -133,10 +139,13 @@ class SafeShellExecutor:
             "stderr": asyncio.subprocess.PIPE,
             "start_new_session": True,
         }
-        if argv is None:
+        if argv is None and self.agent is None:
             process = await asyncio.create_subprocess_shell(command, **common)  # type: ignore[arg-type]
         else:
-            process = await asyncio.create_subprocess_exec(*argv, **common)  # type: ignore[arg-type]
+            program = ["/bin/sh", "-c", command] if argv is None else argv
+            if self.agent is not None:
+                program = self.agent.command(program)
+            process = await asyncio.create_subprocess_exec(*program, **common)  # type: ignore[arg-type]
         readers = asyncio.gather(
             _read_capped(process.stdout, self.max_output_chars),
             _read_capped(process.stderr, self.max_output_chars),

@@ -25,6 +25,7 @@ from amelia.drivers.api.files import ConfinedFiles, universal_newlines
 from amelia.drivers.api.shell import SafeShellExecutor, ShellResult
 from amelia.drivers.read_only_policy import read_only_git_argv
 from amelia.errors import CommandRefused, PathRefused
+from amelia.isolation.agent_user import AgentUser
 
 __all__ = [
     "FILE_READING_TOOLS",
@@ -64,6 +65,9 @@ class ToolContext:
     _: KW_ONLY
     inherited: Mapping[str, str] = field(default_factory=dict, repr=False)
     """The environment shell commands start from, minus its secrets."""
+    agent: AgentUser | None = None
+    """The unprivileged user shell commands run as and created files belong to (None:
+    amelia's own)."""
     shell: SafeShellExecutor = field(init=False)
     files: ConfinedFiles = field(init=False)
 
@@ -71,8 +75,8 @@ class ToolContext:
         if not self.cwd.is_dir():
             raise ValueError(f"working directory does not exist: {self.cwd}")
         self.cwd = self.cwd.resolve()
-        self.shell = SafeShellExecutor(self.cwd, inherited=self.inherited)
-        self.files = ConfinedFiles([self.cwd])
+        self.shell = SafeShellExecutor(self.cwd, inherited=self.inherited, agent=self.agent)
+        self.files = ConfinedFiles([self.cwd], owner=self.agent)
 
     def relative(self, path: Path) -> str:
         return str(path.relative_to(self.cwd)) if path != self.cwd else "."

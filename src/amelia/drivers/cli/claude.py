@@ -7,14 +7,17 @@ caller, and a raw JSONL transcript of every message under `$AMELIA_HOME/runs/`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
+import shutil
 import tempfile
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from pathlib import Path
 
+import claude_agent_sdk
 from claude_agent_sdk import (
     ClaudeAgentOptions,
     CLINotFoundError,
@@ -108,7 +111,7 @@ class ClaudeCliDriver:
             name: credentials[name] for name in CLAUDE_CONNECTION_VARS if name in credentials
         }
         config_dir = self.environment.cli_config_dir
-        return {
+        environment = {
             **blanking_overrides(self.environment.inherited),
             **connection,
             **({} if config_dir is None else {"CLAUDE_CONFIG_DIR": str(config_dir)}),
@@ -116,6 +119,21 @@ class ClaudeCliDriver:
             **QUIET_CLI_ENV,
             **self.extra_env,
         }
+        agent = self.environment.agent
+        return environment if agent is None else agent.environment(environment)
+
+    def _program(self) -> Path:
+        """The CLI this driver runs: `cli_path`, else the one bundled with
+        claude-agent-sdk, else `claude` on PATH."""
+        if self.cli_path is not None:
+            return Path(self.cli_path)
+        bundled = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
+        if bundled.is_file():
+            return bundled
+        found = shutil.which("claude", path=self.environment.inherited.get("PATH"))
+        if found is None:
+            raise DriverError("Claude Code CLI not found: neither bundled nor on PATH")
+        return Path(found)
 
     def _options(
         self,
@@ -125,10 +143,13 @@ class ClaudeCliDriver:
         schema: type[BaseModel] | None,
         stderr_lines: deque[str],
         tools: list[str] | None = None,
+        launcher: Path | None = None,
     ) -> ClaudeAgentOptions:
+        """`launcher`: a script that runs the CLI as the agent user (None: run it directly)."""
         permissions = tool_permissions(self.tool_profile, self.web_tools)
         if self.cli_path is not None and not Path(self.cli_path).is_file():
             raise DriverError(f"Claude Code CLI not found at {self.cli_path}")
+        cli_path = launcher or (None if self.cli_path is None else Path(self.cli_path))
         permission_mode: PermissionMode = (
             "acceptEdits" if permissions.permission_mode == "acceptEdits" else "default"
         )
@@ -151,7 +172,7 @@ class ClaudeCliDriver:
             cwd=cwd,
             env=self.cli_environment(),
             stderr=stderr_lines.append,
-            cli_path=None if self.cli_path is None else Path(self.cli_path),
+            cli_path=cli_path,
             output_format=(
                 {"type": "json_schema", "schema": schema.model_json_schema()}
                 if schema is not None
@@ -193,8 +214,34 @@ class ClaudeCliDriver:
         schema: type[BaseModel] | None,
         tools: list[str] | None = None,
     ) -> AsyncIterator[AgenticMessage]:
+        with contextlib.ExitStack() as stack:
+            launcher = None
+            agent = self.environment.agent
+            if agent is not None:
+                # Root's directory: the agent user cannot change the script it is run by.
+                scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="amelia-cli-"))
+                launcher = agent.wrapper(Path(scratch), self._program())
+            messages = self._run_cli(
+                prompt, cwd, session_id, system_prompt, schema, tools, launcher
+            )
+            async with contextlib.aclosing(messages):
+                async for message in messages:
+                    yield message
+
+    async def _run_cli(
+        self,
+        prompt: str,
+        cwd: str,
+        session_id: str | None,
+        system_prompt: str | SystemPromptPreset,
+        schema: type[BaseModel] | None,
+        tools: list[str] | None,
+        launcher: Path | None,
+    ) -> AsyncGenerator[AgenticMessage]:
         stderr_lines: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
-        options = self._options(cwd, session_id, system_prompt, schema, stderr_lines, tools)
+        options = self._options(
+            cwd, session_id, system_prompt, schema, stderr_lines, tools, launcher
+        )
         mapper = MessageMapper(
             model=self.model,
             structured=schema is not None,
@@ -295,6 +342,8 @@ class ClaudeCliDriver:
         """One answer without tools: text, or a validated instance of `schema`."""
         result: AgenticMessage | None = None
         with tempfile.TemporaryDirectory(prefix="amelia-generate-") as scratch:
+            if self.environment.agent is not None:
+                self.environment.agent.own(Path(scratch))
             async for message in self._run(
                 prompt, scratch, None, system_prompt or "", schema, tools=[]
             ):

@@ -1,0 +1,242 @@
+"""Every agent process runs under an unprivileged user of the image: the only way amelia
+drops privileges.
+
+In the Action's container amelia runs as root, and the runner mounts
+`/var/run/docker.sock` into it: root could ask Docker for the container's recorded
+environment (every input, the token, the model keys) or start a privileged container. So
+the Claude Code CLI and its tools, the API driver's shell commands and the project's test
+command run as `amelia-agent` (`DEFAULT_AGENT_USER`, made by the Dockerfile) through
+`setpriv --reuid U --regid G --clear-groups --no-new-privs`: uid and gid both switch, no
+supplementary group (root's, or the socket's) survives, and no setuid program can give
+root back. Only root can switch; the decision is `resolve_agent_user`.
+
+`AMELIA_AGENT_USER` chooses the user: a name of the image's passwd file, `<uid>:<gid>`
+(numbers; no passwd entry needed), or `none` to run agents as amelia's own user
+(documented in SECURITY.md: it leaves the socket open to them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pwd
+import shlex
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from loguru import logger
+
+from amelia.errors import AgentUserError, ConfigError
+
+__all__ = [
+    "AGENT_USER_VARIABLE",
+    "DEFAULT_AGENT_USER",
+    "NO_AGENT_USER",
+    "AgentUser",
+    "agent_home",
+    "resolve_agent_user",
+]
+
+AGENT_USER_VARIABLE = "AMELIA_AGENT_USER"
+DEFAULT_AGENT_USER = "amelia-agent"
+"""The user the image creates for the agents (uid and gid 10001, no login, no groups)."""
+NO_AGENT_USER = "none"
+"""`AMELIA_AGENT_USER=none`: agents run as amelia's own user, knowingly."""
+_STOP_SECONDS = 10.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentUser:
+    """The unprivileged user agents run as; `home` is the run's fresh HOME for it."""
+
+    uid: int
+    gid: int
+    name: str
+    setpriv: str
+    home: Path | None = None
+
+    def command(self, argv: Sequence[str]) -> list[str]:
+        """`argv` run as this user: uid, gid, no supplementary group, no new privileges."""
+        return [
+            self.setpriv,
+            "--reuid",
+            str(self.uid),
+            "--regid",
+            str(self.gid),
+            "--clear-groups",
+            "--no-new-privs",
+            "--",
+            *argv,
+        ]
+
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+        """`env` for a process of this user: its own HOME, and git trusting checkouts of
+        another owner (the checkout's `.git` stays amelia's) as the image's system config
+        does."""
+        result = dict(env)
+        if self.home is not None:
+            result["HOME"] = str(self.home)
+        result["USER"] = result["LOGNAME"] = self.name
+        result.pop("XDG_CONFIG_HOME", None)
+        try:
+            count = int(result.get("GIT_CONFIG_COUNT", "0"))
+        except ValueError:
+            count = 0
+        result[f"GIT_CONFIG_KEY_{count}"] = "safe.directory"
+        result[f"GIT_CONFIG_VALUE_{count}"] = "*"
+        result["GIT_CONFIG_COUNT"] = str(count + 1)
+        return result
+
+    def own(self, path: Path) -> None:
+        """Give `path` (never what a symlink points to) to this user."""
+        os.chown(path, self.uid, self.gid, follow_symlinks=False)
+
+    def wrapper(self, directory: Path, program: str | os.PathLike[str]) -> Path:
+        """A script in `directory` (root's, which this user cannot write) that runs
+        `program` with its arguments as this user: for callers that take a program path,
+        such as claude-agent-sdk's `cli_path`."""
+        script = directory / "agent-claude"
+        body = f'#!/bin/sh\nexec {shlex.join(self.command([os.fspath(program)]))} "$@"\n'
+        script.write_text(body, encoding="utf-8")
+        script.chmod(0o755)
+        return script
+
+    def processes(self) -> list[int]:
+        """Live processes (zombies aside) whose real or effective uid is this user's."""
+        found: list[int] = []
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                status = Path(entry.path, "status").read_text(encoding="utf-8")
+            except OSError:
+                continue
+            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            uids = fields.get("Uid", "").split()
+            if fields.get("State", "").strip().startswith(("Z", "X")):
+                continue
+            if str(self.uid) in uids[:2]:
+                found.append(int(entry.name))
+        return found
+
+    def stop_processes(self) -> int:
+        """Kill every process of this user (what an agent left behind, detached or not)
+        and wait until none is left; returns how many there were. A process of this uid
+        sends SIGKILL to every process it may signal (`kill -KILL -1`), which the kernel
+        does in one pass, so a process forking meanwhile cannot escape. Raises
+        `AgentUserError` when some survive."""
+        left = self.processes()
+        count = len(left)
+        deadline = time.monotonic() + _STOP_SECONDS
+        while left:
+            with contextlib.suppress(OSError, subprocess.SubprocessError):
+                subprocess.run(
+                    self.command(["/bin/sh", "-c", "kill -KILL -1"]),
+                    env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    timeout=_STOP_SECONDS,
+                    check=False,
+                )
+            left = self.processes()
+            if left and time.monotonic() > deadline:
+                raise AgentUserError(
+                    f"processes of the agent user {self.name} survived SIGKILL: "
+                    f"{', '.join(map(str, left))}"
+                )
+            if left:
+                time.sleep(0.05)
+        if count:
+            logger.info("stopped {} process(es) the agents left behind", count)
+        return count
+
+
+def _setpriv() -> str:
+    found = shutil.which("setpriv", path="/usr/bin:/bin:/usr/sbin:/sbin")
+    if found is None:
+        raise AgentUserError(
+            "setpriv (util-linux) is missing, so agents cannot run as an unprivileged user; "
+            f"install util-linux, or set {AGENT_USER_VARIABLE}={NO_AGENT_USER}"
+        )
+    return found
+
+
+def _lookup(value: str) -> tuple[int, int, str]:
+    """(uid, gid, name) for a user name or `<uid>:<gid>`."""
+    uid_text, colon, gid_text = value.partition(":")
+    if colon:
+        if not (uid_text.isdigit() and gid_text.isdigit()):
+            raise ConfigError(
+                f"{AGENT_USER_VARIABLE} must be a user name, <uid>:<gid> or "
+                f"{NO_AGENT_USER}, not {value!r}"
+            )
+        uid, gid = int(uid_text), int(gid_text)
+        try:
+            name = pwd.getpwuid(uid).pw_name
+        except KeyError:
+            name = f"uid {uid}"
+        return uid, gid, name
+    try:
+        entry = pwd.getpwnam(value)
+    except KeyError:
+        raise AgentUserError(
+            f"the agent user {value} does not exist in this image, and amelia will not run "
+            f"agents as root (they could reach the Docker socket and the runner's "
+            f"credentials); create it (see docs/container.md) or set "
+            f"{AGENT_USER_VARIABLE}={NO_AGENT_USER} to accept that risk"
+        ) from None
+    return entry.pw_uid, entry.pw_gid, value
+
+
+_warned: set[str] = set()
+
+
+def _once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        logger.warning(message)
+
+
+def resolve_agent_user(setting: str | None, *, euid: int | None = None) -> AgentUser | None:
+    """The user agents run as, or None: as amelia's own user.
+
+    Not root (a local run, the host action): None, said once, since only root can switch.
+    Root: `setting` (default `amelia-agent`) names the user; `none` is an explicit opt-out,
+    said once. Raises `AgentUserError` (exit 1) for a user missing from the image or a
+    missing setpriv, `ConfigError` for a malformed setting or uid/gid 0."""
+    euid = os.geteuid() if euid is None else euid
+    value = (setting or "").strip() or DEFAULT_AGENT_USER
+    if euid != 0:
+        _once(
+            f"amelia runs as uid {euid}, not root: agents run as that same user "
+            "(only root can switch them to an unprivileged one)"
+        )
+        return None
+    if value == NO_AGENT_USER:
+        _once(
+            f"{AGENT_USER_VARIABLE}={NO_AGENT_USER}: agents run as root, which can reach "
+            "the Docker socket and the container's recorded credentials"
+        )
+        return None
+    uid, gid, name = _lookup(value)
+    if uid == 0 or gid == 0:
+        raise ConfigError(f"{AGENT_USER_VARIABLE} must name an unprivileged user, not {value!r}")
+    return AgentUser(uid=uid, gid=gid, name=name, setpriv=_setpriv())
+
+
+@contextlib.contextmanager
+def agent_home(user: AgentUser, *, parent: Path | None = None) -> Iterator[AgentUser]:
+    """`user` with a fresh HOME of its own (mode 0700, so npm and pip caches work),
+    removed with everything in it when the block ends."""
+    home = Path(tempfile.mkdtemp(prefix="amelia-agent-home-", dir=parent))
+    try:
+        user.own(home)
+        yield replace(user, home=home)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)

@@ -1,0 +1,153 @@
+"""The agent user: who it is, what a process started as it is, how its processes stop, and
+the checkout's owners handed over and back without following a link out of it."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from amelia.drivers.api.files import ConfinedFiles
+from amelia.errors import AgentUserError, ConfigError
+from amelia.isolation import agent_user as agent_user_module
+from amelia.isolation.agent_user import AgentUser, agent_home, resolve_agent_user
+from amelia.isolation.ownership import CheckoutOwnership
+
+IS_ROOT = os.geteuid() == 0
+needs_root = pytest.mark.skipif(not IS_ROOT, reason="only root can switch users")
+
+
+@pytest.fixture
+def agent() -> AgentUser:
+    """An uid and gid no passwd entry names and no process uses."""
+    number = random.randint(40_000, 59_999)
+    found = resolve_agent_user(f"{number}:{number}", euid=0)
+    assert found is not None
+    return found
+
+
+@pytest.fixture
+def reachable() -> Iterator[Path]:
+    """A directory any uid can enter (pytest's tmp_path is root's alone)."""
+    base = Path(tempfile.mkdtemp(prefix="amelia-agent-unit-"))
+    base.chmod(0o755)
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def test_who_agents_run_as(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(agent_user_module, "_warned", set())
+    assert resolve_agent_user("", euid=1001) is None  # not root: cannot switch
+    assert resolve_agent_user("none", euid=0) is None  # the explicit opt-out
+    nobody = resolve_agent_user("nobody", euid=0)
+    assert nobody is not None and (nobody.uid, nobody.name) == (65534, "nobody")
+    numbers = resolve_agent_user("40001:40002", euid=0)
+    assert numbers is not None and (numbers.uid, numbers.gid) == (40001, 40002)
+    with pytest.raises(
+        AgentUserError, match=r"amelia-agent does not exist.*AMELIA_AGENT_USER=none"
+    ):
+        resolve_agent_user("", euid=0)
+    for bad in ("0:0", "root", "x:1", "1:"):
+        with pytest.raises(ConfigError):
+            resolve_agent_user(bad, euid=0)
+
+
+@needs_root
+def test_a_command_runs_with_the_users_ids_no_group_and_no_new_privileges(
+    agent: AgentUser, reachable: Path
+) -> None:
+    with agent_home(agent, parent=reachable) as user:
+        assert user.home is not None and user.home.stat().st_uid == agent.uid
+        environment = user.environment({"PATH": "/usr/bin:/bin"})
+        shown = subprocess.run(
+            user.command(
+                [
+                    "/bin/sh",
+                    "-c",
+                    'grep -E "^(Uid|Gid|Groups|NoNewPrivs):" '
+                    '/proc/self/status; echo "HOME=$HOME"; touch "$HOME/cache"',
+                ]
+            ),
+            env=environment,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        home = user.home
+    assert shown == [
+        "Uid:", *[str(agent.uid)] * 4,
+        "Gid:", *[str(agent.gid)] * 4,
+        "Groups:",
+        "NoNewPrivs:", "1",
+        f"HOME={home}",
+    ]  # fmt: skip
+    assert not home.exists()
+
+
+@needs_root
+def test_every_process_of_the_user_is_stopped_detached_ones_too(agent: AgentUser) -> None:
+    script = "sleep 300 >/dev/null 2>&1 & setsid nohup sleep 300 >/dev/null 2>&1 & echo started"
+    subprocess.run(agent.command(["/bin/sh", "-c", script]), check=True, capture_output=True)
+    assert len(agent.processes()) == 2
+
+    assert agent.stop_processes() == 2
+    assert agent.processes() == []
+    assert agent.stop_processes() == 0
+
+
+@needs_root
+def test_the_checkout_is_handed_over_and_back_without_leaving_it(
+    agent: AgentUser, reachable: Path
+) -> None:
+    checkout = reachable / "checkout"
+    (checkout / ".git" / "hooks").mkdir(parents=True)
+    (checkout / "src").mkdir()
+    (checkout / "src" / "a.py").write_text("A = 1\n")
+    (checkout / "README.md").write_text("# r\n")
+    outside = reachable / "outside"
+    outside.write_text("root's\n")
+    for path in (checkout, checkout / "src", checkout / "src" / "a.py"):
+        os.chown(path, 1001, 1001)
+    os.chown(checkout / "README.md", 1234, 1234)
+    ownership = CheckoutOwnership(checkout, agent)
+    ownership.record()
+    (checkout / "made-by-amelia.txt").write_text("x\n")  # after record: a new path
+
+    ownership.hand_over()
+    owners = {p.name: p.lstat().st_uid for p in [checkout, *checkout.rglob("*")]}
+    assert owners.pop(".git") == 0 and owners.pop("hooks") == 0
+    assert set(owners.values()) == {agent.uid}
+    # What the agent then does: a new file, a link out of the checkout, a hard link to a
+    # file outside it (possible where fs.protected_hardlinks is 0), a file replaced.
+    (checkout / "new.py").write_text("N = 1\n")
+    agent.own(checkout / "new.py")
+    (checkout / "link").symlink_to(outside)
+    os.link(outside, checkout / "hard")
+    (checkout / "src" / "a.py").unlink()
+    (checkout / "src" / "a.py").write_text("A = 2\n")
+
+    ownership.give_back()
+    owner = {p.name: (p.lstat().st_uid, p.lstat().st_gid) for p in checkout.rglob("*")}
+    assert checkout.lstat().st_uid == 1001
+    assert owner["README.md"] == (1234, 1234)
+    assert owner["src"] == owner["a.py"] == owner["new.py"] == (1001, 1001)
+    assert owner["made-by-amelia.txt"] == owner["link"] == (1001, 1001)
+    assert outside.stat().st_uid == 0  # neither the link nor the hard link moved it
+    assert owner[".git"] == owner["hooks"] == (0, 0)
+
+
+@needs_root
+def test_files_the_tools_create_belong_to_the_agent_user(agent: AgentUser, reachable: Path) -> None:
+    checkout = reachable / "checkout"
+    checkout.mkdir()
+    files = ConfinedFiles([checkout], owner=agent)
+    files.write("deep/er/new.py", "N = 1\n")
+    for path in ("deep", "deep/er", "deep/er/new.py"):
+        assert (checkout / path).stat().st_uid == agent.uid, path
+    assert files.read("deep/er/new.py") == "N = 1\n"
