@@ -78,12 +78,18 @@ class Stage:
     def agent_user(self) -> str:
         return f"{self.uid}:{self.gid}"
 
+    @property
+    def script(self) -> Path:
+        """The probe, copied where the agent user can read it (the repository may sit in
+        a directory only root can enter, as a clone in `mktemp -d` does)."""
+        return self.base / PROBE.name
+
     def probe(self, name: str = "developer") -> str:
         arguments = ["--socket", str(self.socket), "--foreign", str(self.foreign)]
-        return shlex.join([PYTHON, str(PROBE), str(self.out), "report", name, *arguments])
+        return shlex.join([PYTHON, str(self.script), str(self.out), "report", name, *arguments])
 
     def test_command(self) -> str:
-        return shlex.join([PYTHON, str(PROBE), str(self.out), "status", "tests"])
+        return shlex.join([PYTHON, str(self.script), str(self.out), "status", "tests"])
 
     def result(self, name: str) -> dict[str, Any]:
         loaded: dict[str, Any] = json.loads((self.out / f"{name}.json").read_text())
@@ -123,6 +129,7 @@ def stage() -> Iterator[Stage]:
     out = base / "out"
     out.mkdir()
     os.chown(out, uid, uid)
+    shutil.copy(PROBE, base / PROBE.name)
     try:
         yield Stage(base=base, uid=uid, gid=uid, socket=docker, foreign=foreign, out=out)
     finally:

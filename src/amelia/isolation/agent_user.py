@@ -96,11 +96,59 @@ class AgentUser:
         """Give `path` (never what a symlink points to) to this user."""
         os.chown(path, self.uid, self.gid, follow_symlinks=False)
 
+    def can_reach(self, path: Path) -> bool:
+        """Whether this user (no supplementary groups) may enter every directory above
+        `path` and execute `path` itself."""
+        target = Path(path).absolute()
+        for directory in [*reversed(target.parents), target]:
+            try:
+                mode = directory.stat()
+            except OSError:
+                return False
+            if mode.st_uid == self.uid:
+                allowed = mode.st_mode & 0o100
+            elif mode.st_gid == self.gid:
+                allowed = mode.st_mode & 0o010
+            else:
+                allowed = mode.st_mode & 0o001
+            if not allowed:
+                return False
+        return True
+
+    def runnable(self, directory: Path, program: str | os.PathLike[str]) -> Path:
+        """`program`, or when this user cannot reach it (amelia installed under a
+        directory only root may enter, such as `/root`) a hard link to it (else a copy)
+        in `directory`, which becomes enterable but stays root's and unlisted (0711)."""
+        source = Path(program)
+        if self.can_reach(source):
+            return source
+        directory.chmod(0o711)
+        placed = directory / source.name
+        try:
+            try:
+                os.link(source, placed)
+            except OSError:
+                shutil.copy2(source, placed)
+        except OSError as error:
+            raise AgentUserError(
+                f"the agent user {self.name} cannot run {source} (a directory above it is "
+                f"closed to other users) and amelia could not place a copy in {directory}: "
+                f"{error.strerror or error}"
+            ) from None
+        if not self.can_reach(placed):
+            raise AgentUserError(
+                f"the agent user {self.name} cannot run {source}: a directory above it "
+                f"and above {directory} is closed to other users"
+            )
+        return placed
+
     def wrapper(self, directory: Path, program: str | os.PathLike[str]) -> Path:
         """A script in `directory` (root's, which this user cannot write) that runs
         `program` with its arguments as this user: for callers that take a program path,
-        such as claude-agent-sdk's `cli_path`."""
+        such as claude-agent-sdk's `cli_path`. A program this user cannot reach is
+        placed in `directory` first (`runnable`)."""
         script = directory / "agent-claude"
+        program = self.runnable(directory, program)
         body = f'#!/bin/sh\nexec {shlex.join(self.command([os.fspath(program)]))} "$@"\n'
         script.write_text(body, encoding="utf-8")
         script.chmod(0o755)

@@ -151,3 +151,31 @@ def test_files_the_tools_create_belong_to_the_agent_user(agent: AgentUser, reach
     for path in ("deep", "deep/er", "deep/er/new.py"):
         assert (checkout / path).stat().st_uid == agent.uid, path
     assert files.read("deep/er/new.py") == "N = 1\n"
+
+
+@needs_root
+def test_a_program_the_user_cannot_reach_is_run_from_a_link_in_the_launch_directory(
+    agent: AgentUser, reachable: Path
+) -> None:
+    closed = reachable / "closed"  # like /root, or a clone made by `mktemp -d`
+    closed.mkdir(mode=0o700)
+    program = closed / "tool"
+    program.write_text("#!/bin/sh\nid -u\n")
+    program.chmod(0o755)
+    open_program = reachable / "open-tool"
+    shutil.copy2(program, open_program)
+    assert not agent.can_reach(program) and agent.can_reach(open_program)
+
+    launch = Path(tempfile.mkdtemp(dir=reachable))  # 0700, root's, as the driver makes it
+    assert agent.wrapper(launch, open_program).read_text().count(str(open_program)) == 1
+    script = agent.wrapper(launch, program)
+    placed = launch / "tool"
+    assert str(placed) in script.read_text() and str(program) not in script.read_text()
+    assert placed.stat().st_uid == 0 and oct(launch.stat().st_mode & 0o777) == "0o711"
+    ran = subprocess.run([str(script)], capture_output=True, text=True, check=True)
+    assert ran.stdout.split() == [str(agent.uid)]
+
+    closed_launch = closed / "launch"
+    closed_launch.mkdir()
+    with pytest.raises(AgentUserError, match=r"cannot run .*closed to other users"):
+        agent.wrapper(closed_launch, program)
