@@ -74,24 +74,21 @@ def toolchain_from(
         """True when the input decides: set explicitly, or the file says nothing."""
         return name in explicit or from_file is None
 
+    def timeout(name: str, from_input: float, from_file: float | None) -> float:
+        return from_input if from_file is None or chosen(name, from_file) else from_file
+
     setup_from_input = chosen("setup_script", file.setup)
     test_from_input = chosen("test_command", file.test_command)
-    setup_timeout = file.setup_timeout_minutes
-    test_timeout = file.test_timeout_minutes
     return Toolchain(
         setup=inputs.setup_script if setup_from_input else file.setup,
         setup_origin="setup_script" if setup_from_input else f"setup in {config_file}",
-        setup_timeout_minutes=(
-            inputs.setup_timeout_minutes
-            if setup_timeout is None or chosen("setup_timeout_minutes", setup_timeout)
-            else setup_timeout
+        setup_timeout_minutes=timeout(
+            "setup_timeout_minutes", inputs.setup_timeout_minutes, file.setup_timeout_minutes
         ),
         test_command=inputs.test_command if test_from_input else file.test_command,
         test_origin="test_command" if test_from_input else f"test_command in {config_file}",
-        test_timeout_minutes=(
-            inputs.test_timeout_minutes
-            if test_timeout is None or chosen("test_timeout_minutes", test_timeout)
-            else test_timeout
+        test_timeout_minutes=timeout(
+            "test_timeout_minutes", inputs.test_timeout_minutes, file.test_timeout_minutes
         ),
     )
 
