@@ -435,14 +435,9 @@ class GitHubClient:
         )
 
     def list_comments(self, issue_number: int) -> list[CommentInfo]:
-        repo = self._repository()
-        comments = PaginatedList(
-            IssueComment, repo.requester, f"{repo.url}/issues/{issue_number}/comments", None
-        )
-        return [
-            _comment_info(_raw(c))
-            for c in self._collect(f"list comments of #{issue_number}", comments)
-        ]
+        operation = f"list comments of #{issue_number}"
+        path = f"/issues/{issue_number}/comments"
+        return [_comment_info(c) for c in self._list_pages(operation, IssueComment, path)]
 
     def find_comment_with_marker(self, issue_number: int, marker: str) -> CommentInfo | None:
         """The oldest comment on the issue or pull whose body contains `marker`."""
@@ -462,6 +457,12 @@ class GitHubClient:
         pages = repository.get_issues(state=state, labels=[label])
         listed = [_issue_info(i) for i in self._collect(f"list issues labelled {label}", pages)]
         return [issue for issue in listed if not issue.is_pull_request]
+
+    def _list_pages(self, operation: str, kind: type[Any], path: str) -> list[dict[str, Any]]:
+        """The JSON of every item of the paginated list at `path` below the repository."""
+        repo = self._repository()
+        pages = PaginatedList(kind, repo.requester, f"{repo.url}{path}", None)
+        return [_raw(item) for item in self._collect(operation, pages)]
 
     def _collect(self, operation: str, paginated: Any) -> list[Any]:
         """Walk a PaginatedList, retrying each page fetch on its own (it resumes, not restarts)."""
@@ -595,21 +596,16 @@ class GitHubClient:
 
     def list_reviews(self, pull_number: int) -> list[ReviewInfo]:
         """The pull's reviews, oldest first."""
-        repo = self._repository()
-        reviews = PaginatedList(
-            PullRequestReview, repo.requester, f"{repo.url}/pulls/{pull_number}/reviews", None
-        )
         operation = f"list reviews of pull #{pull_number}"
-        return [_review_info(_raw(r)) for r in self._collect(operation, reviews)]
+        path = f"/pulls/{pull_number}/reviews"
+        return [_review_info(r) for r in self._list_pages(operation, PullRequestReview, path)]
 
     def list_review_comments(self, pull_number: int) -> list[ReviewCommentInfo]:
         """Every review comment of the pull (thread starts and replies), oldest first."""
-        repo = self._repository()
-        comments = PaginatedList(
-            PullRequestComment, repo.requester, f"{repo.url}/pulls/{pull_number}/comments", None
-        )
         operation = f"list review comments of pull #{pull_number}"
-        return [_review_comment_info(_raw(c)) for c in self._collect(operation, comments)]
+        path = f"/pulls/{pull_number}/comments"
+        pages = self._list_pages(operation, PullRequestComment, path)
+        return [_review_comment_info(c) for c in pages]
 
     def reply_to_review_comment(
         self, pull_number: int, comment_id: int, body: str
