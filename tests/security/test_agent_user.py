@@ -226,6 +226,10 @@ def assert_given_back(
     assert {path: owner for path, owner in after.items() if path not in before} == {
         path: RUNNER for path in after if path not in before
     }
+    # What amelia's own git made in .git as root (objects, refs, HEAD, index) is the
+    # runner's again too, so a later step or the next job's checkout can change it.
+    git = harness.workspace / ".git"
+    assert {(p.lstat().st_uid, p.lstat().st_gid) for p in [git, *git.rglob("*")]} == {RUNNER}
 
 
 def assert_the_daemon_was_gone_before_the_push(stage: Stage, secrets: Sequence[str]) -> None:

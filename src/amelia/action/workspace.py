@@ -59,7 +59,7 @@ from amelia.git import (
 )
 from amelia.isolation.agent_user import AgentUser
 from amelia.isolation.leftovers import Leftovers
-from amelia.isolation.ownership import CheckoutOwnership
+from amelia.isolation.ownership import CheckoutOwnership, give_git_back
 
 __all__ = ["CommittedWork", "GitHome", "Workspace", "basic_auth_header"]
 
@@ -228,7 +228,8 @@ class Workspace:
         amelia never writes are put back as they were before the first agent.
         With an agent user, every process of it is stopped too and the checkout's files are
         given back to their owners (new ones to the checkout root's); if one survives,
-        nothing is given back or restored (`AgentUserError`).
+        nothing is given back or restored (`AgentUserError`). On a runner, what amelia's
+        own git made in `.git` as root goes to the checkout root's owner as well.
         """
         self.leftovers.stop()
         if self._runner_files_first is not None:
@@ -239,6 +240,13 @@ class Workspace:
             if self._ownership is not None:
                 self._ownership.give_back()
             self._hidden.restore()
+            if self.on_runner:
+                given = give_git_back(self.path)
+                if given:
+                    logger.info(
+                        "gave {} path(s) amelia's git made in .git back to the checkout's owner",
+                        given,
+                    )
 
     def stop_agents(self) -> None:
         """Kill every process of the agent user (a daemon an agent left could watch for

@@ -26,7 +26,7 @@ from loguru import logger
 
 from amelia.isolation.agent_user import AgentUser
 
-__all__ = ["CheckoutOwnership"]
+__all__ = ["CheckoutOwnership", "give_git_back"]
 
 
 @dataclass(frozen=True)
@@ -127,6 +127,57 @@ class CheckoutOwnership:
             self._owners.clear()
         if kept:
             logger.warning("left the owner of {} hard-linked path(s) in the checkout", kept)
+
+
+def give_git_back(checkout: Path) -> int:
+    """Give what amelia's own git made in `checkout/.git` as root back to the owner of
+    the checkout's root (the runner's user on GitHub); returns how many paths changed.
+
+    In the Action's container amelia runs as root, so its commits, fetches and rebases
+    leave root's objects, refs, `HEAD` and `index` in a checkout that belongs to the
+    runner's user, and a later step or the next job's checkout on a self-hosted runner
+    fails on them with "Permission denied". Nothing is done unless amelia is root and the
+    root of the checkout is another user's. No link is followed, and a file with other hard
+    links (one that may also live outside the checkout) keeps its owner."""
+    if os.geteuid() != 0:
+        return 0
+    try:
+        top = checkout.lstat()
+        git = checkout / ".git"
+        git_status = git.lstat()
+    except OSError:
+        return 0
+    if top.st_uid == 0 or not stat.S_ISDIR(git_status.st_mode):
+        return 0
+    wanted = (top.st_uid, top.st_gid)
+    changed = 0
+    stack = [git]
+    candidates: list[tuple[Path, os.stat_result]] = [(git, git_status)]
+    while stack:
+        directory = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                found = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            candidates.append((Path(entry.path), found))
+            if stat.S_ISDIR(found.st_mode):
+                stack.append(Path(entry.path))
+    for path, found in candidates:
+        if found.st_uid != 0:
+            continue
+        if not (stat.S_ISDIR(found.st_mode) or found.st_nlink == 1):
+            continue
+        try:
+            os.chown(path, *wanted, follow_symlinks=False)
+        except OSError:
+            continue
+        changed += 1
+    return changed
 
 
 def _owner(status: os.stat_result) -> _Owner:

@@ -17,7 +17,7 @@ from amelia.drivers.api.files import ConfinedFiles
 from amelia.errors import AgentUserError, ConfigError
 from amelia.isolation import agent_user as agent_user_module
 from amelia.isolation.agent_user import AgentUser, agent_home, resolve_agent_user
-from amelia.isolation.ownership import CheckoutOwnership
+from amelia.isolation.ownership import CheckoutOwnership, give_git_back
 
 IS_ROOT = os.geteuid() == 0
 needs_root = pytest.mark.skipif(not IS_ROOT, reason="only root can switch users")
@@ -179,3 +179,32 @@ def test_a_program_the_user_cannot_reach_is_run_from_a_link_in_the_launch_direct
     closed_launch.mkdir()
     with pytest.raises(AgentUserError, match=r"cannot run .*closed to other users"):
         agent.wrapper(closed_launch, program)
+
+
+@needs_root
+def test_what_amelias_git_made_in_dot_git_goes_back_to_the_checkouts_owner(
+    reachable: Path,
+) -> None:
+    checkout = reachable / "checkout"
+    subprocess.run(["git", "init", "-q", str(checkout)], check=True)
+    (checkout / "a.txt").write_text("a\n")
+    outside = reachable / "outside"
+    outside.write_text("root's\n")
+    for path in [checkout, *checkout.rglob("*")]:
+        os.chown(path, 1001, 1001, follow_symlinks=False)
+    git = ["git", "-C", str(checkout), "-c", "safe.directory=*", "-c", "user.name=a"]
+    git += ["-c", "user.email=a@b"]
+    subprocess.run([*git, "add", "a.txt"], check=True)
+    subprocess.run([*git, "commit", "-qm", "a"], check=True)  # as root: root's objects
+    (checkout / ".git" / "link").symlink_to(outside)
+    os.link(outside, checkout / ".git" / "hard")
+    made_by_root = {p for p in (checkout / ".git").rglob("*") if p.lstat().st_uid == 0}
+    assert checkout / ".git" / "index" in made_by_root
+
+    assert give_git_back(checkout) == len(made_by_root) - 1  # all but the hard link
+
+    owners = {p.name: p.lstat().st_uid for p in (checkout / ".git").rglob("*")}
+    assert owners.pop("hard") == 0 and outside.stat().st_uid == 0
+    assert set(owners.values()) == {1001}
+    os.chown(checkout, 0, 0)  # a checkout of root's own: nothing to give back
+    assert give_git_back(checkout) == 0
