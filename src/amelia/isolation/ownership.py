@@ -37,8 +37,8 @@ class _Owner:
     inode: int
 
 
-def _walk(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
-    """Every path under `root` but `.git`, with its own (not followed) status."""
+def _walk(root: Path, *, skip: str | None = ".git") -> Iterator[tuple[Path, os.stat_result]]:
+    """Every path under `root` but `root/<skip>`, with its own (not followed) status."""
     stack = [root]
     while stack:
         directory = stack.pop()
@@ -47,7 +47,7 @@ def _walk(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
         except OSError:
             continue
         for entry in entries:
-            if directory == root and entry.name == ".git":
+            if directory == root and entry.name == skip:
                 continue
             path = Path(entry.path)
             try:
@@ -151,23 +151,7 @@ def give_git_back(checkout: Path) -> int:
         return 0
     wanted = (top.st_uid, top.st_gid)
     changed = 0
-    stack = [git]
-    candidates: list[tuple[Path, os.stat_result]] = [(git, git_status)]
-    while stack:
-        directory = stack.pop()
-        try:
-            entries = list(os.scandir(directory))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                found = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            candidates.append((Path(entry.path), found))
-            if stat.S_ISDIR(found.st_mode):
-                stack.append(Path(entry.path))
-    for path, found in candidates:
+    for path, found in [*_walk(git, skip=None), (git, git_status)]:
         if found.st_uid != 0:
             continue
         if not (stat.S_ISDIR(found.st_mode) or found.st_nlink == 1):
