@@ -338,6 +338,22 @@ class ActionHarness:
             "repository": self._repository(),
         }
 
+    def pull_comment_event(
+        self, number: int, body: str, user: str | None = None, action: str = "created"
+    ) -> dict[str, Any]:
+        """GitHub's `issue_comment` event for `body` on pull request `number`: its `issue`
+        carries the `pull_request` links GitHub adds for a pull's conversation."""
+        event = self.comment_event(number, body, user, action)
+        html = f"{self.server_url}/{self.repo}/pull/{number}"
+        event["issue"]["pull_request"] = {
+            "url": f"{self.github.url}/repos/{self.repo}/pulls/{number}",
+            "html_url": html,
+            "diff_url": f"{html}.diff",
+            "patch_url": f"{html}.patch",
+            "merged_at": None,
+        }
+        return event
+
     def review_comment_event(
         self, number: int, body: str, *, reply_to: int, user: str | None = None
     ) -> dict[str, Any]:

@@ -79,12 +79,6 @@ def _pull_with_a_person_comment(harness: ActionHarness) -> tuple[int, int]:
     return number, comment
 
 
-def _on_pull(harness: ActionHarness, number: int, body: str, **kwargs: Any) -> dict[str, Any]:
-    event = harness.comment_event(number, body, **kwargs)
-    event["issue"]["pull_request"] = {"url": f"https://api.example/pulls/{number}"}
-    return event
-
-
 def _main_requests(requests: list[RecordedRequest], role: str) -> list[RecordedRequest]:
     return [r for r in requests if r.kind == "main" and role_of(r) == role]
 
@@ -98,9 +92,8 @@ def test_fix_gives_the_thread_to_the_developer_pushes_replies_and_reviews(
         number, comment = _pull_with_a_person_comment(harness)
         model.thread_id = comment
         before = harness.origin_git("rev-parse", "feature/farewell").strip()
-        result = harness.run(
-            "issue_comment", _on_pull(harness, number, "/amelia fix keep the wording short")
-        )
+        command = harness.pull_comment_event(number, "/amelia fix keep the wording short")
+        result = harness.run("issue_comment", command)
 
         assert result.exit_code == 0, result.stdout + result.stderr
         assert result.outputs["conclusion"] == "success"
@@ -191,7 +184,7 @@ def test_a_readers_fix_is_refused_and_pushes_nothing(tmp_path: Path) -> None:
         assert "only people with write access" in reply["body"]
 
         on_pull = harness.run(
-            "issue_comment", _on_pull(harness, number, "/amelia fix", user="visitor")
+            "issue_comment", harness.pull_comment_event(number, "/amelia fix", user="visitor")
         )
         assert on_pull.outputs["conclusion"] == "refused" and on_pull.model_requests == []
         assert harness.origin_git("rev-parse", "feature/farewell").strip() == before
@@ -202,7 +195,7 @@ def test_fix_never_acts_on_a_forks_pull_request(harness: ActionHarness) -> None:
     number = harness.github.add_pull(
         harness.repo, head="contrib", diff=diff, head_sha=sha, head_repo="stranger/app"
     )
-    result = harness.run("issue_comment", _on_pull(harness, number, "/amelia fix"))
+    result = harness.run("issue_comment", harness.pull_comment_event(number, "/amelia fix"))
 
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.outputs["conclusion"] == "skipped"
@@ -283,7 +276,7 @@ def test_fix_on_amelias_own_draft_answers_its_reviewers_open_findings(tmp_path: 
         drafted = harness.origin_git("rev-parse", branch).strip()
         harness.fresh_checkout()  # the fix job gets its own checkout of the default branch
 
-        result = harness.run("issue_comment", _on_pull(harness, number, "/amelia fix"))
+        result = harness.run("issue_comment", harness.pull_comment_event(number, "/amelia fix"))
 
         assert result.exit_code == 0, result.stdout + result.stderr
         assert result.outputs["conclusion"] == "success"
@@ -332,9 +325,8 @@ def test_a_dry_run_fix_pushes_and_posts_nothing_and_saves_what_it_would(
         number, comment = _pull_with_a_person_comment(harness)
         model.thread_id = comment
         before = harness.origin_git("rev-parse", "feature/farewell").strip()
-        result = harness.run(
-            "issue_comment", _on_pull(harness, number, "/amelia fix"), inputs={"dry_run": "true"}
-        )
+        command = harness.pull_comment_event(number, "/amelia fix")
+        result = harness.run("issue_comment", command, inputs={"dry_run": "true"})
 
         assert result.exit_code == 0, result.stdout + result.stderr
         assert result.outputs["conclusion"] == "dry_run"

@@ -124,8 +124,7 @@ def test_a_maintainers_review_comment_on_a_fork_pull_reviews_the_head_as_data(
     marker = tmp_path / "leaked.txt"
     number, _event = harness.open_fork_pull(fork_files(marker))
     before = workspace_state(harness)
-    payload = harness.comment_event(number, "/amelia review")
-    payload["issue"]["pull_request"] = {"url": f"{harness.github.url}/pulls/{number}"}
+    payload = harness.pull_comment_event(number, "/amelia review")
 
     result = harness.run("issue_comment", payload, inputs={"review_event": "AUTO"})
 
@@ -147,8 +146,7 @@ def test_a_maintainers_review_comment_on_a_fork_pull_reviews_the_head_as_data(
 
 def test_implement_on_a_fork_pull_is_refused(harness: ActionHarness, tmp_path: Path) -> None:
     number, _event = harness.open_fork_pull(fork_files(tmp_path / "leaked.txt"))
-    payload = harness.comment_event(number, "/amelia implement")
-    payload["issue"]["pull_request"] = {"url": f"{harness.github.url}/pulls/{number}"}
+    payload = harness.pull_comment_event(number, "/amelia implement")
 
     result = harness.run("issue_comment", payload)
 
@@ -260,8 +258,7 @@ def test_ask_on_a_fork_pull_reads_the_head_as_data_and_posts_only_the_answer(
         number, event = harness.open_fork_pull(fork_files(marker))
         head = event["pull_request"]["head"]["sha"]
         before = workspace_state(harness)
-        payload = harness.comment_event(number, "/amelia ask what does this change add?")
-        payload["issue"]["pull_request"] = {"url": f"{harness.github.url}/pulls/{number}"}
+        payload = harness.pull_comment_event(number, "/amelia ask what does this change add?")
 
         result = harness.run("issue_comment", payload, inputs={"review_event": "AUTO"})
 

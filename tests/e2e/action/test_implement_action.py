@@ -148,8 +148,7 @@ def test_implement_again_updates_the_open_pull(tmp_path: Path) -> None:
         assert first.exit_code == 0, first.stdout + first.stderr
         harness.fresh_checkout()
         # Asked on the draft pull request this time: its branch names the issue.
-        on_pull = harness.comment_event(int(first.outputs["pr_number"]), "/amelia implement")
-        on_pull["issue"]["pull_request"] = {"url": "https://api.example/pulls/2"}
+        on_pull = harness.pull_comment_event(int(first.outputs["pr_number"]), "/amelia implement")
         second = harness.run("issue_comment", on_pull)
 
         assert second.exit_code == 0, second.stdout + second.stderr

@@ -174,8 +174,7 @@ def test_review_incremental_on_request_and_a_thread_it_may_not_resolve(
     c, _pushed = harness.push_to_pull(number, "feature", {"greeter/core.py": C_CHANGE})
     harness.github.forbid_resolving = True
     reviewer.next = {**verdict("approved"), "fixed": [finding["id"]]}
-    command = harness.comment_event(number, "/amelia review incremental")
-    command["issue"]["pull_request"] = {"url": f"{harness.github.url}/pulls/{number}"}
+    command = harness.pull_comment_event(number, "/amelia review incremental")
     result = ok(harness.run("issue_comment", command))
 
     prompt = prompt_of(result)

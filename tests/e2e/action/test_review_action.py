@@ -112,8 +112,7 @@ def test_steering_files_of_the_head_never_reach_the_model(harness: ActionHarness
 
 def test_review_command_on_a_pull(harness: ActionHarness) -> None:
     number, _event = harness.open_pull("feature", {"greeter/core.py": FAREWELL_LINES})
-    payload = harness.comment_event(number, "/amelia review")
-    payload["issue"]["pull_request"] = {"url": f"{harness.github.url}/pulls/{number}"}
+    payload = harness.pull_comment_event(number, "/amelia review")
     result = harness.run("issue_comment", payload)
 
     assert result.exit_code == 0, result.stdout + result.stderr

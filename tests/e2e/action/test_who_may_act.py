@@ -214,8 +214,7 @@ def test_first_time_contributor_cannot_command_the_bot_on_their_pull(
     reviewing: ActionHarness, command: str
 ) -> None:
     number, _event = _open_fork_pull(reviewing)
-    payload = reviewing.comment_event(number, command, NEWCOMER)
-    payload["issue"]["pull_request"] = {"url": f"{reviewing.github.url}/pulls/{number}"}
+    payload = reviewing.pull_comment_event(number, command, NEWCOMER)
     payload["comment"]["author_association"] = "FIRST_TIME_CONTRIBUTOR"
     result = reviewing.run("issue_comment", payload)
 
