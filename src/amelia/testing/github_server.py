@@ -2,7 +2,8 @@
 
 It keeps repositories, issues, comments, pulls, reviews and collaborators' permissions in
 memory, records every request, validates review comments against a pull's diff like GitHub
-does, paginates with GitHub's `Link` headers, refuses big diffs with 406 `too_large` and
+does, sorts issue lists as `sort` and `direction` ask and counts their reactions,
+paginates with GitHub's `Link` headers, refuses big diffs with 406 `too_large` and
 lists at most 3,000 files of a pull like GitHub, and can inject faults (error statuses, rate
 limits, connection resets, stalls) per route so retry behaviour can be tested for real.
 
@@ -35,12 +36,12 @@ import socket
 import struct
 import threading
 import time
-from collections import defaultdict, deque
-from collections.abc import Callable
+from collections import Counter, defaultdict, deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 from unidiff.patch import PatchSet
@@ -52,6 +53,7 @@ from amelia.testing.local_server import LocalServer, QuietHandler
 __all__ = [
     "MAX_DIFF_LINES",
     "MAX_PULL_FILES",
+    "REACTIONS",
     "SECONDARY_RATE_LIMIT_MESSAGE",
     "FakeGitHubServer",
     "Fault",
@@ -71,6 +73,11 @@ MAX_DIFF_LINES = 20_000
 MAX_PULL_FILES = 3_000
 """`pulls/{n}/files` lists at most this many files of a pull request."""
 Json = dict[str, Any]
+_Item = TypeVar("_Item")
+REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "eyes", "rocket")
+"""The reaction contents GitHub counts in an issue's `reactions` rollup."""
+_ISSUE_SORTS = ("created", "updated", "comments")
+_DIRECTIONS = ("asc", "desc")
 
 
 @dataclass(frozen=True)
@@ -186,6 +193,8 @@ class _Issue:
     state: str
     created_at: str
     pull: _Pull | None = None
+    reactions: dict[str, int] = field(default_factory=dict)
+    """Reaction content (`+1`, `heart`, …) → how many people gave it."""
 
 
 @dataclass
@@ -304,12 +313,27 @@ class FakeGitHubServer(LocalServer):
         user: str = "octocat",
         labels: tuple[str, ...] | list[str] = (),
         state: str = "open",
+        *,
+        created_at: str | None = None,
+        reactions: Mapping[str, int] | None = None,
     ) -> int:
+        """A new issue, numbered after the last one; `created_at` (GitHub's
+        `YYYY-MM-DDTHH:MM:SSZ`, default now) and `reactions` (`{"+1": 3}`) as GitHub would
+        report them."""
         with self._lock:
             repo = self._repo(full_name)
             number = len(repo.issues) + 1
             author = self._users.setdefault(user.lower(), _User(user, "User", next(self._ids)))
-            repo.issues[number] = _Issue(number, title, body, author, list(labels), state, _now())
+            repo.issues[number] = _Issue(
+                number,
+                title,
+                body,
+                author,
+                list(labels),
+                state,
+                created_at or _now(),
+                reactions=dict(reactions or {}),
+            )
             return number
 
     def add_pull(
@@ -496,6 +520,11 @@ class FakeGitHubServer(LocalServer):
             "repository_url": api,
             "comments_url": f"{api}/issues/{issue.number}/comments",
             "html_url": f"{self.web_url}/{repo.full_name}/issues/{issue.number}",
+            "reactions": {
+                "url": f"{api}/issues/{issue.number}/reactions",
+                "total_count": sum(issue.reactions.values()),
+                **{content: issue.reactions.get(content, 0) for content in REACTIONS},
+            },
         }
         if issue.pull is not None:
             data["pull_request"] = {
@@ -597,8 +626,8 @@ class FakeGitHubServer(LocalServer):
         return data
 
     def _paginate(
-        self, request: RecordedRequest, items: list[Json]
-    ) -> tuple[list[Json], dict[str, str]]:
+        self, request: RecordedRequest, items: list[_Item]
+    ) -> tuple[list[_Item], dict[str, str]]:
         """Slice one page and build GitHub's `Link` header (first/prev/next/last)."""
         per_page = max(1, min(100, int(request.query.get("per_page", ["30"])[0])))
         page = max(1, int(request.query.get("page", ["1"])[0]))
@@ -687,17 +716,42 @@ def _matches_labels(issue: _Issue, wanted: list[str]) -> bool:
     return all(label.lower() in names for label in wanted)
 
 
+def _query_choice(r: RecordedRequest, name: str, choices: tuple[str, ...], default: str) -> str:
+    """A query parameter that takes one of a few words; another word is GitHub's 422."""
+    value = r.query.get(name, [default])[0]
+    if value not in choices:
+        raise _HttpError(
+            422, "Validation Failed", [{"resource": "Issue", "field": name, "code": "invalid"}]
+        )
+    return value
+
+
 def _list_issues(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
+    """Issues and pulls (GitHub's issue list holds both), filtered by state and labels and
+    sorted by `sort` (created, updated, comments; ties by number) in `direction` (default:
+    newest first). Only the page served is built."""
     repo = _repo_of(s, m)
-    state = r.query.get("state", ["open"])[0]
+    state = _query_choice(r, "state", ("open", "closed", "all"), "open")
+    sort = _query_choice(r, "sort", _ISSUE_SORTS, "created")
+    descending = _query_choice(r, "direction", _DIRECTIONS, "desc") == "desc"
     labels = [x for x in r.query.get("labels", [""])[0].split(",") if x]
-    found = [
-        s._issue_json(repo, i)
-        for i in sorted(repo.issues.values(), key=lambda i: -i.number)
-        if (state == "all" or i.state == state) and _matches_labels(i, labels)
-    ]
+    comments: Counter[int] = Counter()
+    if sort == "comments":
+        comments.update(c.issue_number for c in repo.comments.values())
+
+    def key(issue: _Issue) -> tuple[Any, int]:
+        # The local server keeps no edit times: an issue was last updated when it was made.
+        value = comments[issue.number] if sort == "comments" else issue.created_at
+        return value, issue.number
+
+    found = sorted(
+        (i for i in repo.issues.values() if state in ("all", i.state)),
+        key=key,
+        reverse=descending,
+    )
+    found = [i for i in found if _matches_labels(i, labels)]
     page, headers = s._paginate(r, found)
-    return 200, page, headers
+    return 200, [s._issue_json(repo, i) for i in page], headers
 
 
 def _list_comments(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:

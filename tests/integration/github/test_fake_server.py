@@ -68,6 +68,34 @@ def test_link_header_matches_githubs_format(server: FakeGitHubServer) -> None:
     )
 
 
+def test_issue_listing_sorts_like_github_and_counts_reactions(server: FakeGitHubServer) -> None:
+    first = server.add_issue(
+        "octo/app", "a", labels=["x"], created_at="2024-01-01T00:00:00Z", reactions={"+1": 3}
+    )
+    # Numbered later, created earlier (an issue transferred from another repository).
+    moved = server.add_issue("octo/app", "b", labels=["x"], created_at="2023-06-01T00:00:00Z")
+    last = server.add_issue("octo/app", "c", labels=["x"], created_at="2025-01-01T00:00:00Z")
+    repo = pygithub(server).get_repo("octo/app")
+
+    default = [i.number for i in repo.get_issues(labels=["x"])]
+    oldest_first = list(repo.get_issues(labels=["x"], sort="created", direction="asc"))
+
+    assert default == [last, first, moved]  # GitHub's default: created, newest first
+    assert [i.number for i in oldest_first] == [moved, first, last]
+    assert oldest_first[1].raw_data["reactions"]["+1"] == 3
+    assert oldest_first[1].raw_data["reactions"]["total_count"] == 3
+    assert oldest_first[0].raw_data["reactions"]["+1"] == 0
+
+
+@pytest.mark.parametrize("query", ["sort=popularity", "direction=up", "state=merged"])
+def test_issue_listing_refuses_what_github_does_not_take(
+    server: FakeGitHubServer, query: str
+) -> None:
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(f"{server.url}/repos/octo/app/issues?{query}")
+    assert refused.value.code == 422
+
+
 def test_users_and_permissions(server: FakeGitHubServer) -> None:
     server.set_permission("octo/app", "alice", "admin")
     gh = pygithub(server)
