@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import time
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from email.utils import parsedate_to_datetime
 from http import HTTPStatus
 from typing import Any, Literal, TypeVar
@@ -80,6 +81,9 @@ class IssueInfo(BaseModel):
     state: str = "open"
     is_pull_request: bool = False
     html_url: str = ""
+    created_at: datetime | None = None
+    thumbs_up: int = 0
+    """How many people reacted with 👍 (the `+1` of GitHub's `reactions` rollup)."""
 
 
 class PullInfo(BaseModel):
@@ -447,14 +451,16 @@ class GitHubClient:
         return None
 
     def list_labelled_issues(self, label: str, *, state: str = "open") -> list[IssueInfo]:
-        """Issues (not pulls) of this repository carrying `label`, one request per page.
+        """Issues (not pulls) of this repository carrying `label`, oldest first (GitHub's
+        `sort=created&direction=asc`), one request per page.
 
         The repository's issue list, not the search API: search stops at 1,000 results and
-        has a much smaller rate limit.
+        has a much smaller rate limit. GitHub's list holds pull requests too (they are
+        issues to it), so labelled pulls cost room on the pages but are left out here.
         """
         # A lazy repository object: listing needs its URL, not a request for its details.
         repository = self._gh.withLazy(True).get_repo(self.full_name)
-        pages = repository.get_issues(state=state, labels=[label])
+        pages = repository.get_issues(state=state, labels=[label], sort="created", direction="asc")
         listed = [_issue_info(i) for i in self._collect(f"list issues labelled {label}", pages)]
         return [issue for issue in listed if not issue.is_pull_request]
 
@@ -711,6 +717,8 @@ def _issue_info(issue: Any) -> IssueInfo:
         state=str(data.get("state", "open")),
         is_pull_request=data.get("pull_request") is not None,
         html_url=str(data.get("html_url") or ""),
+        created_at=data.get("created_at") or None,
+        thumbs_up=int((data.get("reactions") or {}).get("+1") or 0),
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -135,6 +136,38 @@ def test_pagination_of_250_labelled_issues_uses_three_requests(server: FakeGitHu
     assert len(pages) == 3
     assert pages[0].query["labels"] == ["amelia"]
     assert pages[0].query["state"] == ["open"]
+
+
+def test_listing_3000_labelled_issues_takes_one_request_per_page_oldest_first(
+    server: FakeGitHubServer,
+) -> None:
+    """Requests grow with pages, not issues: 3,000 labelled issues, 300 labelled pulls
+    among them (GitHub's issue list holds both) and 300 unlabelled issues."""
+    for n in range(3_300):
+        if n % 11 == 5:
+            pull = server.add_pull(REPO, head=f"feature-{n}")
+            with server._lock:
+                server._repo(REPO).issues[pull].labels.append("amelia")
+        server.add_issue(REPO, f"issue {n}", labels=["bug"] if n % 11 == 10 else ["amelia"])
+    # Numbered last, created first: moved here from another repository.
+    moved = server.add_issue(
+        REPO, "moved", labels=["amelia"], created_at="2001-01-01T00:00:00Z", reactions={"+1": 2}
+    )
+
+    issues = make_client(server).list_labelled_issues("amelia")
+
+    labelled_items = 3_000 + 300 + 1  # issues, pulls and the moved issue carrying the label
+    pages = server.requests_to("GET", "/repos/octo/app/issues")
+    assert len(pages) == math.ceil(labelled_items / 100) == 34
+    assert {
+        (q["per_page"][0], q["sort"][0], q["direction"][0]) for q in (p.query for p in pages)
+    } == {("100", "created", "asc")}
+    assert len(server.requests) == len(pages)  # nothing else: no request per issue
+    assert len(issues) == 3_001
+    assert not any(issue.is_pull_request for issue in issues)
+    assert issues[0].number == moved and issues[0].thumbs_up == 2
+    assert [i.number for i in issues[1:]] == sorted(i.number for i in issues[1:])
+    assert issues[1].created_at is not None and issues[1].thumbs_up == 0
 
 
 def test_labelled_pull_requests_are_not_listed_as_issues(server: FakeGitHubServer) -> None:
