@@ -76,9 +76,20 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
         **({"cost_usd": f"{cost:.4f}"} if cost is not None else {}),
         **outcome.outputs,
     }
+    for warning in outcome.warnings:
+        io.warning(redactor.redact(warning))
+    if outcome.notice:
+        io.notice(redactor.redact(outcome.notice))
     io.set_outputs(outputs)
     summary = render_summary(
-        mode_name, conclusion, outputs, outcome.state, redactor, failure_reason=reason
+        mode_name,
+        conclusion,
+        outputs,
+        outcome.state,
+        redactor,
+        failure_reason=reason,
+        warnings=outcome.warnings,
+        details=outcome.summary,
     )
     if notes:
         summary += "\n" + "\n".join(f"- {redactor.redact(note)}" for note in notes) + "\n"

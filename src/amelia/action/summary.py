@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from amelia.core.state import AgentUsage, ExecutionState
 from amelia.redaction import Redactor
@@ -40,11 +40,18 @@ def render_summary(
     redactor: Redactor,
     *,
     failure_reason: str | None = None,
+    warnings: Sequence[str] = (),
+    details: str = "",
 ) -> str:
-    """Markdown for `GITHUB_STEP_SUMMARY`, redacted."""
+    """Markdown for `GITHUB_STEP_SUMMARY`, redacted: the conclusion, the reason of a
+    failure, `warnings`, the mode's own `details` (Markdown), the outputs, the test run
+    and what each agent used."""
     lines = [f"## amelia `{command}`: {conclusion}", ""]
     if failure_reason:
         lines += [f"**Reason:** {failure_reason}", ""]
+    lines += [line for warning in warnings for line in (f"> **Warning:** {warning}", "")]
+    if details.strip():
+        lines += [details.strip(), ""]
     shown = {k: v for k, v in outputs.items() if k != "conclusion" and v}
     if shown:
         lines += ["| output | value |", "|---|---|"]

@@ -62,3 +62,4 @@ def test_scan_with_nothing_waiting_outputs_an_empty_list(harness: ActionHarness)
 
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.outputs["issues"] == "[]"
+    assert "::notice::amelia scan: 0 open issue(s) labelled amelia" in result.stdout

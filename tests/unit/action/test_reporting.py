@@ -47,6 +47,23 @@ def test_summary_lists_each_agent_and_redacts() -> None:
     assert total_cost(None) is None
 
 
+def test_summary_shows_warnings_and_the_modes_details_before_the_outputs() -> None:
+    text = render_summary(
+        "scan",
+        "success",
+        {"issues": "[1, 2]"},
+        None,
+        Redactor(secrets=["hunter2-secret"]),
+        warnings=("capped at 256", "leaked hunter2-secret"),
+        details="| issues | count |\n|---|---|\n| waited | 300 |\n",
+    )
+    lines = text.splitlines()
+    assert "> **Warning:** capped at 256" in lines
+    assert "> **Warning:** leaked ***" in lines
+    assert lines.index("| waited | 300 |") < lines.index("| `issues` | `[1, 2]` |")
+    assert "hunter2-secret" not in text
+
+
 async def test_log_groups_wrap_each_stage() -> None:
     out = io.StringIO()
     sink = LogGroupSink(WorkflowIO(stream=out), Redactor(secrets=["topsecret-value"]))

@@ -53,6 +53,13 @@ class ModeOutcome:
     """Output that explains the failure (e.g. a setup's last lines), shown collapsed."""
     state: ExecutionState | None = None
     """The pipeline's last state, for costs and the per-agent job summary."""
+    notice: str | None = None
+    """One line for the log, printed as a `::notice::` (e.g. what a scan found)."""
+    warnings: tuple[str, ...] = ()
+    """What whoever configured the run should know or change: `::warning::` lines, and at
+    the top of the job summary."""
+    summary: str = ""
+    """Markdown the job summary shows before the outputs (e.g. what a scan handed out)."""
 
 
 @dataclass

@@ -54,7 +54,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
             planned_issue_numbers, ctx.workspace.path, ctx.inputs.branch_prefix
         )
     waiting = waiting_issues(labelled, planned)
-    ctx.io.notice(
+    notice = (
         f"amelia scan: {len(labelled)} open issue(s) labelled {label}, "
         f"{len(waiting)} without a plan branch"
     )
@@ -77,8 +77,9 @@ async def run(ctx: ModeContext) -> ModeOutcome:
             conclusion="failure",
             outputs=outputs,
             failure_reason=f"planning failed for {', '.join(f'#{n}' for n in failed)}",
+            notice=notice,
         )
-    return ModeOutcome(outputs=outputs)
+    return ModeOutcome(outputs=outputs, notice=notice)
 
 
 def _back_to_default(repo: Path) -> None:
