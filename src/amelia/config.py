@@ -157,6 +157,8 @@ class ActionInputs(_FromEnvironment):
     review_event: ReviewEventSetting = "COMMENT"
     review_scope: ReviewScopeSetting = "auto"
     max_issues: int = Field(default=0, ge=0, le=50)
+    scan_limit: int = Field(default=20, ge=1)
+    """At most this many waiting issues one scan hands out (above 256: capped, warned)."""
     timeout_minutes: float = Field(default=30.0, gt=0, le=360, allow_inf_nan=False)
     dry_run: bool = False
     setup_script: str | None = None

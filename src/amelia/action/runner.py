@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from amelia.drivers.runtime import DriverEnvironment
     from amelia.github.client import GitHubClient
     from amelia.pipeline.sinks import Sink
+    from amelia.repo_config import RepoConfig
 
 __all__ = ["ActionRequest", "run_action"]
 
@@ -157,9 +158,14 @@ class _Engine:
 
         profile = _profile(settings)
         toolchain: Toolchain | None = None
+        config: RepoConfig | None = None
+        explicit: frozenset[str] = frozenset()
         if mode.needs_workspace:
+            from amelia.repo_config import explicit_inputs
+
+            explicit = explicit_inputs(settings.environ)
             configured = await self._configured(profile, command, event, settings, github)
-            profile, toolchain, skipped = configured
+            profile, toolchain, config, skipped = configured
             if skipped is not None:
                 return report_without_mode(self.io, "skipped", f"amelia: nothing to do: {skipped}")
 
@@ -174,6 +180,8 @@ class _Engine:
                 command, event, settings, github, repo, dry_run, groups, environment, profile
             )
             context.toolchain = toolchain
+            context.repo_config = config
+            context.explicit_inputs = explicit
             with context.workspace.git_configuration():
                 try:
                     if mode.prepare is None:
@@ -193,9 +201,10 @@ class _Engine:
         event: Event,
         settings: Settings,
         github: GitHubClient,
-    ) -> tuple[Profile, Toolchain, str | None]:
+    ) -> tuple[Profile, Toolchain, RepoConfig, str | None]:
         """The profile and the toolchain with the repository's configuration applied (read
-        from a trusted commit), and why an automatic review is not made (None: go on)."""
+        from a trusted commit), that configuration, and why an automatic review is not made
+        (None: go on)."""
         from amelia.action.repository_config import automatic_review_skip, read_trusted_files
         from amelia.action.toolchain import toolchain_from
         from amelia.repo_config import configure_profile, explicit_inputs
@@ -218,7 +227,8 @@ class _Engine:
             config_file=trusted.config_file,
             explicit=explicit,
         )
-        return configure_profile(profile, trusted, explicit=explicit), toolchain, skipped
+        configured = configure_profile(profile, trusted, explicit=explicit)
+        return configured, toolchain, trusted.config, skipped
 
     def _shared_context(
         self,

@@ -23,6 +23,7 @@ __all__ = [
     "PathInstruction",
     "RepoConfig",
     "ReviewConfig",
+    "ScanConfig",
 ]
 
 DEFAULT_CONFIG_FILE = ".github/amelia.yml"
@@ -39,6 +40,9 @@ MAX_PATH_INSTRUCTIONS = 50
 
 _MAX_PATTERN_CHARS = 200
 _MAX_PATTERNS = 100
+_MAX_LABEL_CHARS = 50
+"""GitHub's longest label name."""
+_MAX_PREFERRED_LABELS = 20
 
 
 class _Strict(BaseModel):
@@ -71,9 +75,17 @@ def _file(value: str) -> str:
     return path
 
 
+def _label(value: str) -> str:
+    label = value.strip()
+    if not label or len(label) > _MAX_LABEL_CHARS:
+        raise ValueError(f"must be a label name of 1 to {_MAX_LABEL_CHARS} characters")
+    return label
+
+
 RepoPattern = Annotated[str, AfterValidator(_pattern)]
 RepoFile = Annotated[str, AfterValidator(_file)]
 Login = Annotated[str, AfterValidator(_login)]
+LabelName = Annotated[str, AfterValidator(_label)]
 
 
 class AgentConfig(_Strict):
@@ -112,6 +124,18 @@ class ReviewConfig(_Strict):
     """Bot logins whose pull requests are reviewed automatically."""
 
 
+class ScanConfig(_Strict):
+    """What a scheduled scan hands out, and in which order (see docs/configuration.md)."""
+
+    limit: int | None = Field(default=None, ge=1)
+    """At most this many waiting issues per scan, never more than 256 (GitHub's matrix
+    limit: a larger value is capped with a warning); None: the `scan_limit` input."""
+    prefer_labels: tuple[LabelName, ...] = Field(default=(), max_length=_MAX_PREFERRED_LABELS)
+    """Issues with these labels are handed out first, the first label listed first."""
+    prefer_thumbs_up: bool = False
+    """Within each group, issues with more 👍 reactions first."""
+
+
 class RepoConfig(_Strict):
     """`.github/amelia.yml`. A missing file is `RepoConfig()`: every default."""
 
@@ -133,3 +157,5 @@ class RepoConfig(_Strict):
     test_command: str | None = Field(default=None, min_length=1, max_length=4_000)
     """Run by amelia after every developer round, as evidence for the review."""
     test_timeout_minutes: float | None = Field(default=None, gt=0, le=360, allow_inf_nan=False)
+    scan: ScanConfig = Field(default_factory=ScanConfig)
+    """How many waiting issues a scheduled scan hands out, and which first."""

@@ -36,6 +36,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "setup_timeout_minutes": "10",
     "test_command": "",
     "test_timeout_minutes": "10",
+    "scan_limit": "20",
 }
 """The `action.yml` defaults of the inputs the configuration file can also set."""
 

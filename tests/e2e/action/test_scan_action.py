@@ -1,5 +1,7 @@
-"""`amelia action` on `schedule` and `workflow_dispatch` scan: list labelled issues without
-a plan branch for a matrix of plan jobs, in requests that grow with pages, not issues."""
+"""`amelia action` on `schedule` and `workflow_dispatch` scan: hand out labelled issues
+without a plan branch to a matrix of plan jobs, at most `scan_limit` (never more than the
+256 jobs GitHub runs from one matrix), oldest first, in requests that grow with pages, not
+issues; what is left waits for the next scan."""
 
 from __future__ import annotations
 
@@ -8,12 +10,22 @@ import math
 
 import pytest
 
+from amelia.git import run_git_bytes
 from amelia.testing.action_harness import ActionHarness
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
 SCHEDULE = {"schedule": "17 3 * * *", "repository": {"full_name": "octo/app"}}
 PER_PAGE = 100  # what GitHubClient asks for
+SETUP_REQUESTS = 5
+"""Requests a scan may make besides one per page of the issue list (its configuration, …)."""
+
+
+def mark_planned(harness: ActionHarness, numbers: range | list[int]) -> None:
+    """Give each issue the plan branch a plan run pushes (`amelia/issue-<n>` on origin)."""
+    main = harness.origin_git("rev-parse", "main").strip()
+    commands = "".join(f"create refs/heads/amelia/issue-{n} {main}\n" for n in numbers)
+    run_git_bytes(["update-ref", "--stdin"], harness.origin, input=commands.encode())
 
 
 def test_scan_lists_labelled_issues_without_a_plan_branch(harness: ActionHarness) -> None:
@@ -25,17 +37,119 @@ def test_scan_lists_labelled_issues_without_a_plan_branch(harness: ActionHarness
         harness.origin_git("branch", f"amelia/issue-{number}", "main")
     harness.origin_git("branch", "amelia/issue-notanumber", "main")
 
-    result = harness.run("schedule", SCHEDULE)
+    result = harness.run("schedule", SCHEDULE, inputs={"scan_limit": "256"})
 
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.outputs["conclusion"] == "success"
     waiting = json.loads(result.outputs["issues"])
     assert waiting == sorted(set(labelled) - planned)
     assert closed not in waiting
+    assert "| waited: open, labelled, no plan branch | 247 |" in result.summary
+    assert "| left for the next scan | 0 |" in result.summary
     pages = math.ceil(251 / PER_PAGE)
-    assert len(result.github_requests) <= pages + 5
+    assert len(result.github_requests) <= pages + SETUP_REQUESTS
     assert result.github_writes == []
     assert result.model_requests == []
+
+
+def test_300_waiting_issues_are_handed_out_within_the_matrix_limit_then_the_next_ones(
+    harness: ActionHarness,
+) -> None:
+    labelled = [harness.add_issue(f"Task {i}", labels=["amelia"]) for i in range(300)]
+    harness.add_issue("Unrelated", labels=["bug"])
+
+    # A bound above GitHub's 256-job matrix limit is capped, with a warning.
+    first = harness.run("schedule", SCHEDULE, inputs={"scan_limit": "300"})
+
+    assert first.exit_code == 0, first.stdout + first.stderr
+    handed = json.loads(first.outputs["issues"])
+    assert handed == labelled[:256]  # oldest first
+    warnings = [line for line in first.stdout.splitlines() if line.startswith("::warning::")]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("::warning::The `scan_limit` input is 300, above GitHub's")
+    assert "at most 256 issues" in warnings[0]
+    assert "> **Warning:** The `scan_limit` input is 300" in first.summary
+    assert "| waited: open, labelled, no plan branch | 300 |" in first.summary
+    assert "| handed out by this scan (at most 256) | 256 |" in first.summary
+    assert "| left for the next scan | 44 |" in first.summary
+    notice = (
+        "::notice::amelia scan: 300 open issue(s) labelled amelia, 300 without a plan branch: "
+        "256 handed out (0 planned in this job, 256 in `issues`), 44 left for the next scan"
+    )
+    assert notice in first.stdout
+    pages = math.ceil(300 / PER_PAGE)
+    listing = [r for r in first.github_requests if r.path == "/repos/octo/app/issues"]
+    assert len(listing) == pages
+    assert len(first.github_requests) <= pages + SETUP_REQUESTS
+    assert first.github_writes == [] and first.model_requests == []
+
+    # The matrix planned those 256: each now has its plan branch. The next scan, at the
+    # default bound, hands out the next oldest.
+    mark_planned(harness, handed)
+    second = harness.run("schedule", SCHEDULE)
+
+    assert second.exit_code == 0, second.stdout + second.stderr
+    assert json.loads(second.outputs["issues"]) == labelled[256:276]
+    assert "::warning::" not in second.stdout
+    assert "| waited: open, labelled, no plan branch | 44 |" in second.summary
+    assert "| handed out by this scan (at most 20) | 20 |" in second.summary
+    assert "| left for the next scan | 24 |" in second.summary
+
+
+def test_the_files_bound_and_order_apply_unless_the_workflow_sets_the_input(
+    harness: ActionHarness,
+) -> None:
+    plain = [harness.add_issue(f"Task {i}", labels=["amelia"]) for i in range(6)]
+    urgent = harness.add_issue("Leak", labels=["amelia", "security"])
+    config = "scan:\n  limit: 3\n  prefer_labels: [security]\n"
+    harness.commit_files("main", {".github/amelia.yml": config})
+
+    from_file = harness.run("schedule", SCHEDULE)
+    from_input = harness.run("schedule", SCHEDULE, inputs={"scan_limit": "5"})
+
+    assert from_file.exit_code == 0, from_file.stdout + from_file.stderr
+    assert json.loads(from_file.outputs["issues"]) == [urgent, *plain[:2]]
+    assert "`scan.limit` in .github/amelia.yml" in from_file.summary
+    assert "Order: issues labelled `security` first; oldest first." in from_file.summary
+    assert json.loads(from_input.outputs["issues"]) == [urgent, *plain[:4]]
+
+
+def test_a_bound_in_the_file_above_256_is_capped_with_a_warning(harness: ActionHarness) -> None:
+    harness.add_issue("Task", labels=["amelia"])
+    harness.commit_files("main", {".github/amelia.yml": "scan:\n  limit: 1000\n"})
+
+    result = harness.run("schedule", SCHEDULE)
+
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "::warning::`scan.limit` in .github/amelia.yml is 1,000" in result.stdout
+    assert "| handed out by this scan (at most 256) | 1 |" in result.summary
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "twenty"])
+def test_an_invalid_bound_is_one_clear_error(harness: ActionHarness, value: str) -> None:
+    harness.add_issue("Task", labels=["amelia"])
+
+    result = harness.run("schedule", SCHEDULE, inputs={"scan_limit": value})
+
+    assert result.exit_code == 2
+    errors = [line for line in result.stdout.splitlines() if line.startswith("::error::")]
+    assert len(errors) == 1 and "INPUT_SCAN_LIMIT" in errors[0]
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "issues" not in result.outputs
+    assert result.github_requests == []
+
+
+def test_an_invalid_bound_in_the_file_is_one_clear_error(harness: ActionHarness) -> None:
+    harness.add_issue("Task", labels=["amelia"])
+    harness.commit_files("main", {".github/amelia.yml": "scan:\n  limit: 0\n"})
+
+    result = harness.run("schedule", SCHEDULE)
+
+    assert result.exit_code == 2
+    errors = [line for line in result.stdout.splitlines() if line.startswith("::error::")]
+    assert len(errors) == 1 and ".github/amelia.yml: scan.limit:" in errors[0]
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "issues" not in result.outputs
 
 
 def test_dispatched_scan_plans_up_to_max_issues_itself(harness: ActionHarness) -> None:
@@ -54,6 +168,31 @@ def test_dispatched_scan_plans_up_to_max_issues_itself(harness: ActionHarness) -
     assert f"amelia/issue-{second}" not in harness.origin_branches()
     plans = [f for f in harness.origin_files(f"amelia/issue-{first}") if "docs/plans/" in f]
     assert len(plans) == 1
+    assert "| · planned in this job (`max_issues`) | 1 |" in result.summary
+
+
+def test_max_issues_plans_within_the_bound_and_a_plan_branch_keeps_an_issue_out_next_time(
+    harness: ActionHarness,
+) -> None:
+    first = harness.add_issue("Add a farewell", "Say goodbye.", labels=["amelia"])
+    second = harness.add_issue("Add a welcome", "Say welcome.", labels=["amelia"])
+    third = harness.add_issue("Add a toast", "Say cheers.", labels=["amelia"])
+    bounded = {"max_issues": "1", "scan_limit": "2"}
+
+    result = harness.run("schedule", SCHEDULE, inputs=bounded)
+
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert json.loads(result.outputs["issues"]) == [second]
+    assert f"amelia/issue-{first}" in harness.origin_branches()
+    assert "| handed out by this scan (at most 2) | 2 |" in result.summary
+    assert "| left for the next scan | 1 |" in result.summary
+
+    # The issue planned here has its branch; the one handed to a matrix that never ran
+    # has none, so it is handed out again, before the one left over.
+    again = harness.run("schedule", SCHEDULE, inputs={"scan_limit": "2"})
+
+    assert json.loads(again.outputs["issues"]) == [second, third]
+    assert "| waited: open, labelled, no plan branch | 2 |" in again.summary
 
 
 def test_scan_with_nothing_waiting_outputs_an_empty_list(harness: ActionHarness) -> None:

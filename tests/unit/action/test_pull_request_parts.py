@@ -17,7 +17,7 @@ from amelia.action.modes.implement import (
     pull_body,
 )
 from amelia.action.modes.review import steering_note
-from amelia.action.modes.scan import planned_issue_numbers, waiting_issues
+from amelia.action.modes.scan import planned_issue_numbers
 from amelia.action.steering import is_steering_path, restore_steering_files
 from amelia.action.verdicts import choose_review_event
 from amelia.config import ReviewEventSetting
@@ -133,7 +133,6 @@ def test_planned_issue_numbers_come_from_one_ls_remote(tmp_path: Path, repo: Pat
 
     assert planned_issue_numbers(repo, "amelia/") == {4, 12}
     assert planned_issue_numbers(repo, "other/") == {5}
-    assert waiting_issues([12, 3, 4, 9, 3], {4, 12}) == [3, 9]
 
 
 def test_plan_branch_names_map_back_to_issues() -> None:

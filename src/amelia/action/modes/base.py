@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from amelia.github.comments import StageStatus
     from amelia.pipeline import MakeDriver
     from amelia.pipeline.sinks import Sink
+    from amelia.repo_config import RepoConfig
 
 __all__ = ["Conclusion", "Mode", "ModeContext", "ModeOutcome", "ModePrepare", "ModeRun"]
 
@@ -91,6 +92,12 @@ class ModeContext:
     toolchain: Toolchain | None = None
     """The project's setup and test command, from the inputs and the repository's
     configuration (None: from the inputs alone; see `amelia.action.toolchain.toolchain_of`)."""
+    repo_config: RepoConfig | None = None
+    """The repository's configuration file as the trusted commit has it (None: not read,
+    for a mode without a workspace)."""
+    explicit_inputs: frozenset[str] = frozenset()
+    """The inputs the workflow set to something other than their default, which win over
+    the configuration file (see `amelia.repo_config.explicit_inputs`)."""
 
     async def stage(self, name: str, status: StageStatus, *, detail: str = "") -> None:
         """Show a stage's status on the progress comment, when there is one."""
