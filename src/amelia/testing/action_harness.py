@@ -650,10 +650,14 @@ class ActionHarness:
         env: Mapping[str, str] | None = None,
         args: Sequence[str] = ("action",),
         launcher: Sequence[str] = (),
+        program: Sequence[str] | None = None,
         timeout: float = 240,
         while_running: Callable[[subprocess.Popen[str]], None] | None = None,
     ) -> ActionRun:
         """Run `amelia <args>` (default: `action`) for one event, as a subprocess.
+
+        `program` is the command that is amelia (default: this interpreter's
+        `-m amelia.cli`; e.g. the installed `amelia` console script).
 
         `while_running(process)` runs in a thread meanwhile (e.g. to cancel the job with a
         signal once something happened).
@@ -679,7 +683,7 @@ class ActionHarness:
         environment = self.environment(event_name, event_path, outputs, summary, inputs, env)
         github_before, model_before = len(self.github.requests), len(self.model.requests)
         with subprocess.Popen(
-            [*launcher, sys.executable, "-m", "amelia.cli", *args],
+            [*launcher, *(program or (sys.executable, "-m", "amelia.cli")), *args],
             cwd=run_dir,
             env=environment,
             stdout=subprocess.PIPE,

@@ -34,6 +34,11 @@ def test_scan_benchmark_writes_figures_as_json_and_a_table(
     requests = by_name[("scan: 250 labelled issues", "GitHub requests (3 pages of 100)")]
     assert found.value == 250
     assert requests.value == 3 and requests.passed is True
+    mode = "scan mode: 10 labelled issues"
+    assert by_name[(mode, "issue-list requests")].value == 1
+    assert by_name[(mode, "issues handed out (`scan_limit` 20)")].value == 10
+    assert by_name[(mode, "GitHub requests (1 pages of 100)")].passed is True
+    assert (mode, "`amelia action` wall time (installed console script)") in by_name
     raw = json.loads((tmp_path / "latest.json").read_text(encoding="utf-8"))
     assert set(raw) == {"machine", "quick", "repetitions", "figures", "skipped", "notes"}
     assert raw["machine"]["cpus"] >= 1
