@@ -4,6 +4,8 @@
 
 - `InputError` (exit 2): what we were given cannot work — an input or runner variable, a
   webhook payload, a branch name, a plan path, a command-line argument. Nothing was run.
+  It is a `ValueError` too, as pydantic's `ValidationError` is: a library caller that
+  passes a bad argument (an unknown driver key) may catch either.
 - `RunError` (exit 1): the run itself failed — an agent, a driver, git, GitHub, or a
   pipeline stage (the pipeline's `StageFailedError` belongs to this branch too).
 - `ToolRefusedError`: an agent's tool call that the policy refuses. It never ends a run:
@@ -65,8 +67,9 @@ class AmeliaError(Exception):
 # --- bad input: exit 2 -------------------------------------------------------------------
 
 
-class InputError(AmeliaError):
-    """What amelia was given cannot work; reported as one line with exit code 2."""
+class InputError(AmeliaError, ValueError):
+    """What amelia was given cannot work; reported as one line with exit code 2. A
+    `ValueError` as well, for callers that catch Python's error for a bad argument."""
 
 
 class ConfigError(InputError):

@@ -84,3 +84,17 @@ def test_our_agent_error_does_not_share_pydantic_ais_name() -> None:
     from pydantic_ai import exceptions
 
     assert not set(errors.__all__) & set(dir(exceptions))
+
+
+def test_bad_input_is_a_value_error_too_and_a_failed_run_is_not() -> None:
+    classes = [
+        value
+        for _name, value in inspect.getmembers(errors, inspect.isclass)
+        if issubclass(value, AmeliaError) and value is not AmeliaError
+    ]
+    inputs = [cls for cls in classes if issubclass(cls, InputError)]
+    assert {cls.__name__ for cls in inputs} >= {"ConfigError", "EventError", "BadInputError"}
+    assert all(issubclass(cls, ValueError) for cls in inputs)
+    assert not any(issubclass(cls, ValueError) for cls in classes if cls not in inputs)
+    with pytest.raises(ValueError, match="INPUT_X"):
+        raise errors.ConfigError("INPUT_X is bad")

@@ -71,6 +71,11 @@ def test_unknown_key_lists_registered_keys() -> None:
         DriverFactory.get_driver(key="nope")
 
 
+def test_an_unknown_key_is_a_value_error_as_callers_of_a_library_expect() -> None:
+    with pytest.raises(ValueError, match="Unknown driver key"):
+        DriverFactory.get_driver(key="unknown:driver")
+
+
 def test_the_environment_goes_only_to_factories_that_take_it(registry: dict[str, Any]) -> None:
     environment = DriverEnvironment(credentials={"OPENAI_API_KEY": "sk-from-settings"})
     DriverFactory.register_driver("echo", EchoDriver)
