@@ -97,13 +97,14 @@ class DriverFactory:
     @classmethod
     def get_driver(
         cls,
+        key: str | None,
         *,
-        key: str | None = None,
         environment: DriverEnvironment | None = None,
         **kwargs: Any,
     ) -> DriverInterface:
-        """Create a driver for `key`; keyword arguments go to the driver's constructor, and
-        `environment` too when its factory takes one."""
+        """Create a driver for `key` (None: `cli:claude`), the lookup's subject, so it comes
+        first: `get_driver("api:openrouter", model="openrouter:…")`. Keyword arguments go to
+        the driver's constructor, and `environment` too when its factory takes one."""
         chosen = cls.resolve_key(key=key)
         if environment is not None and chosen in cls._takes_environment:
             kwargs = {**kwargs, "environment": environment}

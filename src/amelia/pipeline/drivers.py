@@ -43,7 +43,7 @@ def default_make_driver(
         options = _driver_options(profile, role)
         key = driver_key or profile.agent(role).driver
         return DriverFactory.get_driver(
-            key=key, tool_profile=tool_profile, environment=environment, **options
+            key, tool_profile=tool_profile, environment=environment, **options
         )
 
     return make

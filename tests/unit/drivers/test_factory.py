@@ -73,7 +73,19 @@ def test_unknown_key_lists_registered_keys() -> None:
 
 def test_an_unknown_key_is_a_value_error_as_callers_of_a_library_expect() -> None:
     with pytest.raises(ValueError, match="Unknown driver key"):
-        DriverFactory.get_driver(key="unknown:driver")
+        DriverFactory.get_driver("unknown:driver")
+
+
+def test_the_key_is_the_first_argument_and_may_be_named() -> None:
+    from amelia.drivers.api.driver import ApiDriver
+    from amelia.drivers.cli.claude import ClaudeCliDriver
+
+    positional = DriverFactory.get_driver("api:openrouter", model="openrouter:vendor/model")
+    assert isinstance(positional, ApiDriver)
+    assert positional.model_name == "openrouter:vendor/model"
+    named = DriverFactory.get_driver(key="api:openrouter", model="vendor/model")
+    assert isinstance(named, ApiDriver) and named.model_name == "openrouter:vendor/model"
+    assert isinstance(DriverFactory.get_driver(None), ClaudeCliDriver)
 
 
 def test_the_environment_goes_only_to_factories_that_take_it(registry: dict[str, Any]) -> None:
