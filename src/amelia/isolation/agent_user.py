@@ -215,8 +215,44 @@ def _setpriv() -> str:
     return found
 
 
-def _lookup(value: str) -> tuple[int, int, str]:
-    """(uid, gid, name) for a user name or `<uid>:<gid>`."""
+def _passwd_entries(passwd: Path) -> list[tuple[str, int, int]]:
+    """(name, uid, gid) of every well-formed line of a passwd(5) file."""
+    try:
+        text = passwd.read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        raise ConfigError(f"cannot read the user database {passwd}: {error.strerror}") from None
+    entries = []
+    for line in text.splitlines():
+        fields = line.split(":")
+        if len(fields) >= 4 and fields[2].isdigit() and fields[3].isdigit():
+            entries.append((fields[0], int(fields[2]), int(fields[3])))
+    return entries
+
+
+def _user_by_name(name: str, passwd: Path | None) -> tuple[int, int] | None:
+    if passwd is None:
+        try:
+            entry = pwd.getpwnam(name)
+        except KeyError:
+            return None
+        return entry.pw_uid, entry.pw_gid
+    found = [(uid, gid) for user, uid, gid in _passwd_entries(passwd) if user == name]
+    return found[0] if found else None
+
+
+def _name_of(uid: int, passwd: Path | None) -> str | None:
+    if passwd is None:
+        try:
+            return pwd.getpwuid(uid).pw_name
+        except KeyError:
+            return None
+    found = [user for user, number, _ in _passwd_entries(passwd) if number == uid]
+    return found[0] if found else None
+
+
+def _lookup(value: str, passwd: Path | None) -> tuple[int, int, str]:
+    """(uid, gid, name) for a user name or `<uid>:<gid>`, names looked up in `passwd`
+    (None: the system's user database)."""
     uid_text, colon, gid_text = value.partition(":")
     if colon:
         if not (uid_text.isdigit() and gid_text.isdigit()):
@@ -225,21 +261,16 @@ def _lookup(value: str) -> tuple[int, int, str]:
                 f"{NO_AGENT_USER}, not {value!r}"
             )
         uid, gid = int(uid_text), int(gid_text)
-        try:
-            name = pwd.getpwuid(uid).pw_name
-        except KeyError:
-            name = f"uid {uid}"
-        return uid, gid, name
-    try:
-        entry = pwd.getpwnam(value)
-    except KeyError:
+        return uid, gid, _name_of(uid, passwd) or f"uid {uid}"
+    found = _user_by_name(value, passwd)
+    if found is None:
         raise AgentUserError(
             f"the agent user {value} does not exist in this image, and amelia will not run "
             f"agents as root (they could reach the Docker socket and the runner's "
             f"credentials); create it (see docs/container.md) or set "
             f"{AGENT_USER_VARIABLE}={NO_AGENT_USER} to accept that risk"
-        ) from None
-    return entry.pw_uid, entry.pw_gid, value
+        )
+    return found[0], found[1], value
 
 
 _warned: set[str] = set()
@@ -251,12 +282,15 @@ def _once(message: str) -> None:
         logger.warning(message)
 
 
-def resolve_agent_user(setting: str | None, *, euid: int | None = None) -> AgentUser | None:
+def resolve_agent_user(
+    setting: str | None, *, euid: int | None = None, passwd: Path | None = None
+) -> AgentUser | None:
     """The user agents run as, or None: as amelia's own user.
 
     Not root (a local run, the host action): None, said once, since only root can switch.
     Root: `setting` (default `amelia-agent`) names the user; `none` is an explicit opt-out,
-    said once. Raises `AgentUserError` (exit 1) for a user missing from the image or a
+    said once. Names are looked up in `passwd`, a passwd(5) file (None: the system's user
+    database). Raises `AgentUserError` (exit 1) for a user missing from the image or a
     missing setpriv, `ConfigError` for a malformed setting or uid/gid 0."""
     euid = os.geteuid() if euid is None else euid
     value = (setting or "").strip() or DEFAULT_AGENT_USER
@@ -272,7 +306,7 @@ def resolve_agent_user(setting: str | None, *, euid: int | None = None) -> Agent
             "the Docker socket and the container's recorded credentials"
         )
         return None
-    uid, gid, name = _lookup(value)
+    uid, gid, name = _lookup(value, passwd)
     if uid == 0 or gid == 0:
         raise ConfigError(f"{AGENT_USER_VARIABLE} must name an unprivileged user, not {value!r}")
     return AgentUser(uid=uid, gid=gid, name=name, setpriv=_setpriv())

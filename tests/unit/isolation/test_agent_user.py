@@ -41,21 +41,43 @@ def reachable() -> Iterator[Path]:
     shutil.rmtree(base, ignore_errors=True)
 
 
-def test_who_agents_run_as(monkeypatch: pytest.MonkeyPatch) -> None:
+PASSWD = (
+    "root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+)
+IMAGE_USER = "amelia-agent:x:10001:10001::/nonexistent:/usr/sbin/nologin\n"
+"""The line the Dockerfile's useradd writes (the image test checks the image holds it)."""
+
+
+def test_who_agents_run_as(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # Against a user database of the test's own: whether this machine has the image's
+    # user (the image does; so does any machine where a test or an install made it) must
+    # not change what is checked here.
     monkeypatch.setattr(agent_user_module, "_warned", set())
-    assert resolve_agent_user("", euid=1001) is None  # not root: cannot switch
-    assert resolve_agent_user("none", euid=0) is None  # the explicit opt-out
-    nobody = resolve_agent_user("nobody", euid=0)
-    assert nobody is not None and (nobody.uid, nobody.name) == (65534, "nobody")
-    numbers = resolve_agent_user("40001:40002", euid=0)
+    without = tmp_path / "passwd-without"
+    without.write_text(PASSWD)
+    image = tmp_path / "passwd-image"
+    image.write_text(PASSWD + IMAGE_USER)
+    assert resolve_agent_user("", euid=1001, passwd=without) is None  # not root
+    assert resolve_agent_user("none", euid=0, passwd=without) is None  # the explicit opt-out
+    nobody = resolve_agent_user("nobody", euid=0, passwd=without)
+    assert nobody is not None and (nobody.uid, nobody.gid, nobody.name) == (65534, 65534, "nobody")
+    numbers = resolve_agent_user("40001:40002", euid=0, passwd=without)
     assert numbers is not None and (numbers.uid, numbers.gid) == (40001, 40002)
+    assert numbers.name == "uid 40001"
+    named = resolve_agent_user("65534:65534", euid=0, passwd=without)
+    assert named is not None and named.name == "nobody"
     with pytest.raises(
         AgentUserError, match=r"amelia-agent does not exist.*AMELIA_AGENT_USER=none"
     ):
-        resolve_agent_user("", euid=0)
+        resolve_agent_user("", euid=0, passwd=without)
+    found = resolve_agent_user("", euid=0, passwd=image)
+    assert found is not None
+    assert (found.uid, found.gid, found.name) == (10001, 10001, "amelia-agent")
     for bad in ("0:0", "root", "x:1", "1:"):
         with pytest.raises(ConfigError):
-            resolve_agent_user(bad, euid=0)
+            resolve_agent_user(bad, euid=0, passwd=image)
+    with pytest.raises(ConfigError, match="cannot read the user database"):
+        resolve_agent_user("", euid=0, passwd=tmp_path / "missing")
 
 
 @needs_root
