@@ -3,7 +3,9 @@ the checkout's owners handed over and back without following a link out of it.""
 
 from __future__ import annotations
 
+import grp
 import os
+import pwd
 import random
 import shutil
 import subprocess
@@ -18,6 +20,7 @@ from amelia.errors import AgentUserError, ConfigError
 from amelia.isolation import agent_user as agent_user_module
 from amelia.isolation.agent_user import AgentUser, agent_home, resolve_agent_user
 from amelia.isolation.ownership import CheckoutOwnership, give_git_back
+from tests.image_user import ImageUser
 
 IS_ROOT = os.geteuid() == 0
 needs_root = pytest.mark.skipif(not IS_ROOT, reason="only root can switch users")
@@ -230,3 +233,15 @@ def test_what_amelias_git_made_in_dot_git_goes_back_to_the_checkouts_owner(
     assert set(owners.values()) == {1001}
     os.chown(checkout, 0, 0)  # a checkout of root's own: nothing to give back
     assert give_git_back(checkout) == 0
+
+
+def test_the_test_setup_makes_the_images_user_as_the_dockerfile_does(image_user: ImageUser) -> None:
+    entry = pwd.getpwnam(image_user.name)
+    numbers = [str(entry.pw_uid), str(entry.pw_gid)]
+    line = ":".join([entry.pw_name, "x", *numbers, entry.pw_gecos, entry.pw_dir, entry.pw_shell])
+    assert f"{line}\n" == IMAGE_USER
+    assert grp.getgrgid(entry.pw_gid).gr_name == "amelia-agent"
+    assert grp.getgrgid(entry.pw_gid).gr_mem == []
+    assert resolve_agent_user("", euid=0) == AgentUser(
+        uid=10001, gid=10001, name="amelia-agent", setpriv=agent_user_module._setpriv()
+    )

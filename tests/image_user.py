@@ -1,0 +1,71 @@
+"""The image's agent user on this machine, made by the Dockerfile's own commands.
+
+The Action's image runs every agent process as `amelia-agent` (uid and gid 10001); tests of
+what that user changes (the checkout it must reach, amelia's git on a checkout another uid
+owns, its HOME, two runs sharing it) need the same user here. `ensure_image_user()` runs
+the `groupadd` and `useradd` of the Dockerfile's final stage, as written there, when the
+machine lacks the user, and leaves it in place afterwards (it is what the image has, and a
+local install of amelia as root makes it too). Tests that must not depend on whether the
+machine has it resolve users against a passwd file of their own instead.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pwd
+import shlex
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from scripts.image_rehearsal.instructions import parse_dockerfile, split_stages
+
+REPO = Path(__file__).resolve().parents[1]
+DOCKERFILE = REPO / "Dockerfile"
+IMAGE_USER = "amelia-agent"
+_LOCK = Path("/tmp/amelia-image-user.lock")
+"""One lock for every test process of the machine."""
+
+
+@dataclass(frozen=True)
+class ImageUser:
+    name: str
+    uid: int
+    gid: int
+
+
+def dockerfile_user_commands() -> list[list[str]]:
+    """The `groupadd` and `useradd` command lines of the final stage's RUN that makes the
+    agent user, each as an argv."""
+    final = split_stages(parse_dockerfile(DOCKERFILE))[-1]
+    for instruction in final.instructions:
+        text = " ".join(instruction.args)
+        if instruction.keyword == "RUN" and "useradd" in text:
+            commands = [shlex.split(part) for part in text.split("&&")]
+            return [argv for argv in commands if argv and argv[0] in ("groupadd", "useradd")]
+    raise AssertionError("the Dockerfile's final stage makes no user")
+
+
+def missing_reason() -> str | None:
+    """Why the image's user cannot be made here (None: it can, or it exists)."""
+    if os.geteuid() != 0:
+        return "only root can make the image's agent user and switch to it"
+    if shutil.which("useradd") is None or shutil.which("setpriv") is None:
+        return "useradd and setpriv (util-linux) are needed"
+    return None
+
+
+def ensure_image_user() -> ImageUser:
+    """The image's agent user, made as the Dockerfile makes it unless it exists (several
+    test processes may ask at once: one makes it)."""
+    with _LOCK.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            entry = pwd.getpwnam(IMAGE_USER)
+        except KeyError:
+            for argv in dockerfile_user_commands():
+                subprocess.run(argv, check=True, capture_output=True)
+            entry = pwd.getpwnam(IMAGE_USER)
+    return ImageUser(name=entry.pw_name, uid=entry.pw_uid, gid=entry.pw_gid)
