@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from loguru import logger
 
 from amelia.testing.sample_repo import create_sample_repo
 from tests.image_user import ImageUser, ensure_image_user, missing_reason
+
+
+def _to_current_stderr(message: str) -> None:
+    sys.stderr.write(message)
+
+
+@pytest.fixture(autouse=True)
+def _loguru_to_the_stderr_of_the_moment() -> Iterator[None]:
+    """After every test, loguru writes to whatever `sys.stderr` is when a record arrives.
+
+    amelia's entry points point loguru at the `sys.stderr` of the moment they run
+    (`amelia.action.log_setup`, the local commands), which in a test is a capture stream
+    (capsys, typer's CliRunner) closed when the test ends: a handler left on it makes every
+    later record of the process a "I/O operation on closed file" traceback."""
+    yield
+    logger.remove()
+    logger.configure(patcher=None)
+    logger.add(_to_current_stderr, level="DEBUG")
 
 
 @pytest.fixture

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from loguru import logger
 
 from amelia.action.runner import ActionRequest, run_action
 from amelia.core.types import Profile, ToolProfileName
@@ -159,8 +157,7 @@ class EngineBench:
 def bench(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> Iterator[EngineBench]:
+    # The engine points loguru at its own redacting sink on capsys's stream; the shared
+    # conftest puts loguru back once the test is over.
     with ActionHarness(tmp_path / "action") as harness:
         yield EngineBench(harness, monkeypatch, capsys)
-    # The engine points loguru at its own redacting sink; give other tests the default back.
-    logger.remove()
-    logger.add(sys.stderr)
