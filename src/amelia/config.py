@@ -20,7 +20,7 @@ import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Any, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
 from pydantic import (
     AliasChoices,
@@ -45,7 +45,10 @@ from amelia.errors import BranchNameError, ConfigError
 from amelia.git.names import validate_branch_name
 from amelia.github.options import DEFAULT_TIMEOUT, RetryPolicy, ReviewEvent
 from amelia.isolation.handoff import handed_over_secrets
-from amelia.redaction import secret_values
+from amelia.redaction import Redactor, secret_values
+
+if TYPE_CHECKING:
+    from amelia.drivers.runtime import DriverEnvironment
 
 __all__ = [
     "CONTAINER_HOME",
@@ -59,6 +62,7 @@ __all__ = [
     "RunnerContext",
     "Settings",
     "describe_validation_error",
+    "driver_environment",
     "load_inputs",
     "load_runner",
     "load_settings",
@@ -84,6 +88,15 @@ MODEL_KEY_VARIABLES: dict[str, str] = {
 
 GATEWAY_TOKEN_VARIABLE = "ANTHROPIC_AUTH_TOKEN"  # noqa: S105 (a name, not a secret)
 """The bearer token of an LLM gateway at ANTHROPIC_BASE_URL (no input: set in `env:`)."""
+
+_MODEL_CONNECTION_VARIABLES = (
+    *MODEL_KEY_VARIABLES.values(),
+    GATEWAY_TOKEN_VARIABLE,
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_BASE_URL",
+    "OPENROUTER_BASE_URL",
+)
+"""Where the model SDKs look for their key and their server."""
 
 _SAFE_PREFIX = re.compile(r"^[A-Za-z0-9._/-]*$")
 _PHRASE = re.compile(r"^\S{1,40}$")
@@ -529,4 +542,44 @@ def load_settings(
         scratch_root=_scratch_root(runner, container_home),
         run_stamp=runner.run_id or time.strftime("%Y%m%d-%H%M%S"),
         **fields,
+    )
+
+
+def driver_environment(*, environ: Mapping[str, str] | None = None) -> DriverEnvironment:
+    """What a driver made without an environment starts from: a library caller's
+    `DriverFactory.get_driver("api:openrouter", model=…)` or `ClaudeCliDriver()`.
+
+    Read here like the run's settings, from `environ` (default: this process's environment
+    and the credentials handed over at start): its child processes start from it with
+    every secret blanked by the driver (the token, `INPUT_*` keys, the runner's and the
+    clouds' credentials), the model's key and server come from the variables the SDKs
+    read (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, `OPENROUTER_API_KEY`, …, and their base
+    URLs), transcripts go under `AMELIA_HOME` (else `~/.amelia`), masked of every secret
+    value. Agents run as this process's user. amelia's own commands build theirs from the
+    settings, with the credential proxy's URL and token instead of the keys.
+    Raises `ConfigError` for a malformed `AMELIA_*` variable."""
+    from amelia.drivers.runtime import DriverEnvironment
+
+    if environ is None:
+        base = process_environment()
+        variables = {**base, **handed_over_secrets()}
+    else:
+        base = dict(environ)
+        variables = dict(base)
+    try:
+        amelia = AmeliaVariables.from_environ(variables)
+    except ValidationError as error:
+        raise ConfigError(
+            f"Invalid amelia variable: {describe_validation_error(error, prefix='AMELIA_')}"
+        ) from None
+    credentials = {
+        name: value
+        for name in _MODEL_CONNECTION_VARIABLES
+        if (value := variables.get(name, "").strip())
+    }
+    return DriverEnvironment(
+        inherited=base,
+        credentials=credentials,
+        home=amelia.home,
+        redactor=Redactor(secrets=secret_values(variables)),
     )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from amelia.config import load_settings
+from amelia.config import driver_environment, load_settings
 from amelia.errors import ConfigError
 from amelia.github.options import RetryPolicy
 from amelia.pipeline.planfile import plan_path_pattern
@@ -178,3 +178,25 @@ def test_after_the_restart_the_redactor_masks_the_secrets_and_no_ordinary_input(
     for value in ordinary.values():
         text = f"new branch {value}issue-1, run `{value} plan`"
         assert redactor.redact(text) == text, value
+
+
+def test_a_drivers_default_environment_holds_the_model_keys_and_passes_the_rest_on() -> None:
+    environ = {
+        "PATH": "/usr/bin",
+        "GITHUB_TOKEN": "ghs_runnerToken000000000001",
+        "INPUT_OPENAI_API_KEY": "sk-from-an-input-0000000002",
+        "OPENAI_API_KEY": "sk-openai-variable-000000003",
+        "OPENROUTER_BASE_URL": "http://127.0.0.1:9/api/v1",
+        "ANTHROPIC_API_KEY": " ",
+        "AMELIA_HOME": "/var/amelia",
+    }
+    environment = driver_environment(environ=environ)
+    assert environment.inherited == environ  # the drivers blank its secrets
+    assert environment.credentials == {
+        "OPENAI_API_KEY": "sk-openai-variable-000000003",
+        "OPENROUTER_BASE_URL": "http://127.0.0.1:9/api/v1",
+    }
+    assert environment.home == Path("/var/amelia")
+    assert environment.agent is None and environment.redactor is not None
+    masked = environment.redactor.redact("ghs_runnerToken000000000001 sk-from-an-input-0000000002")
+    assert "runnerToken" not in masked and "from-an-input" not in masked

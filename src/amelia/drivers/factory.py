@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from amelia.core.types import DEFAULT_DRIVER, DriverType
 from amelia.drivers.base import DriverInterface
 from amelia.drivers.credentials import API_DRIVER_PROVIDERS
-from amelia.drivers.runtime import DriverEnvironment
+from amelia.drivers.runtime import DriverEnvironment, default_environment
 from amelia.errors import ConfigError
 
 __all__ = ["BUILTIN_DRIVERS", "DriverFactory", "DriverFactoryFn"]
@@ -104,8 +104,13 @@ class DriverFactory:
     ) -> DriverInterface:
         """Create a driver for `key` (None: `cli:claude`), the lookup's subject, so it comes
         first: `get_driver("api:openrouter", model="openrouter:…")`. Keyword arguments go to
-        the driver's constructor, and `environment` too when its factory takes one."""
+        the driver's constructor, and `environment` too when its factory takes one; without
+        `environment` such a factory gets this process's (`default_environment`), whose
+        secrets never reach a child process and whose model keys are the usual variables."""
         chosen = cls.resolve_key(key=key)
-        if environment is not None and chosen in cls._takes_environment:
-            kwargs = {**kwargs, "environment": environment}
+        if chosen in cls._takes_environment:
+            # Without one, the process's own as amelia reads it: secrets blanked for child
+            # processes, the model's key from the variables its SDK reads.
+            given = environment if environment is not None else default_environment()
+            kwargs = {**kwargs, "environment": given}
         return cls._registry[chosen](**kwargs)

@@ -7,6 +7,10 @@ minus its secrets; `credentials` are the variables that reach the model (API key
 URLs), for this driver only; `home` is where transcripts and sessions go, masked by
 `redactor`; `cli_config_dir` is the Claude Code CLI's own configuration directory; `agent` the
 unprivileged user every agent process runs as (`amelia.isolation.agent_user`).
+
+A driver made without one (`default_environment`) gets the one amelia's settings reader
+builds from the process environment (`amelia.config.driver_environment`): secrets are
+never handed to child processes just because nobody said what to hand them.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from pathlib import Path
 from amelia.isolation.agent_user import AgentUser
 from amelia.redaction import Redactor
 
-__all__ = ["DriverEnvironment"]
+__all__ = ["DriverEnvironment", "default_environment"]
 
 
 @dataclass(frozen=True)
@@ -45,3 +49,11 @@ class DriverEnvironment:
     def lookup(self, name: str) -> str:
         """`name` from the credentials, else from the inherited environment, else ""."""
         return (self.credentials.get(name) or self.inherited.get(name) or "").strip()
+
+
+def default_environment() -> DriverEnvironment:
+    """The environment of a driver made without one: this process's, as amelia's one
+    reader of it builds it (`amelia.config.driver_environment`)."""
+    from amelia.config import driver_environment
+
+    return driver_environment()

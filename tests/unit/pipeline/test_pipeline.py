@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from amelia.core.state import ExecutionState
 from amelia.core.types import Issue, Profile, StreamEvent, StreamEventType, ToolProfileName
 from amelia.drivers.base import AgenticMessage, DriverInterface, DriverUsage, GenerateResult
+from amelia.drivers.runtime import DriverEnvironment
 from amelia.pipeline import (
     AgentRole,
     RunContext,
@@ -274,6 +275,8 @@ def test_default_make_driver_configures_drivers_from_the_profile(
     received: list[dict[str, object]] = []
 
     def factory(**options: object) -> DriverInterface:
+        # A built-in key's factory always gets an environment: this process's by default.
+        assert isinstance(options.pop("environment"), DriverEnvironment)
         received.append(options)
         return ScriptedDriver()
 

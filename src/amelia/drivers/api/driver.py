@@ -31,7 +31,7 @@ from amelia.drivers.api.sessions import SessionStore, new_session_id
 from amelia.drivers.api.tools import ToolContext, check_tool_profile, tools_for_profile
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverUsage, GenerateResult
 from amelia.drivers.credentials import DEFAULT_API_MODEL
-from amelia.drivers.runtime import DriverEnvironment
+from amelia.drivers.runtime import DriverEnvironment, default_environment
 from amelia.drivers.spending import current_spending_limit
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
 from amelia.errors import DriverError
@@ -99,7 +99,8 @@ class ApiDriver:
         environment: DriverEnvironment | None = None,
     ) -> None:
         """`environment` holds the model's key and base URL and what tools' commands start
-        from (see `DriverEnvironment`); `amelia_home` wins over its home."""
+        from (see `DriverEnvironment`; None: this process's environment, as `amelia.config`
+        reads it, its keys from the usual variables); `amelia_home` wins over its home."""
         self._injected_model: Model | None = None
         self._model_name: ModelName | None = None
         if isinstance(model, str):
@@ -114,7 +115,7 @@ class ApiDriver:
         self.tool_profile: ToolProfileName = tool_profile
         self.max_turns = max_turns
         self.timeout_seconds = timeout_seconds
-        self.environment = environment or DriverEnvironment()
+        self.environment = environment if environment is not None else default_environment()
         self.amelia_home = amelia_home if amelia_home is not None else self.environment.home
         self.max_retries = max_retries
         self.last_transcript_path: Path | None = None

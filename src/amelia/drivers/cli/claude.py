@@ -34,7 +34,7 @@ from amelia.drivers.base import AgenticMessage, AgenticMessageType, GenerateResu
 from amelia.drivers.cli._claude_hooks import confined_file_hooks, read_only_bash_hooks
 from amelia.drivers.cli._claude_mapping import MessageMapper, extract_json_text
 from amelia.drivers.cli._claude_tools import tool_permissions
-from amelia.drivers.runtime import DriverEnvironment
+from amelia.drivers.runtime import DriverEnvironment, default_environment
 from amelia.drivers.spending import current_spending_limit
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
 from amelia.errors import DriverError
@@ -76,14 +76,15 @@ class ClaudeCliDriver:
         environment: DriverEnvironment | None = None,
     ) -> None:
         """`environment` is what the CLI inherits (its secrets are blanked, as the SDK copies
-        this process's environment) and the model's credentials (passed on); `env` adds
+        this process's environment) and the model's credentials (passed on); None: this
+        process's environment, as `amelia.config` reads it (`default_environment`); `env` adds
         variables for the CLI (e.g. ANTHROPIC_BASE_URL); `amelia_home` wins over the
         environment's home."""
         self.model = model
         self.tool_profile: ToolProfileName = tool_profile
         self.max_turns = max_turns
         self.timeout_seconds = timeout_seconds
-        self.environment = environment or DriverEnvironment()
+        self.environment = environment if environment is not None else default_environment()
         self.amelia_home = amelia_home if amelia_home is not None else self.environment.home
         self.cli_path = cli_path
         self.web_tools = web_tools
