@@ -172,9 +172,14 @@ class Workspace:
     def git_configuration(self) -> Iterator[None]:
         """On a runner, make amelia's git in this block read only configuration amelia owns
         (a private global config, no system config, no credential helper); elsewhere, the
-        user's git configuration applies as it is."""
+        user's git configuration applies as it is, and with an agent user amelia's git
+        trusts the checkout it hands to that user (for its own commands only, in no file)."""
         if not self.on_runner:
-            yield
+            if self.agent is None:
+                yield
+                return
+            with with_config({"safe.directory": str(self.path)}):
+                yield
             return
         with tempfile.TemporaryDirectory(prefix="amelia-git-") as private:
             global_config = Path(private) / "gitconfig"

@@ -1,0 +1,63 @@
+"""Runs as the image runs them: amelia as root, every agent process as the image's own
+`amelia-agent` (uid and gid 10001, made by the test setup with the Dockerfile's commands),
+through the real entry points (`amelia action`, `amelia run`).
+
+What the real user changes: the checkout must be reachable by it, amelia's own git then
+works on a checkout another uid owns, the agents' HOME is not root's, and every process of
+that uid on the machine may be another run's.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from amelia.testing.action_harness import ActionHarness, git
+from tests.image_user import ImageUser
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+AGENT_USER = "amelia-agent"
+
+
+@pytest.fixture
+def reachable(image_user: ImageUser) -> Iterator[Path]:
+    """A directory every uid may enter, as a runner's workspace is (pytest's own temporary
+    root is root's alone)."""
+    base = Path(tempfile.mkdtemp(prefix="amelia-image-user-"))
+    base.chmod(0o755)
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def test_amelia_run_as_root_plans_in_a_checkout_handed_to_the_agent_user(
+    reachable: Path,
+) -> None:
+    # `amelia run` on someone's machine: no runner, so no system-wide safe.directory and no
+    # private git configuration; the user's own git configuration applies.
+    with ActionHarness(reachable / "action", agent_user=AGENT_USER) as harness:
+        harness.add_issue("Add a farewell", "greeter says hello; let it say goodbye too.")
+
+        result = harness.run_local(
+            "issue_comment", harness.comment_event(1, "/amelia plan"), env={"GITHUB_ACTIONS": ""}
+        )
+
+        output = result.stdout + result.stderr
+        assert result.exit_code == 0, output
+        assert "dubious ownership" not in output
+        assert "agents run as user amelia-agent, uid 10001, gid 10001" in output
+        assert "plan saved to docs/plans/" in output
+        plans = git(harness.workspace, "ls-tree", "-r", "--name-only", "amelia/issue-1")
+        (plan,) = [name for name in plans.split() if name.startswith("docs/plans/")]
+        shown = git(harness.workspace, "show", f"amelia/issue-1:{plan}")
+        assert shown.startswith("# Farewell Implementation Plan")
+        assert harness.origin_branches() == ["main"]  # a dry run pushes nothing
+        assert [r for r in result.github_writes if r.method != "GET"] == []
+        # The checkout is the runner's user's again, and nothing was added to git's files.
+        assert harness.workspace.stat().st_uid == 0
+        listed = git(harness.workspace, "config", "--list", "--show-origin").splitlines()
+        assert [line for line in listed if line.startswith("file:") and "safe." in line] == []
