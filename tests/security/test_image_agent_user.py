@@ -13,15 +13,35 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from amelia.testing.action_harness import ActionHarness, git
+from amelia.testing.action_harness import ActionHarness, git, plan_script
+from amelia.testing.anthropic_script import Turn, text, tool_use
 from tests.image_user import ImageUser
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
 AGENT_USER = "amelia-agent"
+APPROVED: dict[str, Any] = {
+    "verdict": "approved",
+    "severity": "minor",
+    "summary": "fine",
+    "comments": [],
+}
+FAREWELL = 'def farewell(name: str) -> str:\n    return f"Goodbye, {name}!"\n'
+
+
+def developer_writes_farewell(workspace: Path) -> list[Turn]:
+    return [
+        [tool_use("Write", {"file_path": str(workspace / "farewell.py"), "content": FAREWELL})],
+        [text("Added farewell.py")],
+    ]
+
+
+def error_lines(output: str) -> list[str]:
+    return [line for line in output.splitlines() if line.startswith("::error")]
 
 
 @pytest.fixture
@@ -61,3 +81,60 @@ def test_amelia_run_as_root_plans_in_a_checkout_handed_to_the_agent_user(
         assert harness.workspace.stat().st_uid == 0
         listed = git(harness.workspace, "config", "--list", "--show-origin").splitlines()
         assert [line for line in listed if line.startswith("file:") and "safe." in line] == []
+
+
+@pytest.mark.parametrize("closed", ["a directory above it", "pytest's own temporary root"])
+def test_a_checkout_the_agent_user_cannot_reach_stops_the_run_before_any_model_request(
+    reachable: Path, tmp_path: Path, closed: str
+) -> None:
+    if closed == "a directory above it":
+        above = reachable / "closed"
+        above.mkdir(mode=0o700)  # like /root, or a clone made in `mktemp -d`
+        root = above / "action"
+    else:
+        root = tmp_path / "action"
+        above = next(d for d in reversed(tmp_path.parents) if not d.stat().st_mode & 0o001)
+    script = plan_script(
+        roles={
+            "developer": developer_writes_farewell(root / "workspace"),
+            "reviewer": [[tool_use("StructuredOutput", APPROVED)], [text("ok")]],
+        }
+    )
+    with ActionHarness(root, script=script, agent_user=AGENT_USER) as harness:
+        number = harness.add_planned_issue("Add a farewell", "Say goodbye too.")
+        before = harness.origin_git("rev-parse", f"amelia/issue-{number}")
+
+        result = harness.run("issue_comment", harness.comment_event(number, "/amelia implement"))
+
+        output = result.stdout + result.stderr
+        assert result.exit_code == 1, output
+        assert result.model_requests == []
+        (error,) = error_lines(result.stdout)
+        assert f"the agent user amelia-agent (uid 10001) cannot enter {above} (mode 0700" in error
+        assert f"chmod o+x {above}" in error and "AMELIA_AGENT_USER=none" in error
+        assert str(harness.workspace) in error
+        # No pull request, no commit: the run ended before the developer began.
+        assert not [r for r in result.github_writes if r.path.endswith("/pulls")]
+        assert harness.origin_git("rev-parse", f"amelia/issue-{number}") == before
+        assert not (harness.workspace / "farewell.py").exists()
+        assert harness.workspace.stat().st_uid == 0  # given back
+
+
+def test_a_checkout_the_agent_user_can_reach_passes_the_check_and_gets_its_work(
+    reachable: Path,
+) -> None:
+    root = reachable / "action"
+    script = plan_script(
+        roles={
+            "developer": developer_writes_farewell(root / "workspace"),
+            "reviewer": [[tool_use("StructuredOutput", APPROVED)], [text("ok")]],
+        }
+    )
+    with ActionHarness(root, script=script, agent_user=AGENT_USER) as harness:
+        number = harness.add_planned_issue("Add a farewell", "Say goodbye too.")
+
+        result = harness.run("issue_comment", harness.comment_event(number, "/amelia implement"))
+
+        assert result.exit_code == 0, result.stdout + result.stderr
+        assert harness.origin_file(f"amelia/issue-{number}", "farewell.py") == FAREWELL
+        assert [r for r in result.github_writes if r.path.endswith("/pulls")]

@@ -272,6 +272,7 @@ class Workspace:
             self._after_agent(role)
 
     def _before_agent(self) -> None:
+        first = self._baseline is None
         self.leftovers.begin()
         self._runner_files_before = self._runner_files.take()
         if self._runner_files_first is None:
@@ -295,6 +296,10 @@ class Workspace:
         if self._ownership is not None:
             # Also what amelia's own git made since the last agent (a rebase, a checkout).
             self._ownership.hand_over()
+            if first and self.agent is not None:
+                # Before any model request: a checkout the agent cannot write would let a
+                # paid run go on with every edit failing.
+                self.agent.check_access(self.path)
         extra = () if self._global_config is None else (self._global_config,)
         self._snapshot = ConfigSnapshot.take(self.path, extra=extra)
 

@@ -22,6 +22,7 @@ import os
 import pwd
 import shlex
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
@@ -48,6 +49,18 @@ DEFAULT_AGENT_USER = "amelia-agent"
 NO_AGENT_USER = "none"
 """`AMELIA_AGENT_USER=none`: agents run as amelia's own user, knowingly."""
 _STOP_SECONDS = 10.0
+_CANNOT_ENTER = 3
+_ACCESS_CHECK = """
+checkout=$1; shift
+for directory in "$@" "$checkout"; do
+  [ -x "$directory" ] || { printf '%s\\n' "$directory"; exit 3; }
+done
+cd -- "$checkout" || exit 4
+probe=$(mktemp ./.amelia-access-check.XXXXXX) || exit 4
+rm -f -- "$probe" || exit 4
+"""
+"""Run as the agent user: every directory down to the checkout must be enterable (exit 3
+names the first that is not), and a file must be creatable and removable in it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -153,6 +166,44 @@ class AgentUser:
         script.write_text(body, encoding="utf-8")
         script.chmod(0o755)
         return script
+
+    def check_access(self, checkout: Path) -> None:
+        """Make sure this user, as itself, can enter `checkout` and create and remove a
+        file there (call it once the checkout is handed over). Raises `AgentUserError`
+        with one line naming the directory that blocks it and what to do."""
+        target = Path(checkout).absolute()
+        ancestors = [str(directory) for directory in reversed(target.parents)]
+        try:
+            ran = subprocess.run(
+                self.command(["/bin/sh", "-c", _ACCESS_CHECK, "access-check", str(target)])
+                + ancestors,
+                env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"},
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=_STOP_SECONDS,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError) as error:
+            raise AgentUserError(
+                f"could not check that the agent user {self.name} can work in {target}: {error}"
+            ) from None
+        if ran.returncode == 0:
+            return
+        blocked = Path(ran.stdout.strip().splitlines()[-1]) if ran.stdout.strip() else target
+        who = f"the agent user {self.name} (uid {self.uid})"
+        escape = f"or set {AGENT_USER_VARIABLE}={NO_AGENT_USER} to run agents as amelia's own user"
+        if ran.returncode == _CANNOT_ENTER:
+            raise AgentUserError(
+                f"{who} cannot enter {blocked} ({_describe_directory(blocked)}), so it cannot "
+                f"reach the checkout {target}: let other users enter it (chmod o+x {blocked}) "
+                f"or put the checkout below a directory they can enter, {escape}"
+            )
+        reason = _last_line(ran.stderr) or f"exit {ran.returncode}"
+        raise AgentUserError(
+            f"{who} cannot create and remove a file in the checkout {target} ({reason}): "
+            f"make it writable for that user, {escape}"
+        )
 
     def processes(self) -> list[int]:
         """Live processes (zombies aside) whose real or effective uid is this user's."""
@@ -322,3 +373,21 @@ def agent_home(user: AgentUser, *, parent: Path | None = None) -> Iterator[Agent
         yield replace(user, home=home)
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def _describe_directory(path: Path) -> str:
+    try:
+        status = path.stat()
+    except OSError as error:
+        return error.strerror or "cannot be read"
+    try:
+        owner = pwd.getpwuid(status.st_uid).pw_name
+    except KeyError:
+        owner = f"uid {status.st_uid}"
+    return f"mode {stat.S_IMODE(status.st_mode):04o}, owner {owner}"
+
+
+def _last_line(text: str) -> str:
+    """The last non-empty line of `text`, stripped."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""

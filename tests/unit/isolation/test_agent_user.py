@@ -245,3 +245,27 @@ def test_the_test_setup_makes_the_images_user_as_the_dockerfile_does(image_user:
     assert resolve_agent_user("", euid=0) == AgentUser(
         uid=10001, gid=10001, name="amelia-agent", setpriv=agent_user_module._setpriv()
     )
+
+
+@needs_root
+def test_the_access_check_names_what_blocks_the_user_and_leaves_nothing_behind(
+    agent: AgentUser, reachable: Path
+) -> None:
+    checkout = reachable / "closed" / "checkout"
+    checkout.mkdir(parents=True)
+    (reachable / "closed").chmod(0o700)
+    agent.own(checkout)
+    with pytest.raises(AgentUserError) as entering:
+        agent.check_access(checkout)
+    message = entering.value.message
+    assert f"cannot enter {reachable / 'closed'} (mode 0700, owner root)" in message
+    assert f"chmod o+x {reachable / 'closed'}" in message and "\n" not in message
+
+    (reachable / "closed").chmod(0o755)
+    os.chown(checkout, 0, 0)  # enterable, but root's: no file can be made there
+    with pytest.raises(AgentUserError, match=r"cannot create and remove a file in the checkout"):
+        agent.check_access(checkout)
+
+    agent.own(checkout)
+    agent.check_access(checkout)
+    assert list(checkout.iterdir()) == []
