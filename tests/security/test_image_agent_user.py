@@ -9,15 +9,19 @@ that uid on the machine may be another run's.
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from amelia.testing.action_harness import ActionHarness, git, plan_script
+from amelia.testing.action_harness import ActionHarness, ActionRun, git, plan_script
 from amelia.testing.anthropic_script import Turn, text, tool_use
 from tests.image_user import ImageUser
 
@@ -138,3 +142,68 @@ def test_a_checkout_the_agent_user_can_reach_passes_the_check_and_gets_its_work(
         assert result.exit_code == 0, result.stdout + result.stderr
         assert harness.origin_file(f"amelia/issue-{number}", "farewell.py") == FAREWELL
         assert [r for r in result.github_writes if r.path.endswith("/pulls")]
+
+
+def test_two_runs_on_one_machine_leave_each_others_agents_alone(reachable: Path) -> None:
+    """Run A's developer works (its Claude Code and a command of its Bash) while run B, on
+    the same machine and with the same agent user, plans and ends: B's clean-up stops B's
+    processes, and A's developer finishes its work."""
+    signals = reachable / "signals"
+    signals.mkdir()
+    os.chown(signals, 10001, 10001)
+    working, release = signals / "a-is-working", signals / "b-is-done"
+    wait = (
+        f"touch {working}; i=0; "
+        f"while [ ! -e {release} ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done; "
+        f"test -e {release} && echo released"
+    )
+    root_a = reachable / "a"
+    developer: list[Turn] = [
+        [tool_use("Bash", {"command": wait, "description": "Wait for run B"})],
+        *developer_writes_farewell(root_a / "workspace"),
+    ]
+    script_a = plan_script(
+        roles={
+            "developer": developer,
+            "reviewer": [[tool_use("StructuredOutput", APPROVED)], [text("ok")]],
+        }
+    )
+    runs_of_b: list[ActionRun] = []
+    with (
+        ActionHarness(root_a, script=script_a, agent_user=AGENT_USER) as a,
+        ActionHarness(reachable / "b", agent_user=AGENT_USER) as b,
+    ):
+        number = a.add_planned_issue("Add a farewell", "Say goodbye too.")
+        b.add_issue("Add a farewell", "Say goodbye too.")
+
+        def run_b_meanwhile(process: subprocess.Popen[str]) -> None:
+            while not working.exists() and process.poll() is None:
+                time.sleep(0.1)
+            try:
+                runs_of_b.append(b.run("issue_comment", b.comment_event(1, "/amelia plan")))
+            finally:
+                release.touch()
+
+        result = a.run(
+            "issue_comment",
+            a.comment_event(number, "/amelia implement"),
+            while_running=run_b_meanwhile,
+        )
+
+        output = result.stdout + result.stderr
+        (run_b,) = runs_of_b
+        assert run_b.exit_code == 0, run_b.stdout + run_b.stderr
+        assert b.origin_branches() == ["amelia/issue-1", "main"]
+        assert result.exit_code == 0, output
+        assert "killed by" not in output and "code -9" not in output
+        assert a.origin_file(f"amelia/issue-{number}", "farewell.py") == FAREWELL
+        # A's developer saw its command end on its own, not killed by B's clean-up.
+        bash_results = [
+            block
+            for request in result.model_requests
+            for message in (request.body or {}).get("messages", [])
+            if isinstance(message.get("content"), list)
+            for block in message["content"]
+            if block.get("type") == "tool_result"
+        ]
+        assert "released" in json.dumps(bash_results)

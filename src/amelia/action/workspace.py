@@ -254,8 +254,9 @@ class Workspace:
                     )
 
     def stop_agents(self) -> None:
-        """Kill every process of the agent user (a daemon an agent left could watch for
-        amelia's token-bearing git); raises `AgentUserError` when one survives."""
+        """Kill every process of the agent user this run started (a daemon an agent left
+        could watch for amelia's token-bearing git; another run's are left alone); raises
+        `AgentUserError` when one survives."""
         if self.agent is not None:
             self.agent.stop_processes()
 

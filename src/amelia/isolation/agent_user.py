@@ -24,8 +24,8 @@ import shlex
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -33,8 +33,10 @@ from pathlib import Path
 from loguru import logger
 
 from amelia.errors import AgentUserError, ConfigError
+from amelia.isolation.leftovers import descendants, stop_processes
 
 __all__ = [
+    "AGENT_STOP_REASON",
     "AGENT_USER_VARIABLE",
     "DEFAULT_AGENT_USER",
     "NO_AGENT_USER",
@@ -49,6 +51,10 @@ DEFAULT_AGENT_USER = "amelia-agent"
 NO_AGENT_USER = "none"
 """`AMELIA_AGENT_USER=none`: agents run as amelia's own user, knowingly."""
 _STOP_SECONDS = 10.0
+AGENT_STOP_REASON = (
+    "amelia stops every process of the agent user its run started before its own git "
+    "uses the token and at the end of the run"
+)
 _CANNOT_ENTER = 3
 _ACCESS_CHECK = """
 checkout=$1; shift
@@ -206,51 +212,27 @@ class AgentUser:
         )
 
     def processes(self) -> list[int]:
-        """Live processes (zombies aside) whose real or effective uid is this user's."""
-        found: list[int] = []
-        for entry in os.scandir("/proc"):
-            if not entry.name.isdigit():
-                continue
-            try:
-                status = Path(entry.path, "status").read_text(encoding="utf-8")
-            except OSError:
-                continue
-            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-            uids = fields.get("Uid", "").split()
-            if fields.get("State", "").strip().startswith(("Z", "X")):
-                continue
-            if str(self.uid) in uids[:2]:
-                found.append(int(entry.name))
-        return found
+        """Live processes (zombies aside) of this user that descend from this process:
+        this run's. Orphans come back to amelia, their reaper (`amelia.isolation.leftovers`),
+        so a detached daemon an agent left counts too; another run's processes, of the
+        same user, never do."""
+        return sorted(pid for pid, _ in descendants(uid=self.uid))
 
-    def stop_processes(self) -> int:
-        """Kill every process of this user (what an agent left behind, detached or not)
-        and wait until none is left; returns how many there were. A process of this uid
-        sends SIGKILL to every process it may signal (`kill -KILL -1`), which the kernel
-        does in one pass, so a process forking meanwhile cannot escape. Raises
-        `AgentUserError` when some survive."""
-        left = self.processes()
-        count = len(left)
-        deadline = time.monotonic() + _STOP_SECONDS
-        while left:
-            with contextlib.suppress(OSError, subprocess.SubprocessError):
-                subprocess.run(
-                    self.command(["/bin/sh", "-c", "kill -KILL -1"]),
-                    env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    timeout=_STOP_SECONDS,
-                    check=False,
-                )
-            left = self.processes()
-            if left and time.monotonic() > deadline:
-                raise AgentUserError(
-                    f"processes of the agent user {self.name} survived SIGKILL: "
-                    f"{', '.join(map(str, left))}"
-                )
-            if left:
-                time.sleep(0.05)
+    def stop_processes(self, *, reason: str = AGENT_STOP_REASON) -> int:
+        """Kill every process of this user this run started (`processes`: what an agent
+        left behind, detached or not) and wait until none is left; returns how many there
+        were. Each is frozen first (SIGSTOP until none runs, so a process forking
+        meanwhile cannot escape), then killed, each signal recorded with `reason`. Another
+        run's processes of the same user are left alone. Raises `AgentUserError` when
+        some survive."""
+        if not sys.platform.startswith("linux"):
+            return 0
+        count, left = stop_processes(lambda: descendants(uid=self.uid), reason=reason)
+        if left:
+            raise AgentUserError(
+                f"processes of the agent user {self.name} survived SIGKILL: "
+                f"{', '.join(str(pid) for pid, _ in sorted(left))}"
+            )
         if count:
             logger.info("stopped {} process(es) the agents left behind", count)
         return count

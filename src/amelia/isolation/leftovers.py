@@ -12,23 +12,34 @@ finds no running one (a stopped process cannot fork), then SIGKILL. What the tru
 started before the first agent (a database for the tests, say) is left alone, but not what
 such a process starts later (a watcher restarting the agents' code, a new connection's
 backend): that may run the agents' code.
+
+Only this process's descendants are ever signalled (`stop_processes`): another amelia run
+on the same machine, whose agents run as the same unprivileged user, is its own processes'
+reaper and keeps them. Each signal is recorded with its reason (`amelia.isolation.stopped`),
+so an agent's process that dies by one is reported as stopped by amelia, and why.
 """
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import os
 import signal
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
 from amelia.errors import LeftoverProcessError
+from amelia.isolation.stopped import send
 
-__all__ = ["Leftovers", "become_subreaper", "descendants"]
+__all__ = ["LEFTOVER_REASON", "Leftovers", "become_subreaper", "descendants", "stop_processes"]
+
+LEFTOVER_REASON = (
+    "it was still running after its agent's turn, and amelia stops what agents leave "
+    "running before its own git and at the end of the run"
+)
+"""Why `Leftovers.stop` stops a process, unless its caller says more."""
 
 _PR_SET_CHILD_SUBREAPER: Final = 36
 _STOP_SECONDS: Final = 10.0
@@ -60,9 +71,22 @@ def _stat(pid: str) -> tuple[int, str, int] | None:
     return int(fields[1]), fields[0].decode("ascii", "replace"), int(fields[19])
 
 
-def descendants(*, root: int | None = None) -> dict[Process, str]:
+def _of_user(pid: int, uid: int) -> bool:
+    """Whether `pid`'s real or effective uid is `uid` (False once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("Uid:"):
+                    return str(uid) in line.split()[1:3]
+    except OSError:
+        return False
+    return False
+
+
+def descendants(*, root: int | None = None, uid: int | None = None) -> dict[Process, str]:
     """Every live descendant of `root` (default: this process) and its state letter;
-    zombies and dead processes are left out (they can read nothing)."""
+    zombies and dead processes are left out (they can read nothing). With `uid`, only the
+    processes of that user (real or effective), wherever they sit in the tree."""
     root = os.getpid() if root is None else root
     children: dict[int, list[tuple[int, str, int]]] = {}
     for entry in os.scandir("/proc"):
@@ -76,16 +100,39 @@ def descendants(*, root: int | None = None) -> dict[Process, str]:
     pending = [root]
     while pending:
         for pid, state, started in children.get(pending.pop(), []):
-            if state not in ("Z", "X", "x"):
+            if state not in ("Z", "X", "x") and (uid is None or _of_user(pid, uid)):
                 found[(pid, started)] = state
             pending.append(pid)
     return found
 
 
-def _signal(processes: Iterable[Process], sig: signal.Signals) -> None:
+def _signal(processes: Iterable[Process], sig: signal.Signals, reason: str) -> None:
     for pid, _ in processes:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, sig)
+        send(pid, sig, reason=reason)
+
+
+def stop_processes(
+    find: Callable[[], dict[Process, str]], *, reason: str
+) -> tuple[int, set[Process]]:
+    """Stop what `find` lists (descendants of this process, see `descendants`) until it
+    lists nothing: SIGSTOP to each until no listed one runs (a stopped process cannot
+    fork), then SIGKILL, each signal recorded with `reason`. Returns how many were stopped
+    and what still lives after the time limit."""
+    deadline = time.monotonic() + _STOP_SECONDS
+    frozen: set[Process] = set()
+    while True:
+        running = {p for p, state in find().items() if state != "T"} - frozen
+        if not running:
+            break
+        _signal(running, signal.SIGSTOP, reason)
+        frozen |= running
+        if time.monotonic() > deadline:
+            break
+    _signal(frozen, signal.SIGKILL, reason)
+    while (left := set(find())) and time.monotonic() < deadline:
+        _signal(left, signal.SIGKILL, reason)
+        time.sleep(0.01)
+    return len(frozen), left
 
 
 @dataclass(kw_only=True)
@@ -108,30 +155,17 @@ class Leftovers:
         kept = self.kept or frozenset()
         return {process: state for process, state in descendants().items() if process not in kept}
 
-    def stop(self) -> int:
+    def stop(self, *, reason: str = LEFTOVER_REASON) -> int:
         """Stop every descendant started since `begin` (nothing before it: no agent ran);
         how many. Raises `LeftoverProcessError` when some still run after the time limit."""
         if self.kept is None or not sys.platform.startswith("linux"):
             return 0
-        deadline = time.monotonic() + _STOP_SECONDS
-        frozen: set[Process] = set()
-        while True:
-            running = {p for p, state in self._strays().items() if state != "T"} - frozen
-            if not running:
-                break
-            _signal(running, signal.SIGSTOP)
-            frozen |= running
-            if time.monotonic() > deadline:
-                break
-        _signal(frozen, signal.SIGKILL)
-        while (left := self._strays()) and time.monotonic() < deadline:
-            _signal(left, signal.SIGKILL)
-            time.sleep(0.01)
+        stopped, left = stop_processes(self._strays, reason=reason)
         if left:
             raise LeftoverProcessError(
                 f"{len(left)} process(es) an agent left behind would not stop "
                 f"(pids {', '.join(str(pid) for pid, _ in sorted(left))}); amelia stops here "
                 "rather than let them watch its own git"
             )
-        self.stopped += len(frozen)
-        return len(frozen)
+        self.stopped += stopped
+        return stopped

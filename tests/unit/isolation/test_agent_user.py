@@ -3,12 +3,16 @@ the checkout's owners handed over and back without following a link out of it.""
 
 from __future__ import annotations
 
+import contextlib
 import grp
+import json
 import os
 import pwd
 import random
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -115,15 +119,63 @@ def test_a_command_runs_with_the_users_ids_no_group_and_no_new_privileges(
     assert not home.exists()
 
 
-@needs_root
-def test_every_process_of_the_user_is_stopped_detached_ones_too(agent: AgentUser) -> None:
-    script = "sleep 300 >/dev/null 2>&1 & setsid nohup sleep 300 >/dev/null 2>&1 & echo started"
-    subprocess.run(agent.command(["/bin/sh", "-c", script]), check=True, capture_output=True)
-    assert len(agent.processes()) == 2
+RUN = """
+import json, subprocess, sys
+from amelia.isolation.agent_user import resolve_agent_user
+from amelia.isolation.leftovers import become_subreaper
 
-    assert agent.stop_processes() == 2
-    assert agent.processes() == []
-    assert agent.stop_processes() == 0
+agent = resolve_agent_user(sys.argv[1], euid=0)
+assert become_subreaper()
+script = "sleep 300 >/dev/null 2>&1 & setsid nohup sleep 300 >/dev/null 2>&1 & echo started"
+subprocess.run(agent.command(["/bin/sh", "-c", script]), check=True, capture_output=True)
+print(json.dumps(agent.processes()), flush=True)
+if sys.argv[2] == "stop":
+    print(json.dumps([agent.stop_processes(), agent.processes()]), flush=True)
+else:
+    sys.stdin.read()  # another run, still working
+"""
+"""One amelia run: it reaps its orphans, its agent user leaves a child and a detached
+daemon behind, and it stops its agent user's processes (or keeps working)."""
+
+
+def _alive(pid: int) -> bool:
+    status = Path(f"/proc/{pid}/status")
+    try:
+        return "\nState:\tZ" not in status.read_text()
+    except OSError:
+        return False
+
+
+@needs_root
+def test_a_run_stops_its_own_processes_of_the_user_and_not_another_runs(
+    agent: AgentUser,
+) -> None:
+    user = f"{agent.uid}:{agent.gid}"
+    other = subprocess.Popen(
+        [sys.executable, "-c", RUN, user, "wait"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert other.stdout is not None
+    others = json.loads(other.stdout.readline())
+    try:
+        assert len(others) == 2
+
+        ran = subprocess.run(
+            [sys.executable, "-c", RUN, user, "stop"], capture_output=True, text=True, check=True
+        )
+        mine, (stopped, left) = (json.loads(line) for line in ran.stdout.splitlines())
+
+        assert len(mine) == 2 and set(mine).isdisjoint(others)
+        assert (stopped, left) == (2, [])
+        assert not any(_alive(pid) for pid in mine)
+        assert all(_alive(pid) for pid in others)  # the other run's, same user, untouched
+    finally:
+        other.communicate("")
+        for pid in others:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 @needs_root
