@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +23,12 @@ from typing import Any
 
 import pytest
 
+from amelia.drivers.base import AgenticMessageType
+from amelia.drivers.cli.claude import ClaudeCliDriver
+from amelia.drivers.runtime import DriverEnvironment
+from amelia.isolation.agent_user import AGENT_STOP_REASON, agent_home, resolve_agent_user
+from amelia.isolation.leftovers import descendants
+from amelia.testing import ScriptedAnthropicServer
 from amelia.testing.action_harness import ActionHarness, ActionRun, git, plan_script
 from amelia.testing.anthropic_script import Turn, text, tool_use
 from tests.image_user import ImageUser
@@ -207,3 +215,63 @@ def test_two_runs_on_one_machine_leave_each_others_agents_alone(reachable: Path)
             if block.get("type") == "tool_result"
         ]
         assert "released" in json.dumps(bash_results)
+
+
+@pytest.mark.parametrize("sender", ["amelia", "another process"])
+async def test_a_claude_code_killed_by_a_signal_is_named_with_who_sent_it(
+    reachable: Path, sender: str
+) -> None:
+    checkout = reachable / "checkout"
+    checkout.mkdir()
+    config = reachable / "claude-config"
+    config.mkdir()
+    agent = resolve_agent_user(AGENT_USER, euid=0)
+    assert agent is not None and agent.uid == 10001
+    marker = checkout / "working"
+    script: list[Turn] = [
+        [tool_use("Bash", {"command": f"touch {marker}; sleep 120"})],
+        [text("not reached")],
+    ]
+    killed: list[int] = []
+
+    def kill_the_cli_once_it_works() -> None:
+        while not marker.exists():
+            time.sleep(0.05)
+        if sender == "amelia":
+            killed.append(agent.stop_processes())
+            return
+        (cli,) = [
+            pid
+            for pid, _ in descendants(uid=agent.uid)
+            if os.readlink(f"/proc/{pid}/exe").endswith("/claude")
+        ]
+        os.kill(cli, signal.SIGKILL)
+        killed.append(cli)
+
+    with ScriptedAnthropicServer(script) as server, agent_home(agent, parent=reachable) as user:
+        for path in (checkout, config):
+            user.own(path)
+        environment = DriverEnvironment(
+            inherited={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
+            credentials={"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-ant-x"},
+            home=reachable / "amelia-home",
+            cli_config_dir=config,
+            agent=user,
+        )
+        driver = ClaudeCliDriver(environment=environment, env={"CLAUDE_CODE_MAX_RETRIES": "0"})
+        killer = threading.Thread(target=kill_the_cli_once_it_works, daemon=True)
+        killer.start()
+        messages = [m async for m in driver.execute_agentic(prompt="go", cwd=str(checkout))]
+        killer.join(30)
+
+    result = messages[-1]
+    assert result.type == AgenticMessageType.RESULT and result.is_error
+    assert killed
+    content = result.content or ""
+    assert content.startswith("Claude Code was killed by SIGKILL (signal 9), "), content
+    if sender == "amelia":
+        assert f", sent by amelia: {AGENT_STOP_REASON}" in content
+    else:
+        assert "which amelia did not send: another process or the system" in content
+        assert "out-of-memory killer" in content
+    assert "exited with code" not in content

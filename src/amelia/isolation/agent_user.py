@@ -42,6 +42,7 @@ __all__ = [
     "NO_AGENT_USER",
     "AgentUser",
     "agent_home",
+    "launcher",
     "resolve_agent_user",
 ]
 
@@ -161,17 +162,22 @@ class AgentUser:
             )
         return placed
 
-    def wrapper(self, directory: Path, program: str | os.PathLike[str]) -> Path:
+    def wrapper(
+        self,
+        directory: Path,
+        program: str | os.PathLike[str],
+        *,
+        pid_file: Path | None = None,
+    ) -> Path:
         """A script in `directory` (root's, which this user cannot write) that runs
         `program` with its arguments as this user: for callers that take a program path,
         such as claude-agent-sdk's `cli_path`. A program this user cannot reach is
-        placed in `directory` first (`runnable`)."""
-        script = directory / "agent-claude"
+        placed in `directory` first (`runnable`). With `pid_file`, the script writes the
+        process's pid there first (it stays the program's: every step execs)."""
         program = self.runnable(directory, program)
-        body = f'#!/bin/sh\nexec {shlex.join(self.command([os.fspath(program)]))} "$@"\n'
-        script.write_text(body, encoding="utf-8")
-        script.chmod(0o755)
-        return script
+        return launcher(
+            directory / "agent-claude", self.command([os.fspath(program)]), pid_file=pid_file
+        )
 
     def check_access(self, checkout: Path) -> None:
         """Make sure this user, as itself, can enter `checkout` and create and remove a
@@ -373,3 +379,12 @@ def _last_line(text: str) -> str:
     """The last non-empty line of `text`, stripped."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[-1] if lines else ""
+
+
+def launcher(script: Path, argv: Sequence[str], *, pid_file: Path | None = None) -> Path:
+    """Write `script`, which runs `argv` with the script's own arguments added, in the
+    same process (exec), after writing that process's pid to `pid_file` when given."""
+    record = "" if pid_file is None else f"echo $$ > {shlex.quote(os.fspath(pid_file))}\n"
+    script.write_text(f'#!/bin/sh\n{record}exec {shlex.join(argv)} "$@"\n', encoding="utf-8")
+    script.chmod(0o755)
+    return script

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from amelia.drivers.api.shell_policy import MAX_TIMEOUT_SECONDS, check_command
 from amelia.errors import CommandRefused
 from amelia.isolation.agent_user import AgentUser
+from amelia.isolation.stopped import describe_death
 from amelia.redaction import scrubbed_environment
 
 __all__ = ["MAX_OUTPUT_CHARS", "SafeShellExecutor", "ShellResult", "truncation_marker"]
@@ -42,6 +43,8 @@ class ShellResult(BaseModel):
     stderr: str
     timed_out: bool = False
     timeout_seconds: float
+    killed: str | None = None
+    """How a command killed by a signal died: which signal and, when amelia sent it, why."""
 
     @property
     def ok(self) -> bool:
@@ -53,6 +56,8 @@ class ShellResult(BaseModel):
             return self.stdout if not self.stderr else f"{self.stdout}\n[stderr]\n{self.stderr}"
         if self.timed_out:
             head = f"Command timed out after {self.timeout_seconds:g} s and was killed."
+        elif self.killed is not None:
+            head = f"Command was {self.killed}."
         else:
             head = f"Command failed with exit code {self.exit_code}."
         parts = [head]
@@ -167,6 +172,9 @@ class SafeShellExecutor:
         except asyncio.CancelledError:
             _kill_group(process)
             raise
+        killed = None
+        if exit_code is not None and not timed_out:
+            killed = describe_death(exit_code, pid=process.pid)
         return ShellResult(
             command=command,
             exit_code=exit_code,
@@ -174,4 +182,5 @@ class SafeShellExecutor:
             stderr=stderr,
             timed_out=timed_out,
             timeout_seconds=capped,
+            killed=killed,
         )

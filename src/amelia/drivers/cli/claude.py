@@ -38,6 +38,8 @@ from amelia.drivers.runtime import DriverEnvironment, default_environment
 from amelia.drivers.spending import current_spending_limit
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
 from amelia.errors import DriverError
+from amelia.isolation.agent_user import launcher
+from amelia.isolation.stopped import describe_death
 from amelia.redaction import CLAUDE_CONNECTION_VARS, blanking_overrides
 from amelia.text import one_line
 
@@ -127,6 +129,8 @@ class ClaudeCliDriver:
         """The CLI this driver runs: `cli_path`, else the one bundled with
         claude-agent-sdk, else `claude` on PATH."""
         if self.cli_path is not None:
+            if not Path(self.cli_path).is_file():
+                raise DriverError(f"Claude Code CLI not found at {self.cli_path}")
             return Path(self.cli_path)
         bundled = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
         if bundled.is_file():
@@ -144,13 +148,14 @@ class ClaudeCliDriver:
         schema: type[BaseModel] | None,
         stderr_lines: deque[str],
         tools: list[str] | None = None,
-        launcher: Path | None = None,
+        script: Path | None = None,
     ) -> ClaudeAgentOptions:
-        """`launcher`: a script that runs the CLI as the agent user (None: run it directly)."""
+        """`script`: a launcher that records the CLI's pid and runs it, as the agent user
+        when there is one (None: run the CLI directly)."""
         permissions = tool_permissions(self.tool_profile, self.web_tools)
         if self.cli_path is not None and not Path(self.cli_path).is_file():
             raise DriverError(f"Claude Code CLI not found at {self.cli_path}")
-        cli_path = launcher or (None if self.cli_path is None else Path(self.cli_path))
+        cli_path = script or (None if self.cli_path is None else Path(self.cli_path))
         permission_mode: PermissionMode = (
             "acceptEdits" if permissions.permission_mode == "acceptEdits" else "default"
         )
@@ -216,14 +221,16 @@ class ClaudeCliDriver:
         tools: list[str] | None = None,
     ) -> AsyncIterator[AgenticMessage]:
         with contextlib.ExitStack() as stack:
-            launcher = None
+            # amelia's own directory: the agent user cannot change the script it is run by.
+            scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="amelia-cli-")))
+            pid_file = scratch / "cli.pid"
             agent = self.environment.agent
             if agent is not None:
-                # Root's directory: the agent user cannot change the script it is run by.
-                scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="amelia-cli-"))
-                launcher = agent.wrapper(Path(scratch), self._program())
+                script = agent.wrapper(scratch, self._program(), pid_file=pid_file)
+            else:
+                script = launcher(scratch / "claude", [str(self._program())], pid_file=pid_file)
             messages = self._run_cli(
-                prompt, cwd, session_id, system_prompt, schema, tools, launcher
+                prompt, cwd, session_id, system_prompt, schema, tools, script, pid_file
             )
             async with contextlib.aclosing(messages):
                 async for message in messages:
@@ -237,12 +244,11 @@ class ClaudeCliDriver:
         system_prompt: str | SystemPromptPreset,
         schema: type[BaseModel] | None,
         tools: list[str] | None,
-        launcher: Path | None,
+        script: Path,
+        pid_file: Path,
     ) -> AsyncGenerator[AgenticMessage]:
         stderr_lines: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
-        options = self._options(
-            cwd, session_id, system_prompt, schema, stderr_lines, tools, launcher
-        )
+        options = self._options(cwd, session_id, system_prompt, schema, stderr_lines, tools, script)
         mapper = MessageMapper(
             model=self.model,
             structured=schema is not None,
@@ -273,7 +279,9 @@ class ClaudeCliDriver:
                     if item is _END:
                         break
                     if isinstance(item, BaseException):
-                        failure = self._failure_result(item, mapper, stderr_lines, finished)
+                        failure = self._failure_result(
+                            item, mapper, stderr_lines, finished, _recorded_pid(pid_file)
+                        )
                         if failure is None:
                             break
                         transcript.write("driver_error", failure.model_dump())
@@ -312,8 +320,11 @@ class ClaudeCliDriver:
         mapper: MessageMapper,
         stderr_lines: deque[str],
         finished: bool,
+        pid: int | None,
     ) -> AgenticMessage | None:
-        """The RESULT for an SDK exception, None when the run already produced its RESULT."""
+        """The RESULT for an SDK exception, None when the run already produced its RESULT.
+        A CLI (`pid`) killed by a signal is said to be, naming the signal and, when amelia
+        sent it, why (`amelia.isolation.stopped`)."""
         if isinstance(error, CLINotFoundError):
             raise DriverError(f"Claude Code CLI not found: {error}") from error
         if finished:
@@ -324,7 +335,10 @@ class ClaudeCliDriver:
             # The SDK reports an early exit as a failed write to the dead process.
             found = _EXIT_CODE.search(str(error))
             exit_code = int(found.group(1)) if found else None
-        if exit_code is not None:
+        death = None if exit_code is None else describe_death(exit_code, pid=pid)
+        if death is not None:
+            reason = f"Claude Code was {death}"
+        elif exit_code is not None:
             reason = f"Claude Code exited with code {exit_code}"
         else:
             reason = f"Claude Code failed: {type(error).__name__}: {error}"
@@ -387,6 +401,15 @@ async def _pump(prompt: str, options: ClaudeAgentOptions, queue: asyncio.Queue[o
         await queue.put(error)
         return
     await queue.put(_END)
+
+
+def _recorded_pid(pid_file: Path) -> int | None:
+    """The CLI's pid, as its launcher wrote it (None: not started)."""
+    try:
+        text = pid_file.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return int(text) if text.isdigit() else None
 
 
 def _stderr_suffix(lines: deque[str] | list[str]) -> str:
