@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -275,3 +276,56 @@ async def test_a_claude_code_killed_by_a_signal_is_named_with_who_sent_it(
         assert "which amelia did not send: another process or the system" in content
         assert "out-of-memory killer" in content
     assert "exited with code" not in content
+
+
+SETUP = (
+    'mkdir -p "$HOME/tools" && touch "$HOME/tools/setup-ran"'
+    ' && mkdir -p "$HOME/bin"'
+    " && printf '#!/bin/sh\\necho tool-from-setup\\n' > \"$HOME/bin/setup-tool\""
+    ' && chmod +x "$HOME/bin/setup-tool"'
+    ' && echo "$HOME/bin" >> "$GITHUB_PATH"'
+)
+"""Installs into $HOME, as rustup, nvm, uv or pip --user do, and adds to PATH the way a
+workflow step does."""
+TESTS = (
+    'test -f "$HOME/tools/setup-ran" && setup-tool'
+    ' && touch "$HOME/tools/written-by-the-tests" && echo "tests home $HOME"'
+)
+
+
+def test_the_setup_the_test_command_and_the_agents_share_one_home_and_path(
+    reachable: Path,
+) -> None:
+    root = reachable / "action"
+    look = 'echo "agent home $HOME"; setup-tool; ls "$HOME/tools"; id -u'
+    developer: list[Turn] = [
+        [tool_use("Bash", {"command": look, "description": "Look at the toolchain"})],
+        *developer_writes_farewell(root / "workspace"),
+    ]
+    script = plan_script(
+        roles={
+            "developer": developer,
+            "reviewer": [[tool_use("StructuredOutput", APPROVED)], [text("ok")]],
+        }
+    )
+    with ActionHarness(root, script=script, agent_user=AGENT_USER) as harness:
+        number = harness.add_planned_issue("Add a farewell", "Say goodbye too.")
+
+        result = harness.run(
+            "issue_comment",
+            harness.comment_event(number, "/amelia implement"),
+            inputs={"setup_script": SETUP, "test_command": TESTS},
+        )
+
+        output = result.stdout + result.stderr
+        assert result.exit_code == 0, output
+        assert "Setup `mkdir -p" in result.summary and ": passed" in result.summary
+        assert f"**Tests:** `{TESTS}` — passed" in result.summary
+        assert result.outputs["verdict"] == "approved"
+        # The developer's Bash (Claude Code as uid 10001) found the setup's tool on its PATH
+        # and its files in its HOME, the same HOME the test command wrote into.
+        seen = json.dumps([r.body for r in result.model_requests])
+        assert "tool-from-setup" in seen and "setup-ran" in seen and "10001" in seen
+        homes = re.findall(r"agent home (/[^\\s\"]+)", seen)
+        assert homes and "/amelia-agent-home-" in homes[0]
+        assert f"tests home {homes[0]}" in seen  # the test output the reviewer read

@@ -2,17 +2,19 @@
 the test command amelia runs after every developer round.
 
 The setup runs as the container's user (root in the image: it is the maintainer's own
-script, and installs packages), in the checkout, with the
-environment the agents' tools get (no secrets) and its own `$GITHUB_PATH` file: directories
-it appends there go in front of the agents' and the test command's `PATH`. The test
-command runs as the agents' unprivileged user, like their tools. Its output is
-one `::group::` of the log and its last lines go to the job summary. A failing or timed-out
-setup ends the run before any model is asked anything; the progress comment shows the
-exit code and the last lines, redacted.
+script, and installs packages), in the checkout, with the environment the agents' tools
+get (no secrets), their `HOME` (the agent user's fresh one, whose contents it then gets:
+what the setup installs there is theirs to use) and its own `$GITHUB_PATH` file:
+directories it appends there go in front of the agents' and the test command's `PATH`.
+The test command runs as the agents' unprivileged user, like their tools. Its output is
+one `::group::` of the log and its last lines go to the job summary. A failing or
+timed-out setup ends the run before any model is asked anything; the progress comment
+shows the exit code and the last lines, redacted.
 """
 
 from __future__ import annotations
 
+import asyncio
 import tempfile
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from amelia.action.modes.base import ModeContext, ModeOutcome
 from amelia.config import ActionInputs
+from amelia.isolation.ownership import give_home_to
 from amelia.pipeline.checks import TestCommand
 from amelia.redaction import Redactor, scrubbed_environment
 from amelia.repo_config import DEFAULT_CONFIG_FILE, RepoConfig
@@ -131,6 +134,12 @@ async def _run_setup(
         path_file = Path(scratch) / "path"
         path_file.touch()
         environment = {**_tool_environment(inherited), "GITHUB_PATH": str(path_file)}
+        agent = ctx.environment.agent if ctx.environment is not None else None
+        if agent is not None and agent.home is not None:
+            # One HOME for the setup, the agents and the test command: what it installs
+            # under $HOME (rustup, nvm, uv, pipx, `pip install --user`) is theirs.
+            environment["HOME"] = str(agent.home)
+            environment.pop("XDG_CONFIG_HOME", None)
         redactor = ctx.redactor
         ctx.io.open_group(f"amelia setup: {redactor.redact(command.description)}")
         try:
@@ -146,6 +155,8 @@ async def _run_setup(
         finally:
             ctx.io.close_group()
             command.cleanup()
+            if agent is not None:
+                await asyncio.to_thread(give_home_to, agent)
         added = read_added_path(path_file)
     return ran, command.description, added
 

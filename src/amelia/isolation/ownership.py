@@ -26,7 +26,7 @@ from loguru import logger
 
 from amelia.isolation.agent_user import AgentUser
 
-__all__ = ["CheckoutOwnership", "give_git_back"]
+__all__ = ["CheckoutOwnership", "give_git_back", "give_home_to"]
 
 
 @dataclass(frozen=True)
@@ -158,6 +158,28 @@ def give_git_back(checkout: Path) -> int:
             continue
         try:
             os.chown(path, *wanted, follow_symlinks=False)
+        except OSError:
+            continue
+        changed += 1
+    return changed
+
+
+def give_home_to(agent: AgentUser) -> int:
+    """Give what root made in the agent user's HOME (the setup installs there: rustup, nvm,
+    `pip install --user`) to that user, so its tools and the test command can use and
+    update it; returns how many paths changed. No link is followed, and a file with other
+    hard links (one that may live outside HOME) keeps its owner."""
+    home = agent.home
+    if home is None or os.geteuid() != 0:
+        return 0
+    changed = 0
+    for path, found in _walk(home, skip=None):
+        if (found.st_uid, found.st_gid) == (agent.uid, agent.gid):
+            continue
+        if not (stat.S_ISDIR(found.st_mode) or found.st_nlink == 1):
+            continue
+        try:
+            agent.own(path)
         except OSError:
             continue
         changed += 1

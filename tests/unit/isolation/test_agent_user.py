@@ -23,7 +23,7 @@ from amelia.drivers.api.files import ConfinedFiles
 from amelia.errors import AgentUserError, ConfigError
 from amelia.isolation import agent_user as agent_user_module
 from amelia.isolation.agent_user import AgentUser, agent_home, resolve_agent_user
-from amelia.isolation.ownership import CheckoutOwnership, give_git_back
+from amelia.isolation.ownership import CheckoutOwnership, give_git_back, give_home_to
 from tests.image_user import ImageUser
 
 IS_ROOT = os.geteuid() == 0
@@ -321,3 +321,26 @@ def test_the_access_check_names_what_blocks_the_user_and_leaves_nothing_behind(
     agent.own(checkout)
     agent.check_access(checkout)
     assert list(checkout.iterdir()) == []
+
+
+@needs_root
+def test_what_the_setup_made_in_the_agents_home_becomes_the_agents(
+    agent: AgentUser, reachable: Path
+) -> None:
+    outside = reachable / "outside"
+    outside.write_text("root's\n")
+    with agent_home(agent, parent=reachable) as user:
+        assert user.home is not None
+        (user.home / ".cargo" / "bin").mkdir(parents=True)  # as root, like the setup
+        (user.home / ".cargo" / "bin" / "cargo").write_text("#!/bin/sh\n")
+        (user.home / "link").symlink_to(outside)
+        os.link(outside, user.home / "hard")
+
+        assert give_home_to(user) == 4  # .cargo, bin, cargo, the link itself
+        owners = {p.name: p.lstat().st_uid for p in user.home.rglob("*")}
+        assert owners == {".cargo": agent.uid, "bin": agent.uid, "cargo": agent.uid} | {
+            "link": agent.uid,
+            "hard": 0,
+        }
+        assert outside.stat().st_uid == 0
+        assert give_home_to(user) == 0
