@@ -2,7 +2,9 @@
 
 Precedence, for `driver`, `model`, `max_turns` and `max_cost_usd`: an input the workflow
 (or the command line) sets explicitly wins over the file; an input left at its `action.yml`
-default does not. A runner passes every input, defaults included, so "explicit" means
+default does not. A model goes with its driver: an explicit `model` is the model of the
+agents on the input's driver, and an agent the file moves to another driver keeps the
+file's model for it. A runner passes every input, defaults included, so "explicit" means
 "different from the default `action.yml` declares" (`INPUT_DEFAULTS`, checked against the
 file by the tests).
 """
@@ -59,14 +61,29 @@ def explicit_inputs(environ: Mapping[str, str]) -> frozenset[str]:
     )
 
 
-def _agents(config: RepoConfig, explicit: Collection[str]) -> dict[AgentRole, AgentProfile]:
-    """Each agent's driver, model and turn limit: the file's unless the input is explicit."""
+def _agents(
+    config: RepoConfig, explicit: Collection[str], base: Profile
+) -> dict[AgentRole, AgentProfile]:
+    """Each agent's driver, model and turn limit: the file's unless the input is explicit.
+
+    A model goes with its driver, and the more specific setting wins: an explicit `model`
+    input is the model of the agents on the input's driver, not of an agent the file moves
+    to another driver (that one keeps the file's model, else its driver's default); an
+    explicit `driver` input moving an agent off the file's driver drops the file's model
+    named for that driver."""
     agents: dict[AgentRole, AgentProfile] = {}
     for role in _ROLES:
         own = getattr(config.agents, role)
+        driver = None if "driver" in explicit else own.driver
+        on_the_inputs_driver = driver is None or driver == base.driver
+        the_inputs_model = "model" in explicit and on_the_inputs_driver
+        named_for_a_dropped_driver = "driver" in explicit and own.driver not in (
+            None,
+            base.driver,
+        )
         agents[role] = AgentProfile(
-            driver=None if "driver" in explicit else own.driver,
-            model=None if "model" in explicit else own.model,
+            driver=driver,
+            model=None if the_inputs_model or named_for_a_dropped_driver else own.model,
             max_turns=None if "max_turns" in explicit else own.max_turns,
         )
     return agents
@@ -86,7 +103,7 @@ def instruction_files_for(
         names = config.instructions_files
         if names is None:
             names = DEFAULT_INSTRUCTION_FILES
-        profile = base.model_copy(update={"agents": _agents(config, explicit)})
+        profile = base.model_copy(update={"agents": _agents(config, explicit, base)})
         if _drivers(profile) <= CLAUDE_CODE_DRIVERS:
             names = tuple(name for name in names if name != CLAUDE_CODE_FILE)
         return names
@@ -117,7 +134,7 @@ def configure_profile(
 ) -> Profile:
     """`base` (built from the inputs) with the repository's configuration applied."""
     config = trusted.config
-    profile = base.model_copy(update={"agents": _agents(config, explicit)})
+    profile = base.model_copy(update={"agents": _agents(config, explicit, base)})
     agents = {
         role: settings.model_copy(
             update={"instructions": agent_instructions(trusted, role, profile.agent(role).driver)}

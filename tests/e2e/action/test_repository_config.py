@@ -233,3 +233,53 @@ def test_a_reviewer_on_another_driver_and_model_and_a_budget_that_stops_before_i
         assert (
             "| reviewer | gpt-4.1" in done.summary or "| reviewer | openai:gpt-4.1" in done.summary
         )
+
+
+def test_a_model_input_leaves_the_model_the_file_gives_an_agent_on_another_driver(
+    tmp_path: Path,
+) -> None:
+    """`model: claude-sonnet-4-5` in the workflow, the reviewer moved by the file to
+    `api:openai` with `openai-chat:gpt-4o-mini`: the developer runs Claude Code with the
+    input's model, the reviewer the file's model on the file's driver."""
+    root = tmp_path / "action"
+    developer: list[Turn] = [
+        [
+            tool_use(
+                "Write", {"file_path": str(root / "workspace" / "bye.py"), "content": "B = 1\n"}
+            )
+        ],
+        [text("Added bye.py")],
+    ]
+    config = "agents:\n  reviewer: {driver: api:openai, model: 'openai-chat:gpt-4o-mini'}\n"
+    openai = ScriptedOpenAIServer(
+        script=lambda request: [openai_tool_call("final_result", OPENAI_VERDICT)]
+    )
+    with (
+        ActionHarness(root, script=plan_script(probe=None, roles={"developer": developer})) as (
+            harness
+        ),
+        openai,
+    ):
+        harness.commit_files("main", {".github/amelia.yml": config})
+        harness.fresh_checkout()
+        number = harness.add_planned_issue("Add bye", "Say bye.")
+
+        done = harness.run(
+            "issue_comment",
+            harness.comment_event(number, "/amelia implement"),
+            inputs={"model": "claude-sonnet-4-5", "openai_api_key": "sk-local-openai-key-01234"},
+            env={"OPENAI_BASE_URL": openai.url},
+        )
+
+        assert done.exit_code == 0, done.stdout + done.stderr
+        assert done.outputs["verdict"] == "approved"
+        developer_models = {
+            (r.body or {}).get("model")
+            for r in done.model_requests
+            if r.kind == "main" and role_of(r) == "developer"
+        }
+        assert developer_models == {"claude-sonnet-4-5"}
+        (request, *_others) = openai.requests
+        assert request.path.endswith("/chat/completions")
+        assert request.body["model"] == "gpt-4o-mini"
+        assert _main_requests(done, "reviewer") == []

@@ -92,3 +92,35 @@ def test_claude_md_is_not_even_read_when_every_agent_runs_claude_code() -> None:
     assert instruction_files_for(Profile(), explicit={"driver"})(CONFIG) == ("AGENTS.md",)
     listed = parse_repo_config(b"instructions_files: [docs/rules.md]\n")
     assert instruction_files_for(Profile(driver="api:openai"))(listed) == ("docs/rules.md",)
+
+
+def test_an_explicit_model_is_the_model_of_the_agents_on_the_inputs_driver_only() -> None:
+    config = parse_repo_config(
+        b"""
+agents:
+  developer: {model: claude-haiku-4-5}
+  reviewer: {driver: api:openai, model: "openai-chat:gpt-4o-mini"}
+  answerer: {driver: api:openrouter}
+"""
+    )
+    trusted = TrustedFiles(config=config, found=True, instruction_files={})
+    chosen = configure_profile(
+        Profile(driver="cli:claude", model="claude-sonnet-4-5"), trusted, explicit={"model"}
+    )
+    agents = {role: chosen.agent(role) for role in ("architect", "developer", "reviewer")}
+    assert {role: (a.driver, a.model) for role, a in agents.items()} == {
+        "architect": ("cli:claude", "claude-sonnet-4-5"),
+        "developer": ("cli:claude", "claude-sonnet-4-5"),  # the input's driver: its model
+        "reviewer": ("api:openai", "openai-chat:gpt-4o-mini"),  # the file's pair, whole
+    }
+    answerer = chosen.agent("answerer")
+    assert (answerer.driver, answerer.model) == ("api:openrouter", None)  # its driver's default
+
+    # An explicit driver moves every agent to it; a model the file named for another
+    # driver does not come along, one named without a driver does.
+    moved = configure_profile(Profile(driver="api:openrouter"), trusted, explicit={"driver"})
+    assert {role: moved.agent(role).model for role in ("developer", "reviewer")} == {
+        "developer": "claude-haiku-4-5",
+        "reviewer": None,
+    }
+    assert {moved.agent(role).driver for role in ("developer", "reviewer")} == {"api:openrouter"}
