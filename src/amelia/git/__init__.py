@@ -29,6 +29,13 @@ from amelia.git.leaks import (
     secret_spellings,
 )
 from amelia.git.names import unquote_path, validate_branch_name, validate_plan_path
+from amelia.git.push_refusals import (
+    PushRefusal,
+    RefusalKind,
+    SecretLocation,
+    read_refusal,
+    secret_lines,
+)
 from amelia.git.remote import (
     fetch,
     fetch_branch,
@@ -92,6 +99,9 @@ __all__ = [
     "Leak",
     "LeakReport",
     "NetworkRetry",
+    "PushRefusal",
+    "RefusalKind",
+    "SecretLocation",
     "WorktreeBaseline",
     "bot_identity_for",
     "changed_paths",
@@ -123,6 +133,7 @@ __all__ = [
     "noreply_address",
     "path_exists_at",
     "push",
+    "read_refusal",
     "remote_branch_exists",
     "remote_default_branch",
     "remote_heads",
@@ -134,6 +145,7 @@ __all__ = [
     "run_network_read",
     "scan_unpushed",
     "secret_files",
+    "secret_lines",
     "secret_spellings",
     "split_paths",
     "status_short",

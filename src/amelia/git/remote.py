@@ -2,10 +2,11 @@
 
 Reads from the remote are retried while their failures look like the network's. A push
 that was only behind (someone pushed meanwhile) is rebased onto the remote's branch and
-pushed again at once; a push the remote declined (a hook, branch protection, a ruleset)
-is not retried and raises `GitPushDeclinedError` with the remote's own words and what to
-change; any other failure is retried after a pause, since a push may be the last chance to
-publish work.
+pushed again at once; a push the remote declined (a hook, branch protection, a ruleset,
+GitHub's push protection, a workflow file or a file too large for GitHub, see
+`amelia.git.push_refusals`) is not retried and raises `GitPushDeclinedError` with the
+remote's own words and what to change; any other failure is retried after a pause, since
+a push may be the last chance to publish work.
 
 A clone may be shallow (actions/checkout fetches one commit by default): where a merge
 base is needed, `merge_base_deepening` fetches only as much history as it takes.
@@ -27,6 +28,7 @@ from loguru import logger
 
 from amelia.errors import GitError, GitPushDeclinedError
 from amelia.git.names import validate_branch_name
+from amelia.git.push_refusals import RefusalKind, read_refusal
 from amelia.git.repo import identity_args, is_shallow, merge_base
 from amelia.git.runner import NetworkRetry, retrying, run_git, run_network_read
 
@@ -56,6 +58,24 @@ _DECLINED_FIX = (
     "identity amelia pushes as (the workflow's token or GitHub App) to the ruleset's bypass "
     "list, or set the branch_prefix input to a prefix no rule covers."
 )
+_FIXES: dict[RefusalKind, str] = {
+    "secret": (
+        "GitHub's push protection took something in the change for a secret that amelia's "
+        "own search did not know: nothing was pushed, and the lines GitHub named are masked "
+        "in the saved patch. Take the secret out of the change (and revoke it if it is "
+        "real), or follow GitHub's link to allow it if it is none."
+    ),
+    "workflow": (
+        "The token amelia pushes with may not change workflow files: give the github_token "
+        "input a token with the workflows permission (a personal access token with the "
+        "workflow scope, or a GitHub App token whose App has Workflows: write)."
+    ),
+    "too_large": (
+        "GitHub refuses files over its size limit: keep them out of the change, or store "
+        "them with Git LFS."
+    ),
+}
+"""What to change, by what GitHub refused (anything else: `_DECLINED_FIX`)."""
 _MAX_REMOTE_WORDS = 500
 _DEEPEN_STEPS = (16, 128, 1024)
 """Commits a shallow clone is deepened by, step after step, until a merge base shows up;
@@ -107,6 +127,8 @@ def _remote_words(stderr: str) -> str:
     for line in stderr.splitlines():
         if line.startswith("remote:"):
             text = line.removeprefix("remote:").strip().removeprefix("error:").strip()
+            # GitHub frames push protection's findings with rules of dashes: words only.
+            text = text.strip("\u2014").strip()
             if text:
                 said.append(text)
     words = " ".join(said)
@@ -248,9 +270,9 @@ def push(
             raise  # our commits conflict with the remote's: trying again cannot help
         if _is_declined(error):
             said = _remote_words(error.stderr)
-            message = (
-                f"push of {branch} was declined by {remote}: {said.rstrip('.')}. {_DECLINED_FIX}"
-            )
+            refusal = read_refusal(error.stderr)
+            fix = _FIXES.get(refusal.kind, _DECLINED_FIX) if refusal else _DECLINED_FIX
+            message = f"push of {branch} was declined by {remote}: {said.rstrip('.')}. {fix}"
             raise GitPushDeclinedError(message, stderr=error.stderr) from None
         message = f"push of {branch} failed after {attempts} attempt(s): {error}"
         raise GitError(message, stderr=error.stderr) from None
