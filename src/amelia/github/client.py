@@ -38,6 +38,7 @@ from amelia.errors import (
     GitHubValidationError,
 )
 from amelia.github.options import DEFAULT_API_URL, DEFAULT_TIMEOUT, RetryPolicy, ReviewEvent
+from amelia.github.token_facts import TokenFacts
 
 __all__ = [
     "CommentInfo",
@@ -397,6 +398,25 @@ class GitHubClient:
             return self._call(f"get {path} at {ref}", read)
         except GitHubNotFoundError:
             return None
+
+    def token_facts(self) -> TokenFacts:
+        """Who the token acts as (GraphQL `viewer`) and its OAuth scopes (`X-OAuth-Scopes`,
+        which GitHub sends for classic personal access tokens and OAuth tokens only)."""
+        repo = self._repository()
+
+        def scopes() -> tuple[str, ...] | None:
+            headers, _ = repo.requester.requestJsonAndCheck("GET", repo.url)
+            listed = headers.get("x-oauth-scopes")
+            if listed is None:
+                return None
+            return tuple(scope.strip() for scope in listed.split(",") if scope.strip())
+
+        found = self._call("read the token's scopes", scopes)
+        if found is not None:
+            return TokenFacts(scopes=found)
+        data = self._graphql("ask who the token acts as", "query { viewer { login } }", {})
+        login = (data.get("viewer") or {}).get("login")
+        return TokenFacts(login=str(login) if login else None)
 
     def get_permission(self, user: str) -> str:
         """The user's role: admin, maintain, write, triage, read or none."""

@@ -10,7 +10,10 @@ limits, connection resets, stalls) per route so retry behaviour can be tested fo
 A review's inline comments become review comments, each starting a thread: they are listed
 (`GET …/pulls/{n}/comments`), answered (`POST …/pulls/{n}/comments/{id}/replies`), and their
 threads are read and resolved through `POST /graphql` (`pullRequest.reviewThreads`,
-`resolveReviewThread`), as GitHub's REST and GraphQL APIs describe them.
+`resolveReviewThread`), as GitHub's REST and GraphQL APIs describe them. `viewer { login }`
+names the token's user (`github-actions[bot]` by default, as for the job's token), and
+`oauth_scopes` makes every answer carry `X-OAuth-Scopes`, as for a classic personal access
+token.
 
 A repository registered with `bare_path` is also served over git's smart HTTP protocol at
 `<url>/<owner>/<name>` (what `GITHUB_SERVER_URL/<repo>` names on a runner), through
@@ -266,6 +269,10 @@ class FakeGitHubServer(LocalServer):
         """True: `resolveReviewThread` answers FORBIDDEN, as for a token that may not."""
         self.web_url = "https://github.com"
         """Where its `html_url`s point (a GitHub Enterprise Server answers with its own host)."""
+        self.oauth_scopes: tuple[str, ...] | None = None
+        """The token's OAuth scopes, sent as `X-OAuth-Scopes` with every API answer as
+        GitHub does for a classic personal access token (None: no header, as for the job's
+        token or an App's)."""
         super().__init__(
             type("_BoundHandler", (_RequestHandler,), {"fake": self}), name="fake-github"
         )
@@ -1253,7 +1260,11 @@ def _graphql(s: FakeGitHubServer, m: re.Match[str], r: RecordedRequest) -> Any:
             return 200, _resolve_thread(s, resolve, variables), {}
         if "reviewThreads" in query:
             return 200, _review_threads(s, query, variables), {}
-        raise _GraphQLError("the local GitHub answers only reviewThreads and resolveReviewThread")
+        if re.search(r"\bviewer\s*\{\s*login\s*\}", query):
+            return 200, {"data": {"viewer": {"login": s.token_user.login}}}, {}
+        raise _GraphQLError(
+            "the local GitHub answers only viewer, reviewThreads and resolveReviewThread"
+        )
     except _GraphQLError as error:
         return 200, {"errors": [_graphql_error(str(error))]}, {}
 
@@ -1480,6 +1491,8 @@ class _RequestHandler(QuietHandler):
             "X-RateLimit-Reset": str(int(time.time()) + 3600),
             "X-GitHub-Request-Id": f"FAKE:{len(self.fake.requests)}",
         }
+        if self.fake.oauth_scopes is not None:
+            base["X-OAuth-Scopes"] = ", ".join(self.fake.oauth_scopes)
         lower = {k.lower() for k in headers}
         for name, value in {
             **{k: v for k, v in base.items() if k.lower() not in lower},
