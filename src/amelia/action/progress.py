@@ -84,6 +84,7 @@ class ProgressTracker:
         failure_reason: str | None = None,
         notes: tuple[str, ...] = (),
         failure_details: str | None = None,
+        sections: tuple[str, ...] = (),
     ) -> None:
         stages = tuple(
             Stage(name=s.name, status="skipped" if outcome == "succeeded" else "failed")
@@ -101,6 +102,7 @@ class ProgressTracker:
                 "failure_reason": failure_reason,
                 "notes": notes,
                 "failure_details": failure_details,
+                "sections": sections,
             }
         )
         await self._publish(final=True)

@@ -55,6 +55,8 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
     if context.dry_run and conclusion == "success":
         conclusion = "dry_run"
     notes = context.workspace.notes()
+    unpushed = context.workspace.unpushed
+    patch = unpushed.comment_markdown(redactor) if unpushed is not None else None
     if context.progress is not None:
         await context.progress.finish(
             "failed" if conclusion == "failure" else "succeeded",
@@ -63,6 +65,7 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
             failure_reason=reason,
             notes=notes,
             failure_details=outcome.failure_details,
+            sections=(patch,) if patch else (),
         )
         if context.progress.update_error is not None:
             # Nobody would learn how the run ended: fail it where people still look.
@@ -93,8 +96,8 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
     )
     if notes:
         summary += "\n" + "\n".join(f"- {redactor.redact(note)}" for note in notes) + "\n"
-    if context.workspace.unpushed is not None:
-        summary += "\n" + context.workspace.unpushed.summary_markdown(redactor)
+    if unpushed is not None:
+        summary += "\n" + unpushed.summary_markdown(redactor)
     io.write_summary(summary)
     if conclusion == "failure":
         io.error(f"amelia {mode_name} failed: {reason or 'unknown error'}")

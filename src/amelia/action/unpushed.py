@@ -4,9 +4,12 @@ When origin cannot be reached or keeps refusing a branch, the commits exist only
 runner's checkout, which is thrown away when the job ends. They are saved under
 `$RUNNER_TEMP/amelia-artifacts/<run id>/` (`unpushed.patch`, applicable with `git am`, and
 `files/<path>` with each changed file's new content) so an `actions/upload-artifact` step
-can keep them, and shown in the job summary. Every spelling of a secret of the run (see
+can keep them, and the job summary says so. Every spelling of a secret of the run (see
 `amelia.git.mask_secrets`) is masked in what is saved: a push refused because the change
-holds a secret is saved too, without it.
+holds a secret is saved too, without it; so is every line GitHub's push protection pointed
+at. The patch is shown in the job summary, and on the progress comment when it is short
+and holds nothing shaped like a credential, unless GitHub's push protection refused it: it
+found a secret amelia's own search did not know, so the patch is only saved.
 """
 
 from __future__ import annotations
@@ -17,11 +20,14 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from amelia.git import (
+    TOKEN_KINDS,
+    PushRefusal,
     display,
     mask_secrets,
     run_git,
     run_git_bytes,
     run_git_paths,
+    secret_lines,
     validate_branch_name,
 )
 from amelia.redaction import Redactor
@@ -29,6 +35,8 @@ from amelia.text import code_fence
 
 __all__ = [
     "ARTIFACTS_DIR_NAME",
+    "COMMENT_PATCH_LIMIT",
+    "KEEP_STEP",
     "PATCH_NAME",
     "SUMMARY_PATCH_LIMIT",
     "UnpushedWork",
@@ -40,6 +48,13 @@ ARTIFACTS_DIR_NAME = "amelia-artifacts"
 PATCH_NAME = "unpushed.patch"
 SUMMARY_PATCH_LIMIT = 60_000
 """Characters of the patch shown in the job summary (GitHub caps a summary at 1 MiB)."""
+COMMENT_PATCH_LIMIT = 20_000
+"""Characters of a patch small enough to show on the progress comment."""
+KEEP_STEP = (
+    "To keep it after the job, add an `actions/upload-artifact` step after amelia's with "
+    "`if: always()` and `path: ${{ runner.temp }}/_github_home/amelia-artifacts/` (the "
+    "example workflows have one); the runner deletes its temporary files when the job ends."
+)
 
 
 class UnpushedWork(BaseModel):
@@ -51,32 +66,63 @@ class UnpushedWork(BaseModel):
     directory: Path
     patch: str
     files: tuple[str, ...]
+    holds_secret: bool = False
+    """GitHub's push protection refused it: it holds a secret amelia's search did not
+    know, so it is only saved, never shown."""
 
     @property
     def patch_path(self) -> Path:
         return self.directory / PATCH_NAME
 
     def summary_markdown(self, redactor: Redactor) -> str:
-        """A job summary section with the patch, so the work survives without the artifact."""
-        shown = self.patch[:SUMMARY_PATCH_LIMIT]
-        cut = "" if len(shown) == len(self.patch) else "\n… (cut; the whole patch is saved)\n"
-        fence = code_fence(shown)
+        """A job summary section: where the patch is and how to keep it, and the patch
+        itself unless GitHub found a secret in it."""
         lines = [
             f"### Unpushed work on `{self.branch}`",
             "",
-            f"The push failed, so the commits are saved in `{self.directory}` "
-            f"(`{PATCH_NAME}`, apply with `git am`; files under `files/`).",
+            f"The push failed, so the commits are saved as `{self.patch_path}` (apply with "
+            f"`git am`), each changed file under `{self.directory / 'files'}/`.",
             "",
-            "<details><summary>Patch</summary>",
-            "",
-            f"{fence}diff",
-            shown.rstrip("\n") + cut,
-            fence,
-            "",
-            "</details>",
+            KEEP_STEP,
             "",
         ]
+        if self.holds_secret:
+            lines += [
+                "GitHub's push protection found a secret in this change, so the patch is not "
+                "shown here; the lines it pointed at are masked in the saved patch.",
+                "",
+            ]
+        else:
+            lines += _patch_block("Patch", self.patch, SUMMARY_PATCH_LIMIT)
         return redactor.redact("\n".join(lines))
+
+    def comment_markdown(self, redactor: Redactor) -> str | None:
+        """The patch for the progress comment, collapsed; None when it may not be posted:
+        GitHub found a secret in it, it holds a string shaped like a credential, or it is
+        longer than `COMMENT_PATCH_LIMIT`."""
+        data = self.patch.encode("utf-8", "replace")
+        if self.holds_secret or len(self.patch) > COMMENT_PATCH_LIMIT:
+            return None
+        if any(pattern.search(data) for _kind, pattern in TOKEN_KINDS):
+            return None
+        title = f"The unpushed commits of {self.branch} (apply with <code>git am</code>)"
+        return redactor.redact("\n".join(_patch_block(title, self.patch, COMMENT_PATCH_LIMIT)))
+
+
+def _patch_block(title: str, patch: str, limit: int) -> list[str]:
+    shown = patch[:limit]
+    cut = "" if len(shown) == len(patch) else "\n… (cut; the whole patch is saved)\n"
+    fence = code_fence(shown)
+    return [
+        f"<details><summary>{title}</summary>",
+        "",
+        f"{fence}diff",
+        shown.rstrip("\n") + cut,
+        fence,
+        "",
+        "</details>",
+        "",
+    ]
 
 
 def _unpushed_commits(repo: Path, branch: str) -> list[str]:
@@ -85,12 +131,21 @@ def _unpushed_commits(repo: Path, branch: str) -> list[str]:
 
 
 def save_unpushed(
-    repo: Path, branch: str, directory: Path, *, secrets: Iterable[str] = ()
+    repo: Path,
+    branch: str,
+    directory: Path,
+    *,
+    secrets: Iterable[str] = (),
+    refusal: PushRefusal | None = None,
 ) -> UnpushedWork | None:
     """Save the commits of `branch` that no remote-tracking ref holds; None when none.
 
     The patch and the files are saved byte for byte, whatever their encoding, except that
-    every spelling of `secrets` is masked."""
+    every spelling of `secrets` is masked. When GitHub's push protection refused them
+    (`refusal`), every line it pointed at is masked too (see `UnpushedWork.holds_secret`)."""
+    holds_secret = refusal is not None and refusal.kind == "secret"
+    if refusal is not None and refusal.locations:
+        secrets = [*secrets, *secret_lines(repo, refusal.locations)]
     secrets = tuple(secrets)
     validate_branch_name(branch)
     commits = _unpushed_commits(repo, branch)
@@ -116,5 +171,9 @@ def save_unpushed(
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content)
     return UnpushedWork(
-        branch=branch, directory=directory, patch=display(patch), files=tuple(changed)
+        branch=branch,
+        directory=directory,
+        patch=display(patch),
+        files=tuple(changed),
+        holds_secret=holds_secret,
     )

@@ -51,6 +51,7 @@ from amelia.git import (
     isolated_configuration,
     mark_safe_directory,
     push,
+    read_refusal,
     remote_tracking_commits,
     scan_unpushed,
     secret_files,
@@ -434,12 +435,14 @@ class Workspace:
 
     def _keep_unpushed(self, branch: str, error: GitError) -> GitError:
         """Save the commits the failed push would have published, with every secret of the
-        run masked; the error says where."""
+        run masked (and every line GitHub's push protection pointed at); the error says
+        where."""
         if self.artifacts_dir is None:
             return error
+        refusal = read_refusal(error.stderr)
         try:
             self.unpushed = save_unpushed(
-                self.path, branch, self.artifacts_dir, secrets=self._secrets
+                self.path, branch, self.artifacts_dir, secrets=self._secrets, refusal=refusal
             )
         except (GitError, OSError) as saving:
             return GitError(f"{error}; saving the unpushed commits failed too: {saving}")

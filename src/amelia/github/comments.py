@@ -96,6 +96,8 @@ class ProgressReport(BaseModel):
     that look like credentials in what was pushed), one line each."""
     failure_details: str | None = None
     """Output explaining a failure (its last lines), shown collapsed under the outcome."""
+    sections: tuple[str, ...] = ()
+    """Blocks of markdown after the notes: what was not pushed and its patch."""
 
 
 MAX_DETAILS_CHARS = 4000
@@ -146,6 +148,8 @@ def render_progress(report: ProgressReport, redactor: Redactor) -> str:
         lines.append("_Working…_")
     if report.notes:
         lines += ["", *(f"- ⚠️ {redactor.redact(note)}" for note in report.notes)]
+    for section in report.sections:
+        lines += ["", redactor.redact(section.rstrip())]
     if report.links:
         lines += ["", *(f"- [{label}]({url})" for label, url in report.links)]
     return "\n".join(lines).rstrip() + "\n"

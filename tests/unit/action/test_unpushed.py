@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from amelia.action.unpushed import PATCH_NAME, save_unpushed
+from amelia.action.unpushed import COMMENT_PATCH_LIMIT, PATCH_NAME, save_unpushed
+from amelia.git import PushRefusal, SecretLocation
 from amelia.redaction import Redactor
 from amelia.testing.action_harness import git
 
@@ -86,3 +87,41 @@ def test_names_and_contents_that_are_not_utf8_are_saved_byte_for_byte(tmp_path: 
     assert (tmp_path / "kept" / "files" / name).read_bytes() == b"cr\xe8me br\xfbl\xe9e\n"
     assert b"cr\xe8me" in (tmp_path / "kept" / PATCH_NAME).read_bytes()
     assert "cr\ufffdme" in saved.summary_markdown(Redactor())
+
+
+def test_a_patch_github_found_a_secret_in_is_saved_masked_and_never_shown(tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo")
+    _commit(repo, "keys.py", 'KEY = "acme_live_0123456789abcdef"\nOTHER = 1\n')
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    refusal = PushRefusal(kind="secret", locations=(SecretLocation(commit, "keys.py", 1),))
+
+    saved = save_unpushed(repo, "main", tmp_path / "kept", refusal=refusal)
+
+    assert saved is not None and saved.holds_secret
+    assert "acme_live" not in (tmp_path / "kept" / PATCH_NAME).read_text()
+    assert (tmp_path / "kept" / "files" / "keys.py").read_text() == "***\nOTHER = 1\n"
+    assert "+OTHER = 1" in saved.patch
+    summary = saved.summary_markdown(Redactor())
+    assert str(saved.patch_path) in summary and "actions/upload-artifact" in summary
+    assert "```diff" not in summary and "OTHER" not in summary
+    assert saved.comment_markdown(Redactor()) is None
+
+
+def test_only_a_short_patch_without_credential_shapes_is_shown_on_the_comment(
+    tmp_path: Path,
+) -> None:
+    repo = _repo(tmp_path / "repo")
+    _commit(repo, "a.py", "A = 1\n")
+    saved = save_unpushed(repo, "main", tmp_path / "short")
+    assert saved is not None
+    shown = saved.comment_markdown(Redactor())
+    assert shown is not None and "+A = 1" in shown and "git am" in shown
+
+    _commit(repo, "b.py", "B = '" + "b" * COMMENT_PATCH_LIMIT + "'\n")
+    saved = save_unpushed(repo, "main", tmp_path / "long")
+    assert saved is not None and saved.comment_markdown(Redactor()) is None
+
+    repo = _repo(tmp_path / "other")
+    _commit(repo, "c.py", "KEY = 'AKIA" + "ABCDEFGHIJKLMNOP'\n")
+    saved = save_unpushed(repo, "main", tmp_path / "token")
+    assert saved is not None and saved.comment_markdown(Redactor()) is None
