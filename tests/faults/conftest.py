@@ -80,6 +80,8 @@ class EngineBench:
         """The developer's work in the worktree it is given."""
         self.verdict: dict[str, Any] = APPROVAL
         """What the reviewer answers."""
+        self.reviewer_prompts: list[str] = []
+        """What the reviewer was asked, one prompt a review."""
         self.architect_calls = 0
         self.during_architect: Callable[[], object] | None = None
         """Runs while the architect works: the moment to change the world under the run."""
@@ -95,7 +97,12 @@ class EngineBench:
             if role == "developer":
                 return ScriptedDriver([self.developer])
             if role == "reviewer":
-                return ScriptedDriver([[result(json.dumps(self.verdict))]])
+
+                def review(call: RecordedCall) -> list[AgenticMessage]:
+                    self.reviewer_prompts.append(call.prompt)
+                    return [result(json.dumps(self.verdict))]
+
+                return ScriptedDriver([review])
             self.architect_calls += 1
 
             def answer(call: RecordedCall) -> list[AgenticMessage]:

@@ -46,6 +46,7 @@ def report_error(io: WorkflowIO, redactor: Redactor, error: AmeliaError) -> int:
 
 async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutcome) -> int:
     """Finish the progress comment, write outputs and summary; 1 on failure, else 0."""
+    from amelia.action.held_back_report import held_back_lines, held_back_summary
     from amelia.action.summary import render_summary, total_cost
 
     io, redactor = context.io, context.redactor
@@ -57,6 +58,9 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
     notes = context.workspace.notes()
     unpushed = context.workspace.unpushed
     patch = unpushed.comment_markdown(redactor) if unpushed is not None else None
+    held = context.workspace.held_back.work
+    block = "\n".join(held_back_lines(held)) if held is not None else None
+    sections = tuple(section for section in (block, patch) if section)
     if context.progress is not None:
         await context.progress.finish(
             "failed" if conclusion == "failure" else "succeeded",
@@ -65,7 +69,7 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
             failure_reason=reason,
             notes=notes,
             failure_details=outcome.failure_details,
-            sections=(patch,) if patch else (),
+            sections=sections,
         )
         if context.progress.update_error is not None:
             # Nobody would learn how the run ended: fail it where people still look.
@@ -96,6 +100,8 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
     )
     if notes:
         summary += "\n" + "\n".join(f"- {redactor.redact(note)}" for note in notes) + "\n"
+    if held is not None:
+        summary += "\n" + redactor.redact(held_back_summary(held))
     if unpushed is not None:
         summary += "\n" + unpushed.summary_markdown(redactor)
     io.write_summary(summary)

@@ -244,8 +244,10 @@ class _Engine:
     ) -> ModeContext:
         """What every mode gets: the checkout, the profile, the drivers (started from
         `environment`), the log groups."""
+        from amelia.action.held_back import workflow_permission
         from amelia.action.runner_files import RunnerFiles
         from amelia.action.workspace import GitHome, Workspace
+        from amelia.git import PushAllowance
         from amelia.pipeline import default_make_driver
 
         runner = settings.runner
@@ -262,6 +264,8 @@ class _Engine:
             git_home=GitHome.of(settings.environ),
             runner_files=RunnerFiles.of(settings.environ) if runner.actions else None,
             agent=environment.agent,
+            # Asked of GitHub only when a change first touches a workflow file.
+            allowance=PushAllowance(ask=lambda: workflow_permission(github)),
         )
         return ModeContext(
             command=command,

@@ -26,16 +26,22 @@ __all__ = [
 ]
 
 
-def choose_review_event(result: ReviewResult, setting: ReviewEventSetting) -> ReviewEvent:
+def choose_review_event(
+    result: ReviewResult, setting: ReviewEventSetting, *, may_approve: bool = True
+) -> ReviewEvent:
     """The event a review is posted with.
 
     COMMENT always comments (a GITHUB_TOKEN may not approve); APPROVE approves an approved
     change and comments otherwise; REQUEST_CHANGES requests changes when the verdict asks
     for them and comments otherwise; AUTO approves or requests changes by the verdict.
+    Without `may_approve` (parts of the change could not be pushed) an approved change is
+    commented on, never approved.
     """
     if setting == "AUTO":
-        return "APPROVE" if result.approved else "REQUEST_CHANGES"
-    if setting == "APPROVE" and result.approved:
+        if not result.approved:
+            return "REQUEST_CHANGES"
+        return "APPROVE" if may_approve else "COMMENT"
+    if setting == "APPROVE" and result.approved and may_approve:
         return "APPROVE"
     if setting == "REQUEST_CHANGES" and not result.approved:
         return "REQUEST_CHANGES"
@@ -72,9 +78,11 @@ async def post_verdict(
     setting: ReviewEventSetting = "COMMENT",
     note: str = "",
     scope: ReviewScope | None = None,
+    may_approve: bool = True,
 ) -> ReviewInfo:
     """Post `result` as one review of `commit_sha`; `note` is appended to the body, which
-    names the range reviewed when `scope` is given."""
+    names the range reviewed when `scope` is given. Without `may_approve` it never
+    approves (see `choose_review_event`)."""
     body, inline = build_review(result, diff_text, commit_sha, redactor=redactor, scope=scope)
     if note:
         body += "\n" + redactor.redact(note.strip()) + "\n"
@@ -82,7 +90,7 @@ async def post_verdict(
         github.create_review,
         pull_number,
         body,
-        choose_review_event(result, setting),
+        choose_review_event(result, setting, may_approve=may_approve),
         comments=inline,
         commit_id=commit_sha or None,
     )

@@ -21,6 +21,11 @@ back after each run, so nothing an agent wrote there reaches amelia's next git c
 With an agent user (`amelia.isolation.agent_user`), the checkout's files (not `.git`) are
 handed to it before every run (`amelia.isolation.ownership`); before a push and at the
 end every process of it is stopped, and at the end the files go back to their owners.
+
+Before each commit of the agents' work, files GitHub would refuse in a push (a workflow
+file the token may not change, a file over 100 MB) are held back (`held_back`, see
+`amelia.action.held_back`); a push GitHub refuses for such a file all the same is made
+once more without it.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ from pathlib import Path
 
 from loguru import logger
 
+from amelia.action.held_back import HELD_BACK_DIR, HoldBack
+from amelia.action.held_back_report import large_file_note
 from amelia.action.runner_files import RunnerFiles
 from amelia.action.unpushed import UnpushedWork, save_unpushed
 from amelia.errors import GitError, SecretInChangeError
@@ -42,6 +49,7 @@ from amelia.git import (
     ConfigSnapshot,
     HiddenCredentials,
     Leak,
+    PushAllowance,
     WorktreeBaseline,
     commit_changes,
     commit_paths,
@@ -119,6 +127,7 @@ class Workspace:
         git_home: GitHome | None = None,
         runner_files: RunnerFiles | None = None,
         agent: AgentUser | None = None,
+        allowance: PushAllowance | None = None,
     ) -> None:
         self.path = path.resolve()
         self.agent = agent
@@ -140,6 +149,13 @@ class Workspace:
         """Token-shaped strings found in what was pushed (file and kind), for people to check."""
         self.withheld: list[str] = []
         """Files the agents wrote that were not committed because they hold credentials."""
+        self.held_back = HoldBack(
+            allowance=allowance,
+            directory=None if artifacts_dir is None else artifacts_dir / HELD_BACK_DIR,
+            secrets=self._secrets,
+        )
+        """Files of the agents' change GitHub would refuse in a push (`allowance`: what the
+        token may push): left out of the commits, kept and described."""
         self._hidden = HiddenCredentials()
         # The saved files (and so the credentials) are kept in memory only: agents' tools
         # cannot read this process's memory, and nothing else holds the values meanwhile.
@@ -341,14 +357,16 @@ class Workspace:
 
     def commit_agent_work(self, message: str, *, co_author: str | None = None) -> CommittedWork:
         """Commit what the agents created, changed or deleted since before the first one
-        ran, and nothing else; files that hold credentials are left out (`withheld`)."""
+        ran, and nothing else; files that hold credentials are left out (`withheld`), and
+        files GitHub would refuse in a push stay in the worktree (`held_back`)."""
         baseline = self._baseline or WorktreeBaseline.capture(self.path)
         changes = baseline.changes()
         for path in changes.withheld:
             if path not in self.withheld:
                 self.withheld.append(path)
                 logger.warning("{} holds credentials by its name: not committed", path)
-        sha = commit_changes(self.path, changes.paths, message, co_author=co_author)
+        paths = self.held_back.split(self.path, changes.paths)
+        sha = commit_changes(self.path, paths, message, co_author=co_author)
         return CommittedWork(sha=sha, withheld=changes.withheld)
 
     def notes(self) -> tuple[str, ...]:
@@ -366,6 +384,9 @@ class Workspace:
                 f"Strings shaped like credentials were pushed in {found}: check them before "
                 "merging (GitHub's push protection may refuse them too)."
             )
+        large = large_file_note(self.held_back.large)
+        if large:
+            notes.append(large)
         return tuple(notes)
 
     def commit_path(self, relative: str, message: str, *, co_author: str | None = None) -> str:
@@ -424,14 +445,30 @@ class Workspace:
         if self.dry_run:
             return head_sha(self.path)
         try:
-            with self.authenticated():
-                push(self.path, branch)
+            self._push_holding_back(branch)
         except GitError as error:
             raise self._keep_unpushed(branch, error) from None
         pushed = head_sha(self.path)
         if self._published is not None:
             self._published.append(pushed)
         return pushed
+
+    def _push_holding_back(self, branch: str) -> None:
+        """Push `branch`; when GitHub refuses files amelia knows how to hold back (a
+        workflow file the token may not change, a file over its size limit), push the rest
+        once more without them (`HoldBack.after_refusal`)."""
+        try:
+            with self.authenticated():
+                push(self.path, branch)
+            return
+        except GitError as error:
+            refusal = read_refusal(error.stderr)
+            if not self.held_back.after_refusal(
+                self.path, branch, refusal, published=self._published
+            ):
+                raise
+        with self.authenticated():
+            push(self.path, branch)
 
     def _keep_unpushed(self, branch: str, error: GitError) -> GitError:
         """Save the commits the failed push would have published, with every secret of the

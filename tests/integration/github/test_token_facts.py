@@ -8,10 +8,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from amelia.action.held_back import workflow_permission
 from amelia.github.client import GitHubClient
 from amelia.github.options import RetryPolicy
 from amelia.github.token_facts import JOB_TOKEN_LOGIN, TokenFacts, may_push_workflows
-from amelia.testing.github_server import FakeGitHubServer
+from amelia.testing.github_server import FakeGitHubServer, Fault
 
 REPO = "octo/app"
 
@@ -58,3 +59,8 @@ def test_an_app_token_does_not_tell(server: FakeGitHubServer) -> None:
     facts = _client(server).token_facts()
     assert facts.login == "acme-builder[bot]"
     assert may_push_workflows(facts) is None
+
+
+def test_when_github_cannot_be_asked_amelia_cannot_tell(server: FakeGitHubServer) -> None:
+    server.inject("GET", rf"/repos/{REPO}", Fault(status=403, message="Forbidden"))
+    assert workflow_permission(_client(server)) is None

@@ -124,6 +124,14 @@ def test_review_event_follows_the_setting(
     assert choose_review_event(CHANGES, setting) == changes_event
 
 
+@pytest.mark.parametrize("setting", ["COMMENT", "APPROVE", "REQUEST_CHANGES", "AUTO"])
+def test_a_change_with_parts_held_back_is_never_approved(setting: ReviewEventSetting) -> None:
+    assert choose_review_event(APPROVED, setting, may_approve=False) != "APPROVE"
+    assert choose_review_event(APPROVED, setting, may_approve=False) in ("COMMENT",)
+    held = choose_review_event(CHANGES, setting, may_approve=False)
+    assert held == choose_review_event(CHANGES, setting)
+
+
 def test_planned_issue_numbers_come_from_one_ls_remote(tmp_path: Path, repo: Path) -> None:
     origin = tmp_path / "origin.git"
     git(tmp_path, "clone", "-q", "--bare", str(repo), str(origin))

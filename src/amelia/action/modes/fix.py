@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from amelia.action.agent_issue import agent_issue, agent_request
+from amelia.action.held_back_report import verdict_note
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome, ModeRun
 from amelia.action.modes.implement import (
     STAGE_SETUP,
@@ -166,7 +167,11 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
     review = state.last_review
     if review is not None:
         diff_text = await asyncio.to_thread(diff, repo, base, head=head)
-        note = "" if not restored else "_Files that steer agents were kept at the base's version._"
+        held = ctx.workspace.held_back.work
+        notes = [
+            *(["_Files that steer agents were kept at the base's version._"] if restored else []),
+            *([verdict_note(held)] if held is not None else []),
+        ]
         await post_verdict(
             ctx.github,
             pull.number,
@@ -175,7 +180,8 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
             head,
             ctx.redactor,
             setting=ctx.inputs.review_event,
-            note=note,
+            note="\n\n".join(notes),
+            may_approve=held is None,
         )
         await _update_description(ctx, pull, state, base=base, head=head, review=review)
     await post_tool_errors(ctx.github, pull.number, state.tool_results, ctx.redactor)
@@ -242,6 +248,7 @@ async def _update_description(
             withheld=tuple(ctx.workspace.withheld),
             check=state.last_check,
             report=report,
+            held_back=ctx.workspace.held_back.work,
         )
         return merge_pull_body(current.body, ctx.redactor.redact(ours))
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from amelia.action.agent_issue import agent_issue, agent_request
+from amelia.action.held_back_report import held_back_lines, verdict_note
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome, ModeRun
 from amelia.action.modes.plan import co_author, commit_subject
 from amelia.action.pull_description import ChangeReport, earlier_rounds, round_line
@@ -50,6 +51,7 @@ from amelia.pipeline.planfile import existing_plan
 from amelia.text import code_fence, inline_code
 
 if TYPE_CHECKING:
+    from amelia.action.held_back import HeldBackWork
     from amelia.core.state import CheckRun
 
 __all__ = [
@@ -113,6 +115,7 @@ def pull_body(
     check: CheckRun | None = None,
     report: ChangeReport | None = None,
     stopped: str | None = None,
+    held_back: HeldBackWork | None = None,
 ) -> str:
     """amelia's part of the pull request's description, between its begin and end markers.
 
@@ -120,7 +123,8 @@ def pull_body(
     agents wrote that were not committed: both are for the person who reviews. `check` is
     the test command's last run (its tail collapsed). `report` lists the change by file,
     the review rounds, the tests the developer ran and the cost. `stopped` says why the
-    run ended before the reviewer saw this change (the budget)."""
+    run ended before the reviewer saw this change (the budget). `held_back` are the files
+    of the change GitHub would refuse in a push: named, with their change as a patch."""
     lines = [
         BODY_BEGIN,
         marker("implement"),
@@ -157,6 +161,8 @@ def pull_body(
             f"Not committed: {files}: the agents wrote them, but their names mark them as "
             "credential files.",
         ]
+    if held_back is not None:
+        lines += ["", *held_back_lines(held_back)]
     if check is not None:
         lines += ["", *check_lines(check)]
     return "\n".join([*lines, BODY_END]) + "\n"
@@ -379,6 +385,7 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
                 check=current.last_check,
                 report=report,
                 stopped=stopped,
+                held_back=ctx.workspace.held_back.work,
             )
             return ctx.redactor.redact(body)
 
@@ -406,6 +413,7 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
     plan_url = ctx.blob_url(head, plan_path)
     if review is not None:
         diff_text = await asyncio.to_thread(diff, repo, base, head=head)
+        held = ctx.workspace.held_back.work
         await post_verdict(
             ctx.github,
             pull.number,
@@ -414,6 +422,8 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
             head,
             ctx.redactor,
             setting=ctx.inputs.review_event,
+            note=verdict_note(held) if held is not None else "",
+            may_approve=held is None,
         )
     await post_tool_errors(ctx.github, pull.number, state.tool_results, ctx.redactor)
     links = (

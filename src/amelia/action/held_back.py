@@ -1,0 +1,225 @@
+"""The files of a run's change that its pushes leave out, kept and described.
+
+`HoldBack` is asked by the checkout (`amelia.action.workspace.Workspace`) which of the
+agents' paths a commit may carry (`split`, before every commit of their work) and what to
+do when GitHub refuses a push all the same (`after_refusal`); see `amelia.git.held_back`
+for the rules. After each decision the held files are searched like everything amelia
+pushes or posts (the values of the run's secrets, strings shaped like credentials) and
+saved under `<artifacts>/held-back/`: `held-back.patch` (every held file but those over
+GitHub's size limit, for `git apply`) and `files/<path>` (each held file as the agents
+left it), every spelling of a secret of the run masked. `work` says what was held back,
+the patch to show (only of files the search found nothing in), and where it was saved;
+`amelia.action.held_back_report` renders it.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from loguru import logger
+from pydantic import BaseModel, ConfigDict
+
+from amelia.errors import GitHubError
+from amelia.git import (
+    TOKEN_KINDS,
+    WARN_FILE_BYTES,
+    HeldFile,
+    PushAllowance,
+    PushRefusal,
+    display,
+    display_path,
+    drop_from_unpushed,
+    file_size,
+    held_back_diff,
+    hold_back,
+    is_workflow_file,
+    mask_secrets,
+    secret_spellings,
+    unpushed_paths,
+)
+from amelia.github.client import GitHubClient
+from amelia.github.token_facts import may_push_workflows
+
+__all__ = ["HELD_BACK_DIR", "PATCH_NAME", "HeldBackWork", "HoldBack", "workflow_permission"]
+
+HELD_BACK_DIR = "held-back"
+PATCH_NAME = "held-back.patch"
+
+
+def workflow_permission(github: GitHubClient) -> bool | None:
+    """Whether the token may push workflow files, as far as GitHub tells (see
+    `amelia.github.token_facts`); None when it does not, or cannot be asked."""
+    try:
+        facts = github.token_facts()
+    except GitHubError as error:
+        logger.warning("could not ask GitHub what the token may push: {}", error.message)
+        return None
+    allowed = may_push_workflows(facts)
+    logger.info(
+        "the token {} workflow files{}",
+        {True: "may push", False: "may not push", None: "may or may not push"}[allowed],
+        f" (acts as {facts.login})" if facts.login else "",
+    )
+    return allowed
+
+
+class HeldBackWork(BaseModel):
+    """What the last commit of the run left out, and what may be shown of it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    files: tuple[HeldFile, ...]
+    patch: str = ""
+    """The change of the files in `shown`, as a patch (secrets of the run masked)."""
+    shown: tuple[str, ...] = ()
+    hidden: dict[str, str] = {}
+    """Files whose change is not shown, and why (a credential in it, too large)."""
+    directory: Path | None = None
+    """Where the patch and the files were saved (None: nowhere)."""
+    refusal: str = ""
+    """GitHub's words, when it refused a push that amelia had thought it would take."""
+
+    @property
+    def patch_path(self) -> Path | None:
+        return None if self.directory is None else self.directory / PATCH_NAME
+
+    def saved(self, path: str) -> Path | None:
+        """Where the held file `path` was saved, as the agents left it."""
+        return None if self.directory is None else self.directory / "files" / path
+
+
+class HoldBack:
+    """One run's held-back files: decided before each commit, kept, described."""
+
+    def __init__(
+        self,
+        *,
+        allowance: PushAllowance | None = None,
+        directory: Path | None = None,
+        secrets: Sequence[str] = (),
+    ) -> None:
+        self.allowance = allowance or PushAllowance()
+        self.directory = directory
+        self._secrets = tuple(secrets)
+        self.work: HeldBackWork | None = None
+        """The held files of the last commit (None: nothing held back)."""
+        self.large: dict[str, int] = {}
+        """Files pushed although GitHub warns about their size (path: bytes)."""
+        self._refusal = ""
+
+    @property
+    def files(self) -> tuple[HeldFile, ...]:
+        return () if self.work is None else self.work.files
+
+    def split(self, repo: Path, paths: Sequence[str]) -> list[str]:
+        """The paths of the agents' change a commit may carry; the others are recorded."""
+        keep, held = hold_back(repo, paths, self.allowance)
+        for path in keep:
+            size = file_size(repo, path)
+            if size is not None and size > WARN_FILE_BYTES:
+                self.large[path] = size
+        for item in held:
+            logger.warning(
+                "{} is held back from the push: {}", display_path(item.path), item.reason
+            )
+        self._record(repo, held)
+        return keep
+
+    def after_refusal(
+        self,
+        repo: Path,
+        branch: str,
+        refusal: PushRefusal | None,
+        *,
+        published: Sequence[str] | None,
+    ) -> bool:
+        """After GitHub refused a push: when it refused files amelia knows how to hold
+        back (workflow files, files over its size limit) and the unpushed commits change
+        some, take them out of those commits (see `drop_from_unpushed`) and return True:
+        the rest may be pushed once more. False for any other refusal."""
+        if refusal is None or refusal.kind not in ("workflow", "too_large"):
+            return False
+        changed = unpushed_paths(repo, branch, published)
+        if refusal.kind == "workflow":
+            named = [path for path in changed if is_workflow_file(path)]
+        else:
+            named = [path for path in changed if path in refusal.files]
+        if not named:
+            return False
+        if refusal.kind == "workflow":
+            self.allowance.forbid_workflows()
+        self.allowance.refused.update(refusal.files)
+        _keep, held = hold_back(repo, changed, self.allowance)
+        if not held:
+            return False
+        if drop_from_unpushed(repo, branch, [h.path for h in held], published=published) is None:
+            return False
+        self._refusal = refusal.said
+        logger.warning(
+            "GitHub refused {}: pushing the rest without it",
+            ", ".join(display_path(item.path) for item in held),
+        )
+        self._record(repo, [*self.files, *(h for h in held if h not in self.files)])
+        return True
+
+    def _record(self, repo: Path, held: Sequence[HeldFile]) -> None:
+        if not held:
+            self.work = None
+            if self.directory is not None and self.directory.exists():
+                shutil.rmtree(self.directory, ignore_errors=True)
+            return
+        hidden: dict[str, str] = {}
+        shown: list[str] = []
+        for item in held:
+            why = self._why_hidden(repo, item)
+            if why:
+                hidden[item.path] = why
+            else:
+                shown.append(item.path)
+        patch = mask_secrets(held_back_diff(repo, shown), self._secrets)
+        directory = self._save(repo, held, patch)
+        self.work = HeldBackWork(
+            files=tuple(held),
+            patch=display(patch),
+            shown=tuple(shown),
+            hidden=hidden,
+            directory=directory,
+            refusal=self._refusal,
+        )
+
+    def _why_hidden(self, repo: Path, item: HeldFile) -> str:
+        """Why the change of `item` may not be shown (empty: it may)."""
+        if item.reason == "too_large":
+            return "too large to show"
+        if item.size is None:
+            return ""
+        data = (repo / item.path).read_bytes()
+        for secret in self._secrets:
+            if any(spelling in data for spelling in secret_spellings(secret)):
+                return "it holds the value of a secret of this run"
+        for kind, pattern in TOKEN_KINDS:
+            if pattern.search(data):
+                return f"it holds a string shaped like a {kind}"
+        return ""
+
+    def _save(self, repo: Path, held: Sequence[HeldFile], patch: bytes) -> Path | None:
+        if self.directory is None:
+            return None
+        try:
+            if self.directory.exists():
+                shutil.rmtree(self.directory)
+            (self.directory / "files").mkdir(parents=True)
+            (self.directory / PATCH_NAME).write_bytes(patch)
+            for item in held:
+                source = repo / item.path
+                if item.size is None or not source.is_file():
+                    continue
+                target = self.directory / "files" / item.path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(mask_secrets(source.read_bytes(), self._secrets))
+        except OSError as error:
+            logger.warning("could not save the held-back files in {}: {}", self.directory, error)
+            return None
+        return self.directory

@@ -1,0 +1,157 @@
+"""The held-back block: what a run did not push, why, its change, and what would let
+amelia push it.
+
+The same block goes into the pull request's description and the progress comment; the job
+summary and the review's body say it shorter. The change is shown as one patch in a
+collapsed `<details>` block the maintainer can apply (`git apply`), unless it is longer than
+`INLINE_LIMIT` (GitHub caps a description or comment at 65,536 characters) or a file
+holds a credential: then the block says so and where the patch was saved. Every caller
+passes the text through the run's `Redactor` before posting it.
+"""
+
+from __future__ import annotations
+
+from amelia.action.held_back import HeldBackWork
+from amelia.git import HeldFile, display_path
+from amelia.text import code_fence, inline_code, one_line
+
+__all__ = [
+    "INLINE_LIMIT",
+    "PERMISSION_HINT",
+    "held_back_lines",
+    "held_back_summary",
+    "large_file_note",
+    "verdict_note",
+]
+
+INLINE_LIMIT = 30_000
+"""Characters of held-back patch shown inline, leaving room for the rest of a description."""
+PERMISSION_HINT = (
+    "To let amelia push workflow files, give the `github_token` input a token with the "
+    "`workflows` permission: a personal access token (classic) with the `workflow` scope, a "
+    "fine-grained personal access token with *Workflows: Read and write*, or a GitHub App "
+    "installation token whose App has *Workflows: Read and write*."
+)
+_KEEP_HINT = (
+    "an `actions/upload-artifact` step after amelia's keeps it with the workflow run "
+    "(see the example workflows)"
+)
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / (1024 * 1024):.2f} MB"
+
+
+def _name(path: str) -> str:
+    return inline_code(display_path(path))
+
+
+def _reason(item: HeldFile) -> str:
+    if item.reason == "workflow":
+        return (
+            "a workflow file: GitHub refuses changes to workflows from a token without the "
+            "`workflows` permission, and the token amelia pushed with has none (the job's "
+            "`GITHUB_TOKEN` never has it)"
+        )
+    size = f"{_megabytes(item.size)}; " if item.size is not None else ""
+    return (
+        f"too large for GitHub ({size}GitHub refuses files over 100 MB: `GH001: Large files "
+        "detected`); store it with Git LFS or keep it out of the repository"
+    )
+
+
+def _file_line(work: HeldBackWork, item: HeldFile) -> str:
+    line = f"- {_name(item.path)}: {_reason(item)}."
+    why = work.hidden.get(item.path)
+    if why:
+        saved = work.saved(item.path)
+        where = f" amelia saved it as {inline_code(str(saved))}." if saved else ""
+        line += f" Not shown here: {why}.{where}"
+    return line
+
+
+def held_back_lines(work: HeldBackWork, *, inline_limit: int = INLINE_LIMIT) -> list[str]:
+    """The block for the pull request's description and the progress comment."""
+    lines = [
+        "> [!WARNING]",
+        "> **Not pushed:** GitHub would refuse these files in a push made with this token, "
+        "so amelia pushed the rest of the change without them.",
+        "",
+        *(_file_line(work, item) for item in work.files),
+    ]
+    if work.refusal:
+        lines += [
+            "",
+            "GitHub refused the push that carried them:",
+            "",
+            f"> {one_line(work.refusal, limit=600)}",
+        ]
+    if any(item.reason == "workflow" for item in work.files):
+        lines += ["", PERMISSION_HINT]
+    lines.append("")
+    names = ", ".join(_name(path) for path in work.shown)
+    saved = work.patch_path
+    where = (
+        f"amelia saved it as {inline_code(str(saved))}; {_KEEP_HINT}."
+        if saved
+        else "it could not be saved."
+    )
+    if work.shown and len(work.patch) <= inline_limit:
+        fence = code_fence(work.patch)
+        lines += [
+            "<details>",
+            f"<summary>The held-back change of {names} (apply with <code>git apply</code>)"
+            "</summary>",
+            "",
+            f"{fence}diff",
+            work.patch.rstrip("\n"),
+            fence,
+            "",
+            "</details>",
+        ]
+        if saved:
+            lines += ["", f"The same patch: {where}"]
+    elif work.shown:
+        lines.append(
+            f"The held-back change of {names} is {len(work.patch):,} characters, too long to "
+            f"show here: {where}"
+        )
+    elif saved:
+        lines.append(f"The files as the agents left them: {_KEEP_HINT}.")
+    return lines
+
+
+def held_back_summary(work: HeldBackWork) -> str:
+    """A job summary section: the files, why, and where they were saved."""
+    lines = ["### Not pushed", "", *(_file_line(work, item) for item in work.files), ""]
+    if work.patch_path is not None:
+        lines += [
+            f"The patch of the files that may be shown: `{work.patch_path}` (`git apply`); "
+            f"each file as the agents left it under `{work.directory}/files/`; {_KEEP_HINT}.",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def verdict_note(work: HeldBackWork) -> str:
+    """What the review says about the files that could not be pushed."""
+    files = "; ".join(
+        f"{_name(item.path)} ({'workflow file' if item.reason == 'workflow' else 'over 100 MB'})"
+        for item in work.files
+    )
+    return (
+        f"_Not pushed: {files}. This review covers them with the rest of the change; the "
+        "pull request's description has them as a patch. amelia does not approve a change "
+        "that is not all on the branch._"
+    )
+
+
+def large_file_note(large: dict[str, int]) -> str | None:
+    """A note on files pushed although GitHub warns about their size (over 50 MB)."""
+    if not large:
+        return None
+    files = ", ".join(f"{_name(path)} ({_megabytes(size)})" for path, size in large.items())
+    return (
+        f"Pushed, but larger than GitHub's recommended 50 MB: {files}. Git LFS keeps large "
+        "files out of the repository's history."
+    )

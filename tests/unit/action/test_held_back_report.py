@@ -1,0 +1,137 @@
+"""The held-back block: which files were not pushed and why, their change as a patch that
+applies (unless too long or holding a credential), where they were saved, and what would
+let amelia push them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from amelia.action.held_back import HoldBack
+from amelia.action.held_back_report import (
+    INLINE_LIMIT,
+    PERMISSION_HINT,
+    held_back_lines,
+    held_back_summary,
+    large_file_note,
+    verdict_note,
+)
+from amelia.git import MAX_FILE_BYTES, PushAllowance
+from tests.git_helpers import git, init_repo
+
+WORKFLOW = ".github/workflows/ci.yml"
+SECRET = "run-secret-value-0123456789"
+
+
+def _held(tmp_path: Path, files: dict[str, str | int]) -> tuple[Path, HoldBack, list[str]]:
+    repo = init_repo(tmp_path / "repo", {"app.py": "x = 1\n"})
+    for name, content in files.items():
+        path = repo / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, int):
+            with path.open("wb") as handle:
+                handle.truncate(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    holding = HoldBack(
+        allowance=PushAllowance(ask=lambda: False),
+        directory=tmp_path / "artifacts" / "held-back",
+        secrets=[SECRET],
+    )
+    keep = holding.split(repo, list(files))
+    return repo, holding, keep
+
+
+def _patch_in(text: str) -> str:
+    start = text.index("```diff\n") + len("```diff\n")
+    return text[start : text.index("\n```", start)] + "\n"
+
+
+def test_the_block_names_the_file_its_reason_the_permission_and_a_patch_that_applies(
+    tmp_path: Path,
+) -> None:
+    repo, holding, keep = _held(tmp_path, {"app2.py": "y = 2\n", WORKFLOW: "on: push\n"})
+    assert keep == ["app2.py"]
+    work = holding.work
+    assert work is not None and [f.path for f in work.files] == [WORKFLOW]
+
+    block = "\n".join(held_back_lines(work))
+
+    assert f"- `{WORKFLOW}`: a workflow file" in block and "`workflows` permission" in block
+    assert PERMISSION_HINT in block
+    assert "<details>" in block and "</details>" in block
+    assert str(work.patch_path) in block
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    (clone / "p.patch").write_text(_patch_in(block), encoding="utf-8")
+    git(clone, "apply", "p.patch")
+    assert (clone / WORKFLOW).read_text() == "on: push\n"
+    assert (tmp_path / "artifacts" / "held-back" / "files" / WORKFLOW).read_text() == "on: push\n"
+    summary = held_back_summary(work)
+    assert "### Not pushed" in summary and str(work.patch_path) in summary
+    assert f"`{WORKFLOW}` (workflow file)" in verdict_note(work)
+
+
+def test_a_patch_too_long_to_show_says_where_it_is(tmp_path: Path) -> None:
+    long = "".join(f"      - run: echo step {n}\n" for n in range(INLINE_LIMIT // 20))
+    _repo, holding, _keep = _held(tmp_path, {WORKFLOW: "on: push\njobs:\n" + long})
+    work = holding.work
+    assert work is not None and len(work.patch) > INLINE_LIMIT
+
+    block = "\n".join(held_back_lines(work))
+
+    assert "```diff" not in block and "too long to show here" in block
+    assert str(work.patch_path) in block
+    assert len(block) < 5_000
+
+
+def test_a_held_file_holding_a_secret_is_not_shown_and_saved_masked(tmp_path: Path) -> None:
+    _repo, holding, _keep = _held(
+        tmp_path,
+        {WORKFLOW: f"env:\n  TOKEN: {SECRET}\n", ".github/workflows/b.yml": "on: push\n"},
+    )
+    work = holding.work
+    assert work is not None
+    block = "\n".join(held_back_lines(work))
+    assert SECRET not in block and SECRET not in work.patch
+    assert "Not shown here: it holds the value of a secret of this run" in block
+    assert work.shown == (".github/workflows/b.yml",)
+    saved = tmp_path / "artifacts" / "held-back" / "files" / WORKFLOW
+    assert saved.read_text() == "env:\n  TOKEN: ***\n"
+
+
+def test_a_file_over_the_limit_is_never_diffed_and_is_saved_whole(tmp_path: Path) -> None:
+    size = MAX_FILE_BYTES + 1024
+    _repo, holding, keep = _held(tmp_path, {"data/big.bin": size, "app2.py": "y = 2\n"})
+    assert keep == ["app2.py"]
+    work = holding.work
+    assert work is not None and work.patch == "" and work.shown == ()
+    block = "\n".join(held_back_lines(work))
+    assert (
+        "`data/big.bin`: too large for GitHub (100.00 MB; GitHub refuses files over 100 MB" in block
+    )
+    assert "Not shown here: too large to show" in block and "Git LFS" in block
+    assert PERMISSION_HINT not in block
+    saved = work.saved("data/big.bin")
+    assert saved is not None and saved.stat().st_size == size and str(saved) in block
+
+
+def test_nothing_held_back_leaves_no_block_and_no_files(tmp_path: Path) -> None:
+    _repo, holding, keep = _held(tmp_path, {"app2.py": "y = 2\n"})
+    assert keep == ["app2.py"] and holding.work is None
+    assert not (tmp_path / "artifacts" / "held-back").exists()
+
+
+def test_files_github_warns_about_are_named() -> None:
+    assert large_file_note({}) is None
+    note = large_file_note({"data/a.bin": 60 * 1024 * 1024})
+    assert note is not None and "`data/a.bin` (60.00 MB)" in note and "50 MB" in note
+
+
+def test_a_later_commit_without_the_file_holds_nothing_back(tmp_path: Path) -> None:
+    repo, holding, _keep = _held(tmp_path, {WORKFLOW: "on: push\n"})
+    assert holding.work is not None
+    (repo / WORKFLOW).unlink()  # the developer's next round took it out again
+
+    assert holding.split(repo, ["app.py"]) == ["app.py"]
+    assert holding.work is None
+    assert not (tmp_path / "artifacts" / "held-back").exists()
