@@ -3,6 +3,7 @@ and how a broken step fails."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import uuid
@@ -73,16 +74,40 @@ def test_a_source_change_rebuilds_amelia_and_reuses_the_dependency_layers(
     assert states[dependencies] == "CACHED", states
     assert len(apt) == 2 and {states[step] for step in apt} == {"CACHED"}, states
     assert states["COPY src ./src"] == "DONE" and states[package] == "DONE", states
+    # Every stage starts from Debian's slim image (stood in for here, pulled on GitHub):
+    # BuildKit loads it once for both, and the image's first layer is the base's.
+    bases = re.findall(r"^#\d+ \[\S+ 1/\d+\] FROM (\S+)$", built.stderr, flags=re.MULTILINE)
+    assert set(bases) == {"docker.io/library/debian:bookworm-slim"}
+    layers = "{{json .RootFS.Layers}}"
+    base = json.loads(engine.run("image", "inspect", "-f", layers, "debian:bookworm-slim").stdout)
+    assert json.loads(engine.run("image", "inspect", "-f", layers, image).stdout)[0] == base[0]
 
 
-def test_a_failing_step_fails_the_build_naming_it(engine: Engine, tmp_path: Path) -> None:
-    """apt works in the build (through the stand-in's registry settings, or the real
-    image's) and a misspelled package fails the build with apt's own words."""
-    (tmp_path / "Dockerfile").write_text(
-        "FROM debian:bookworm-slim\n"
-        "RUN apt-get update && apt-get install -y --no-install-recommends python3-venvv\n"
-    )
+@pytest.mark.parametrize(
+    ("step", "files", "says"),
+    [
+        # apt works in the build (through the stand-in's registry settings here, the real
+        # image's on GitHub) and says what it could not find.
+        (
+            "RUN apt-get update && apt-get install -y --no-install-recommends python3-venvv",
+            {},
+            "Unable to locate package python3-venvv",
+        ),
+        # A file .dockerignore keeps out of the context cannot be copied.
+        (
+            "COPY secret.env /secret.env",
+            {".dockerignore": "*.env\n", "secret.env": "x"},
+            "not found",
+        ),
+    ],
+)
+def test_a_failing_step_fails_the_build_naming_it(
+    engine: Engine, tmp_path: Path, step: str, files: dict[str, str], says: str
+) -> None:
+    for name, content in files.items():
+        (tmp_path / name).write_text(content)
+    (tmp_path / "Dockerfile").write_text(f"FROM debian:bookworm-slim\n{step}\n")
     built = engine.build_log(f"amelia:test-broken-{tmp_path.name.lower()}", tmp_path)
     assert built.returncode != 0
-    assert "Unable to locate package python3-venvv" in built.stderr
-    assert "RUN apt-get update && apt-get install -y --no-install-recommends" in built.stderr
+    assert says in built.stderr
+    assert f"[2/2] {step}" in built.stderr

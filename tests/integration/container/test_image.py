@@ -160,10 +160,11 @@ def test_git_accepts_the_runner_owned_workspace_and_the_file_commands_work(
         "-c",
         'git log --format=%s && touch "$HOME/written" && stat -c %u . '
         '&& echo "home=$HOME" >> "$GITHUB_OUTPUT" && echo "## ok" >> "$GITHUB_STEP_SUMMARY"'
+        '&& printf "lines<<EOF_1\\nline one\\nline=two\\nEOF_1\\n" >> "$GITHUB_OUTPUT"'
         '&& echo "EXPORTED=yes" >> "$GITHUB_ENV"',
     )
     assert (run.returncode, run.stdout) == (0, "first\n1001\n"), run.log
-    assert run.outputs == {"home": "/github/home"}
+    assert run.outputs == {"home": "/github/home", "lines": "line one\nline=two"}
     assert run.summary == "## ok\n"
     assert run.exported_env == {"EXPORTED": "yes"}
     assert run.home_files == ("written",)

@@ -93,6 +93,9 @@ def test_plan_commits_the_plan_from_the_runner_owned_checkout(
         workspace_head = harness.origin_git("-C", str(harness.workspace), "rev-parse", "HEAD")
         assert workspace_head.strip() == sha
         assert "extraheader" in (harness.workspace / ".git/config").read_text()
+        # Only amelia's branch was pushed, and the container is gone (`--rm`).
+        assert harness.origin_branches() == sorted(["main", branch])
+        assert run.container not in runner.engine.containers()
 
 
 def test_implement_writes_the_change_runs_the_tests_as_the_agent_user_and_opens_a_pull(
