@@ -33,9 +33,15 @@ RUN python3 -m venv /opt/uv \
 
 WORKDIR /opt/amelia
 
-# Dependencies first: this layer is reused until pyproject.toml or uv.lock change.
+# Dependencies first: this layer is reused until pyproject.toml or uv.lock change. The
+# Claude Code binary bundled with claude-agent-sdk (about 380 MB, half the image) is moved
+# out of the venv, so that the final stage copies it into a layer of its own, which only a
+# new claude-agent-sdk changes.
+ARG CLAUDE_BINARY=lib/python3.11/site-packages/claude_agent_sdk/_bundled/claude
 COPY pyproject.toml uv.lock ./
-RUN /opt/uv/bin/uv sync --frozen --no-dev --no-install-project
+RUN /opt/uv/bin/uv sync --frozen --no-dev --no-install-project \
+    && mkdir /opt/claude \
+    && mv "/opt/amelia/.venv/${CLAUDE_BINARY}" /opt/claude/claude
 
 # Then the package itself, installed non-editable so the venv holds no link to /opt/amelia/src.
 COPY README.md ./
@@ -72,6 +78,8 @@ RUN groupadd --system --gid 10001 amelia-agent \
         --home-dir /nonexistent --shell /usr/sbin/nologin amelia-agent \
     && command -v setpriv
 
+ARG CLAUDE_BINARY=lib/python3.11/site-packages/claude_agent_sdk/_bundled/claude
+COPY --from=builder /opt/claude/claude /opt/amelia/.venv/${CLAUDE_BINARY}
 COPY --from=builder /opt/amelia/.venv /opt/amelia/.venv
 
 # A project's setup may `pip install` into the system's Python of this throwaway container.

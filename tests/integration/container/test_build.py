@@ -68,10 +68,13 @@ def test_a_source_change_rebuilds_amelia_and_reuses_the_dependency_layers(
     engine.run("rmi", tag, check=False)
     assert built.returncode == 0, built.stderr[-3000:]
     states = _step_states(built.stderr)
-    dependencies = "RUN /opt/uv/bin/uv sync --frozen --no-dev --no-install-project"
+    (dependencies,) = [step for step in states if "--no-install-project" in step]
     package = "RUN /opt/uv/bin/uv sync --frozen --no-dev --no-editable"
     apt = [step for step in states if step.startswith("RUN apt-get update")]
     assert states[dependencies] == "CACHED", states
+    # The Claude Code binary's layer (half the image) is not written again either.
+    (claude,) = [step for step in states if step.startswith("COPY --from=builder /opt/claude/")]
+    assert states[claude] == "CACHED", states
     assert len(apt) == 2 and {states[step] for step in apt} == {"CACHED"}, states
     assert states["COPY src ./src"] == "DONE" and states[package] == "DONE", states
     # Every stage starts from Debian's slim image (stood in for here, pulled on GitHub):

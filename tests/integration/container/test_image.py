@@ -65,6 +65,24 @@ def test_the_image_starts_amelia_action_as_root_from_its_venv(engine: Engine, im
     assert config["Labels"]["org.opencontainers.image.title"] == "amelia"
 
 
+def test_the_claude_code_binary_has_a_layer_of_its_own_below_the_venv(
+    engine: Engine, image: str
+) -> None:
+    """The bundled CLI (about 380 MB) is one layer, which a change of amelia or of its other
+    dependencies leaves as it is; the venv's layer above it holds the rest."""
+    history = engine.run(
+        "history", "--no-trunc", "--human=false", "--format", "{{.Size}}\t{{.CreatedBy}}", image
+    ).stdout.splitlines()
+    layers = [(int(size), created) for size, created in (row.split("\t", 1) for row in history)]
+    (claude,) = [n for n, (_, created) in enumerate(layers) if "COPY /opt/claude/claude" in created]
+    (venv,) = [
+        n for n, (_, created) in enumerate(layers) if "/opt/amelia/.venv /opt/amelia" in created
+    ]
+    assert venv < claude  # newest first: the venv comes after the binary
+    assert 300e6 < layers[claude][0] < 500e6
+    assert layers[venv][0] < 200e6
+
+
 def test_amelia_starts_inside_the_image(
     engine: Engine, image: str, directories: RunnerDirectories
 ) -> None:
