@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 from benchmarks.action import CPU_PROBE_DIR
+from benchmarks.image import step_times
 from benchmarks.report import Figure, Report, Target, render_table, this_machine
-from benchmarks.run import main
+from benchmarks.run import BENCHMARKS, OPT_IN, main
 from benchmarks.scan import scan_once
 
 
@@ -141,3 +142,18 @@ def test_the_cpu_probe_stamps_a_process_cpu_time_at_its_first_connection(tmp_pat
             assert stamp.is_file() == bool(path)
 
     assert 0 < float(stamp.read_text(encoding="utf-8")) < 60
+
+
+def test_the_image_benchmark_runs_only_when_named_and_reads_buildkits_step_times() -> None:
+    assert "image" in BENCHMARKS and sorted(OPT_IN) == ["image"]
+    log = (
+        "#4 [builder 1/9] FROM docker.io/library/debian:bookworm-slim\n#4 DONE 0.0s\n"
+        "#7 [builder 2/9] RUN apt-get update     && apt-get install -y python3\n"
+        "#7 0.130 Get:1 http://deb.debian.org/debian bookworm InRelease\n#7 DONE 14.8s\n"
+        "#10 [internal] load build context\n#10 DONE 0.1s\n"
+        "#12 [builder 6/9] RUN uv sync\n#12 CACHED\n"
+    )
+    assert step_times(log) == {
+        "[builder 1/9] FROM docker.io/library/debian:bookworm-slim": 0.0,
+        "[builder 2/9] RUN apt-get update && apt-get install -y python3": 14.8,
+    }
