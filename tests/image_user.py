@@ -20,8 +20,6 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.image_rehearsal.instructions import parse_dockerfile, split_stages
-
 REPO = Path(__file__).resolve().parents[1]
 DOCKERFILE = REPO / "Dockerfile"
 IMAGE_USER = "amelia-agent"
@@ -36,14 +34,32 @@ class ImageUser:
     gid: int
 
 
+def _instructions(text: str) -> list[tuple[str, str]]:
+    """The Dockerfile's instructions as (keyword, arguments), continuation lines joined and
+    comments dropped, as Docker reads them (no parser directive or heredoc is used here)."""
+    found: list[tuple[str, str]] = []
+    pending = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        keyword, _, arguments = (pending + line).partition(" ")
+        found.append((keyword.upper(), arguments.strip()))
+        pending = ""
+    return found
+
+
 def dockerfile_user_commands() -> list[list[str]]:
     """The `groupadd` and `useradd` command lines of the final stage's RUN that makes the
     agent user, each as an argv."""
-    final = split_stages(parse_dockerfile(DOCKERFILE))[-1]
-    for instruction in final.instructions:
-        text = " ".join(instruction.args)
-        if instruction.keyword == "RUN" and "useradd" in text:
-            commands = [shlex.split(part) for part in text.split("&&")]
+    instructions = _instructions(DOCKERFILE.read_text(encoding="utf-8"))
+    last_from = max(i for i, (keyword, _) in enumerate(instructions) if keyword == "FROM")
+    for keyword, arguments in instructions[last_from:]:
+        if keyword == "RUN" and "useradd" in arguments:
+            commands = [shlex.split(part) for part in arguments.split("&&")]
             return [argv for argv in commands if argv and argv[0] in ("groupadd", "useradd")]
     raise AssertionError("the Dockerfile's final stage makes no user")
 
