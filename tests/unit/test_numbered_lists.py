@@ -15,9 +15,9 @@ _HEADING = re.compile(r"^#{1,6} ")
 
 
 def numbered_lists(text: str) -> list[list[tuple[int, int]]]:
-    """The top-level numbered items (line number, number) of each section: a heading
-    starts a new list; code blocks, indented lines and paragraphs between items do not
-    (the quick start has a workflow file between its steps)."""
+    """The top-level numbered items (line number, number) of each list: a heading or an
+    item numbered 1 starts a new list; code blocks, indented lines and paragraphs between
+    items do not (the quick start has a workflow file between its steps)."""
     lists: list[list[tuple[int, int]]] = [[]]
     fenced = False
     for number, line in enumerate(text.splitlines(), start=1):
@@ -29,6 +29,8 @@ def numbered_lists(text: str) -> list[list[tuple[int, int]]]:
         if _HEADING.match(line):
             lists.append([])
         elif item := _ITEM.match(line):
+            if int(item.group(1)) == 1:
+                lists.append([])  # a list that starts at 1 again is a new list
             lists[-1].append((number, int(item.group(1))))
     return [items for items in lists if items]
 
@@ -44,3 +46,8 @@ def test_numbered_lists_count_up_by_one(document: Path) -> None:
 def test_the_check_sees_a_list_that_goes_back() -> None:
     text = "## Steps\n\n1. a\n2. b\n\n```yaml\n1. not an item\n```\n\n3. c\n2. d\n## Next\n1. e\n"
     assert [[n for _, n in items] for items in numbered_lists(text)] == [[1, 2, 3, 2], [1]]
+
+
+def test_a_list_starting_at_one_again_is_a_new_list() -> None:
+    text = "## Release\n\n1. build\n2. pin\n\nThe maintainer's part:\n\n1. tag\n2. publish\n"
+    assert [[n for _, n in items] for items in numbered_lists(text)] == [[1, 2], [1, 2]]
