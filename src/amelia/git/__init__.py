@@ -1,5 +1,9 @@
 """The one git layer: every git process amelia starts goes through `amelia.git.runner`.
 
+Each function takes the repository as a `Git` value, which says explicitly what the
+command gets beyond git's hardened defaults (config entries, isolation, the remote's URL,
+the bot's address, the token's header; see `amelia.git.value`), or as a plain path.
+
 A library: it imports nothing from amelia but `amelia.errors` and `amelia.redaction`.
 """
 
@@ -62,8 +66,6 @@ from amelia.git.remote import (
     with_remote_url,
 )
 from amelia.git.repo import (
-    BOT_EMAIL,
-    BOT_NAME,
     bot_identity_for,
     changed_paths,
     check_out_detached,
@@ -76,7 +78,6 @@ from amelia.git.repo import (
     is_shallow,
     mark_safe_directory,
     merge_base,
-    noreply_address,
     path_exists_at,
     status_short,
     worktree_root,
@@ -97,12 +98,23 @@ from amelia.git.runner import (
     with_config,
 )
 from amelia.git.snapshot import ConfigSnapshot
+from amelia.git.value import (
+    BOT_EMAIL,
+    BOT_NAME,
+    DEFAULT_PROTOCOLS,
+    Git,
+    Isolation,
+    Repo,
+    basic_auth_header,
+    noreply_address,
+)
 
 __all__ = [
     "BOT_EMAIL",
     "BOT_NAME",
     "CHECKOUT_CREDENTIALS_FILE",
     "DEFAULT_MAX_DIFF_CHARS",
+    "DEFAULT_PROTOCOLS",
     "DEFAULT_TIMEOUT",
     "MAX_FILE_BYTES",
     "SECRET_FILE_PATTERNS",
@@ -112,17 +124,21 @@ __all__ = [
     "AgentChanges",
     "Changes",
     "ConfigSnapshot",
+    "Git",
     "HeldFile",
     "HeldReason",
     "HiddenCredentials",
+    "Isolation",
     "Leak",
     "LeakReport",
     "NetworkRetry",
     "PushAllowance",
     "PushRefusal",
     "RefusalKind",
+    "Repo",
     "SecretLocation",
     "WorktreeBaseline",
+    "basic_auth_header",
     "bot_identity_for",
     "changed_paths",
     "check_out_detached",

@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from amelia.git.commits import commit_message
 from amelia.git.repo import head_sha, identity_args
 from amelia.git.runner import run_git, run_git_paths
+from amelia.git.value import Git, Repo
 
 __all__ = [
     "SECRET_FILE_PATTERNS",
@@ -89,22 +90,22 @@ def _digest(path: Path) -> str | None:
     return f"file:{mode}:{digest.hexdigest()}"
 
 
-def _untracked(repo: Path) -> list[str]:
+def _untracked(repo: Repo) -> list[str]:
     return run_git_paths(["ls-files", "-z", "--others", "--exclude-standard"], repo)
 
 
-def _ignored(repo: Path) -> list[str]:
+def _ignored(repo: Repo) -> list[str]:
     """Untracked paths the repository ignores; an ignored folder as one `folder/` entry."""
     args = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
     return run_git_paths(args, repo)
 
 
-def _differing(repo: Path) -> list[str]:
+def _differing(repo: Repo) -> list[str]:
     """Tracked paths whose worktree or index differs from HEAD (edits, deletions)."""
     return run_git_paths(["diff", "--name-only", "-z", "--no-renames", "HEAD", "--"], repo)
 
 
-def secret_files(repo: Path) -> list[str]:
+def secret_files(repo: Repo) -> list[str]:
     """Untracked files (ignored or not) whose names mark them as credentials; files inside
     an ignored folder (a virtual environment's certificates …) are not listed."""
     found = dict.fromkeys((*_untracked(repo), *_ignored(repo)))
@@ -124,29 +125,30 @@ class WorktreeBaseline:
     """The worktree's own state before the agents ran: every path then untracked, ignored
     or different from HEAD, with its content (see `_digest`)."""
 
-    repo: Path
+    repo: Git
     files: dict[str, str | None]
     ignored_folders: tuple[str, ...]
 
     @classmethod
-    def capture(cls, repo: Path) -> WorktreeBaseline:
+    def capture(cls, repo: Repo) -> WorktreeBaseline:
+        git = Git.of(repo)
         files: dict[str, str | None] = {}
         folders = []
-        for path in _ignored(repo):
+        for path in _ignored(git):
             if path.endswith("/"):
                 folders.append(path)
             else:
-                files[path] = _digest(repo / path)
-        for path in (*_untracked(repo), *_differing(repo)):
-            files[path] = _digest(repo / path)
-        return cls(repo=repo, files=files, ignored_folders=tuple(folders))
+                files[path] = _digest(git.path / path)
+        for path in (*_untracked(git), *_differing(git)):
+            files[path] = _digest(git.path / path)
+        return cls(repo=git, files=files, ignored_folders=tuple(folders))
 
     def _was_there(self, path: str) -> bool:
         """True when `path` is as it was before the agents ran (or inside a folder that was
         ignored then, whose files were not recorded one by one)."""
         if any(path.startswith(folder) for folder in self.ignored_folders):
             return True
-        return path in self.files and self.files[path] == _digest(self.repo / path)
+        return path in self.files and self.files[path] == _digest(self.repo.path / path)
 
     def unchanged(self) -> frozenset[str]:
         """The recorded paths that are still as they were: earlier steps' files."""
@@ -165,7 +167,7 @@ class WorktreeBaseline:
 
 
 def commit_changes(
-    repo: Path, paths: Sequence[str], message: str, *, co_author: str | None = None
+    repo: Repo, paths: Sequence[str], message: str, *, co_author: str | None = None
 ) -> str | None:
     """Commit exactly `paths` as they are in the worktree (new, changed or deleted), and
     nothing else the index may hold; the new commit id, or None when none changed."""
@@ -177,7 +179,7 @@ def commit_changes(
     if not staged:
         return None
     message = commit_message(message, co_author=co_author)
-    args = [*_LITERAL, *identity_args(), "commit", "--quiet", "--no-verify", "-m", message]
+    args = [*_LITERAL, *identity_args(repo), "commit", "--quiet", "--no-verify", "-m", message]
     # Only the staged paths: one the index never held is no path `git commit` may name.
     run_git([*args, "--", *staged], repo)
     return head_sha(repo)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Collection, Sequence
-from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from amelia.git.runner import display_path, run_git, run_git_paths
+from amelia.git.value import Repo
 
 __all__ = ["DEFAULT_MAX_DIFF_CHARS", "Changes", "collect_changes", "pathspec"]
 
@@ -59,7 +59,7 @@ def pathspec(exclude: Sequence[str]) -> list[str]:
 
 
 def _collect(
-    repo_dir: Path,
+    repo_dir: Repo,
     base_ref: str,
     max_chars: int,
     skip: Collection[str],
@@ -113,7 +113,7 @@ def _collect(
 
 
 async def collect_changes(
-    repo_dir: Path,
+    repo_dir: Repo,
     base_ref: str,
     *,
     max_chars: int = DEFAULT_MAX_DIFF_CHARS,

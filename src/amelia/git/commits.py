@@ -8,12 +8,12 @@ Every commit is made by amelia[bot] through options of that one command
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from loguru import logger
 
 from amelia.git.repo import head_sha, identity_args
 from amelia.git.runner import display_path, run_git, run_git_paths
+from amelia.git.value import Git, Repo
 
 __all__ = ["commit_message", "commit_paths"]
 
@@ -25,7 +25,7 @@ def commit_message(message: str, *, co_author: str | None = None) -> str:
     return message
 
 
-def _ignored(repo: Path, paths: Sequence[str]) -> list[str]:
+def _ignored(repo: Repo, paths: Sequence[str]) -> list[str]:
     """Those of `paths` that are untracked and that a `.gitignore` (or `info/exclude`) names:
     a plain `git add` refuses them."""
     args = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", *paths]
@@ -33,7 +33,7 @@ def _ignored(repo: Path, paths: Sequence[str]) -> list[str]:
 
 
 def commit_paths(
-    repo: Path,
+    repo: Repo,
     paths: Sequence[str],
     message: str,
     *,
@@ -46,7 +46,7 @@ def commit_paths(
 
     With `force`, paths the repository ignores are added all the same (`git add -f`): for
     paths amelia chose itself, such as the plan file under an ignored `docs/`."""
-    present = [path for path in paths if (repo / path).exists()]
+    present = [path for path in paths if (Git.of(repo).path / path).exists()]
     if present:
         if force:
             for path in _ignored(repo, present):
@@ -59,5 +59,5 @@ def commit_paths(
     if run_git(["diff", "--cached", "--name-only", "-z", "--", *paths], repo).strip("\0"):
         message = commit_message(message, co_author=co_author)
         args = ["commit", "--quiet", "--no-verify", "-m", message, "--", *paths]
-        run_git([*identity_args(), *args], repo)
+        run_git([*identity_args(repo), *args], repo)
     return head_sha(repo)

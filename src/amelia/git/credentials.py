@@ -35,6 +35,7 @@ from pathlib import Path
 from amelia.errors import GitError
 from amelia.git.files import SavedFile, overwrite
 from amelia.git.runner import run_git
+from amelia.git.value import Repo
 
 __all__ = ["CHECKOUT_CREDENTIALS_FILE", "HiddenCredentials", "common_git_dir", "hide_credentials"]
 
@@ -234,14 +235,14 @@ def _config_files(git_dir: Path) -> list[Path]:
     return [path for path in found if path.is_file() and not path.is_symlink()]
 
 
-def common_git_dir(repo: Path) -> Path:
+def common_git_dir(repo: Repo) -> Path:
     """The repository's (common) git directory, where its config lives."""
     out = run_git(["rev-parse", "--path-format=absolute", "--git-common-dir"], repo)
     return Path(out.rstrip("\n"))
 
 
 def hide_credentials(
-    repo: Path,
+    repo: Repo,
     *,
     global_configs: Sequence[Path] = (),
     home: Path | None = None,

@@ -20,11 +20,11 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
 from amelia.git.repo import head_sha, identity_args
 from amelia.git.runner import run_git, run_git_bytes, run_git_paths
+from amelia.git.value import Git, Repo
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -93,18 +93,18 @@ def is_workflow_file(path: str) -> bool:
     return path.startswith(WORKFLOWS_DIR)
 
 
-def file_size(repo: Path, path: str) -> int | None:
+def file_size(repo: Repo, path: str) -> int | None:
     """The size of the regular file `path` in the worktree (None: none there, a symlink or
     a folder); symlinks are never followed."""
     try:
-        info = (repo / path).lstat()
+        info = (Git.of(repo).path / path).lstat()
     except (FileNotFoundError, NotADirectoryError):
         return None
     return info.st_size if stat.S_ISREG(info.st_mode) else None
 
 
 def hold_back(
-    repo: Path, paths: Sequence[str], allowance: PushAllowance
+    repo: Repo, paths: Sequence[str], allowance: PushAllowance
 ) -> tuple[list[str], list[HeldFile]]:
     """Split the changed `paths` into those a push may carry and those to hold back."""
     keep: list[str] = []
@@ -123,12 +123,12 @@ def hold_back(
     return keep, held
 
 
-def _in_head(repo: Path, paths: Iterable[str]) -> set[str]:
+def _in_head(repo: Repo, paths: Iterable[str]) -> set[str]:
     listed = run_git_paths([*_LITERAL, "ls-tree", "-z", "--name-only", "HEAD", "--", *paths], repo)
     return set(listed)
 
 
-def held_back_diff(repo: Path, paths: Sequence[str]) -> bytes:
+def held_back_diff(repo: Repo, paths: Sequence[str]) -> bytes:
     """The change of `paths` in the worktree against `HEAD` (new, changed or deleted), as
     one patch for `git apply` (binary files as binary patches)."""
     if not paths:
@@ -139,14 +139,14 @@ def held_back_diff(repo: Path, paths: Sequence[str]) -> bytes:
     if in_head:
         parts.append(run_git_bytes([*_LITERAL, *_DIFF, "HEAD", "--", *in_head], repo))
     for path in paths:
-        if path not in tracked and (repo / path).is_file():
+        if path not in tracked and (Git.of(repo).path / path).is_file():
             # `--no-index` exits 1 when the files differ, which is always the case here.
             args = [*_DIFF, "--no-index", "--", os.devnull, path]
             parts.append(run_git_bytes(args, repo, ok_codes=(0, 1)))
     return b"".join(parts)
 
 
-def _unpushed(repo: Path, branch: str, published: Sequence[str] | None) -> list[str]:
+def _unpushed(repo: Repo, branch: str, published: Sequence[str] | None) -> list[str]:
     if published is None:
         args, given = ["--not", "--remotes"], None
     else:
@@ -155,12 +155,12 @@ def _unpushed(repo: Path, branch: str, published: Sequence[str] | None) -> list[
     return out.split()
 
 
-def _base_of(repo: Path, commits: Sequence[str]) -> str | None:
+def _base_of(repo: Repo, commits: Sequence[str]) -> str | None:
     out = run_git(["rev-parse", "--verify", "--quiet", f"{commits[0]}^"], repo, ok_codes=(0, 1))
     return out.strip() or None
 
 
-def unpushed_paths(repo: Path, branch: str, published: Sequence[str] | None) -> list[str]:
+def unpushed_paths(repo: Repo, branch: str, published: Sequence[str] | None) -> list[str]:
     """Every path the commits of `branch` that `published` (None: no remote-tracking ref)
     does not hold add, change or delete."""
     commits = _unpushed(repo, branch, published)
@@ -175,7 +175,7 @@ def unpushed_paths(repo: Path, branch: str, published: Sequence[str] | None) -> 
 
 
 def drop_from_unpushed(
-    repo: Path, branch: str, paths: Sequence[str], *, published: Sequence[str] | None
+    repo: Repo, branch: str, paths: Sequence[str], *, published: Sequence[str] | None
 ) -> str | None:
     """Make the unpushed commits of `branch` (checked out) one commit without `paths`,
     leaving those files in the worktree as they are; returns the new head, or None when
@@ -194,5 +194,5 @@ def drop_from_unpushed(
     staged = run_git(["diff", "--cached", "--name-only", "-z"], repo).strip("\0")
     if staged:
         args = ["commit", "--quiet", "--no-verify", f"--reuse-message={last}"]
-        run_git([*identity_args(), *args], repo)
+        run_git([*identity_args(repo), *args], repo)
     return head_sha(repo)

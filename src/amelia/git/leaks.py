@@ -19,9 +19,9 @@ import base64
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from amelia.git.runner import run_git, run_git_bytes, split_paths
+from amelia.git.value import Repo
 
 __all__ = [
     "TOKEN_KINDS",
@@ -107,7 +107,7 @@ def mask_secrets(data: bytes, secrets: Iterable[str], *, mask: bytes = b"***") -
 
 
 def _unpushed_blobs(
-    repo: Path, branch: str, published: Sequence[str] | None
+    repo: Repo, branch: str, published: Sequence[str] | None
 ) -> list[tuple[str, str]]:
     """(path, blob id) of every file the commits of `branch` that no commit of
     `published` (None: no remote-tracking ref) holds add or change, each pair once."""
@@ -132,7 +132,7 @@ def _unpushed_blobs(
     return list(found)
 
 
-def _blob_contents(repo: Path, blobs: Iterable[str]) -> dict[str, bytes]:
+def _blob_contents(repo: Repo, blobs: Iterable[str]) -> dict[str, bytes]:
     wanted = list(dict.fromkeys(blobs))
     if not wanted:
         return {}
@@ -148,7 +148,7 @@ def _blob_contents(repo: Path, blobs: Iterable[str]) -> dict[str, bytes]:
     return contents
 
 
-def remote_tracking_commits(repo: Path) -> tuple[str, ...]:
+def remote_tracking_commits(repo: Repo) -> tuple[str, ...]:
     """The commits the remote-tracking refs name now: what the server had when amelia last
     fetched or pushed (record it before agents can write `.git/`)."""
     listed = run_git(["for-each-ref", "--format=%(objectname)", "refs/remotes"], repo)
@@ -156,7 +156,7 @@ def remote_tracking_commits(repo: Path) -> tuple[str, ...]:
 
 
 def scan_unpushed(
-    repo: Path,
+    repo: Repo,
     branch: str,
     *,
     secrets: Iterable[str],

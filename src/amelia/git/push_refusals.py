@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 from amelia.errors import GitError
 from amelia.git.runner import run_git_bytes
+from amelia.git.value import Repo
 
 __all__ = ["PushRefusal", "RefusalKind", "SecretLocation", "read_refusal", "secret_lines"]
 
@@ -120,7 +120,7 @@ def read_refusal(stderr: str) -> PushRefusal | None:
     return None
 
 
-def secret_lines(repo: Path, locations: tuple[SecretLocation, ...]) -> list[str]:
+def secret_lines(repo: Repo, locations: tuple[SecretLocation, ...]) -> list[str]:
     """The text of every line push protection pointed at (as the commit holds it, without
     its indentation), to mask wherever the refused change is kept; lines that cannot be
     read (a commit amelia does not have) are left out."""

@@ -22,7 +22,6 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
-from pathlib import Path
 
 from loguru import logger
 
@@ -31,6 +30,7 @@ from amelia.git.names import validate_branch_name
 from amelia.git.push_refusals import RefusalKind, read_refusal
 from amelia.git.repo import identity_args, is_shallow, merge_base
 from amelia.git.runner import NetworkRetry, retrying, run_git, run_network_read
+from amelia.git.value import Git, Repo
 
 __all__ = [
     "fetch",
@@ -99,9 +99,13 @@ def with_remote_url(url: str, *, remote: str = "origin") -> Iterator[None]:
         _remote_urls.reset(token)
 
 
-def _address(remote: str) -> str:
-    """What git is told to talk to for `remote`: the URL `with_remote_url` gave, else the
-    name (and so the URL the repository's config holds)."""
+def _address(repo: Repo, remote: str) -> str:
+    """What git is told to talk to for `remote`: the URL `repo` gives it (see
+    `Git.with_remote`), else the one `with_remote_url` gave, else the name (and so the URL
+    the repository's config holds)."""
+    given = Git.of(repo).address(remote=remote)
+    if given != remote:
+        return given
     for name, url in reversed(_remote_urls.get()):
         if name == remote:
             return url
@@ -140,36 +144,36 @@ def _remote_words(stderr: str) -> str:
     return words or "no reason given"
 
 
-def remote_default_branch(repo: Path, *, remote: str = "origin") -> str:
+def remote_default_branch(repo: Repo, *, remote: str = "origin") -> str:
     """The branch the remote's HEAD points at, asked of the remote itself."""
-    out = run_network_read(["ls-remote", "--symref", _address(remote), "HEAD"], repo)
+    out = run_network_read(["ls-remote", "--symref", _address(repo, remote), "HEAD"], repo)
     for line in out.splitlines():
         if line.startswith("ref: refs/heads/"):
             return line.split()[1].removeprefix("refs/heads/")
     raise GitError(f"could not tell the default branch of {remote}")
 
 
-def remote_heads(repo: Path, pattern: str, *, remote: str = "origin") -> list[str]:
+def remote_heads(repo: Repo, pattern: str, *, remote: str = "origin") -> list[str]:
     """The names of the remote's branches matching `pattern` (`ls-remote` glob, e.g.
     `amelia/issue-*`)."""
-    args = ["ls-remote", "--heads", _address(remote), f"refs/heads/{pattern}"]
+    args = ["ls-remote", "--heads", _address(repo, remote), f"refs/heads/{pattern}"]
     out = run_network_read(args, repo)
     names = [line.split("\t", 1)[-1].strip() for line in out.splitlines() if "\t" in line]
     return [name.removeprefix("refs/heads/") for name in names]
 
 
-def remote_branch_exists(repo: Path, branch: str, *, remote: str = "origin") -> bool:
+def remote_branch_exists(repo: Repo, branch: str, *, remote: str = "origin") -> bool:
     validate_branch_name(branch)
     return branch in remote_heads(repo, branch, remote=remote)
 
 
-def fetch(repo: Path, refspecs: Sequence[str], *, remote: str = "origin") -> None:
+def fetch(repo: Repo, refspecs: Sequence[str], *, remote: str = "origin") -> None:
     """Fetch `refspecs` (no tags)."""
-    run_network_read(["fetch", "--quiet", "--no-tags", _address(remote), *refspecs], repo)
+    run_network_read(["fetch", "--quiet", "--no-tags", _address(repo, remote), *refspecs], repo)
 
 
 def merge_base_deepening(
-    repo: Path, first: str, second: str, *, refspecs: Sequence[str], remote: str = "origin"
+    repo: Repo, first: str, second: str, *, refspecs: Sequence[str], remote: str = "origin"
 ) -> str:
     """The merge base of two commits, fetching what a shallow clone lacks of it.
 
@@ -185,7 +189,7 @@ def merge_base_deepening(
             break
         deepen = ["--unshallow"] if step is None else [f"--deepen={step}"]
         logger.info("shallow clone: fetching more history ({}) for a merge base", deepen[0])
-        command = ["fetch", "--quiet", "--no-tags", *deepen, _address(remote), *refspecs]
+        command = ["fetch", "--quiet", "--no-tags", *deepen, _address(repo, remote), *refspecs]
         run_network_read(command, repo)
     try:
         return merge_base(repo, first, second)
@@ -193,7 +197,7 @@ def merge_base_deepening(
         raise GitError(f"{first} and {second} have no common history") from None
 
 
-def fetch_branch(repo: Path, branch: str, *, remote: str = "origin") -> str:
+def fetch_branch(repo: Repo, branch: str, *, remote: str = "origin") -> str:
     """Fetch one branch into its remote-tracking ref and return that ref's name."""
     validate_branch_name(branch)
     tracking = f"refs/remotes/{remote}/{branch}"
@@ -201,7 +205,7 @@ def fetch_branch(repo: Path, branch: str, *, remote: str = "origin") -> str:
     return tracking
 
 
-def _local_branch_exists(repo: Path, branch: str) -> bool:
+def _local_branch_exists(repo: Repo, branch: str) -> bool:
     out = run_git(
         ["rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], repo, ok_codes=(0, 1)
     )
@@ -209,7 +213,7 @@ def _local_branch_exists(repo: Path, branch: str) -> bool:
 
 
 def switch_to_branch(
-    repo: Path, branch: str, *, base: str | None = None, remote: str = "origin"
+    repo: Repo, branch: str, *, base: str | None = None, remote: str = "origin"
 ) -> None:
     """Check out `branch`: the local one (rebased onto the remote's if both exist, so
     unpushed commits survive), else the remote's tip, else a new one from `base`
@@ -227,20 +231,20 @@ def switch_to_branch(
     run_git(["checkout", "--quiet", "--no-track", "-b", branch, start, "--"], repo)
 
 
-def _rebase_onto_remote(repo: Path, branch: str, remote: str) -> None:
+def _rebase_onto_remote(repo: Repo, branch: str, remote: str) -> None:
     tracking = fetch_branch(repo, branch, remote=remote)
     with suppress(GitError):  # unrelated histories: the rebase below says so
         spec = f"+refs/heads/{branch}:{tracking}"
         merge_base_deepening(repo, "HEAD", tracking, refspecs=[spec], remote=remote)
     try:
-        run_git([*identity_args(), "rebase", "--quiet", tracking], repo)
+        run_git([*identity_args(repo), "rebase", "--quiet", tracking], repo)
     except GitError as error:
         run_git(["rebase", "--abort"], repo)
         raise GitError(f"cannot rebase {branch} onto {remote}/{branch}: {error}") from None
 
 
 def push(
-    repo: Path, branch: str, *, remote: str = "origin", retry: NetworkRetry | None = None
+    repo: Repo, branch: str, *, remote: str = "origin", retry: NetworkRetry | None = None
 ) -> None:
     """Push `branch` (see the module docstring for what is retried and how).
 
@@ -261,7 +265,7 @@ def push(
             with attempt:
                 attempts += 1
                 try:
-                    run_git(["push", "--quiet", _address(remote), refspec], repo)
+                    run_git(["push", "--quiet", _address(repo, remote), refspec], repo)
                 except GitError as error:
                     behind = _is_behind(error)
                     raise
@@ -276,7 +280,7 @@ def push(
             raise GitPushDeclinedError(message, stderr=error.stderr) from None
         message = f"push of {branch} failed after {attempts} attempt(s): {error}"
         raise GitError(message, stderr=error.stderr) from None
-    if _address(remote) != remote:
+    if _address(repo, remote) != remote:
         # A push to a URL updates no remote-tracking ref: record what the remote has now, so
         # later pushes and saved patches know which commits it holds already.
         run_git(["update-ref", f"refs/remotes/{remote}/{branch}", f"refs/heads/{branch}"], repo)

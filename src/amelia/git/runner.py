@@ -46,6 +46,7 @@ from loguru import logger
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from amelia.errors import GitError
+from amelia.git.value import Git, Isolation, Repo
 from amelia.redaction import Redactor
 
 __all__ = [
@@ -115,15 +116,7 @@ _TRANSIENT = (
 """Complaints (lower-cased) of a network or server that may work again in a moment."""
 
 _extra_config: ContextVar[tuple[tuple[str, str], ...]] = ContextVar("amelia_git_config", default=())
-
-
-@dataclass(frozen=True)
-class _Isolation:
-    global_config: Path
-    protocols: tuple[str, ...]
-
-
-_isolation: ContextVar[_Isolation | None] = ContextVar("amelia_git_isolation", default=None)
+_isolation: ContextVar[Isolation | None] = ContextVar("amelia_git_isolation", default=None)
 
 
 @contextmanager
@@ -140,18 +133,11 @@ def isolated_configuration(
     `core.sshCommand`). The repository's own `.git/config` is still read: keep it as
     amelia wrote it (`amelia.git.ConfigSnapshot`).
     """
-    token = _isolation.set(_Isolation(global_config, tuple(protocols)))
+    token = _isolation.set(Isolation(global_config, protocols=tuple(protocols)))
     try:
         yield
     finally:
         _isolation.reset(token)
-
-
-def _isolation_config(isolation: _Isolation | None) -> tuple[tuple[str, str], ...]:
-    if isolation is None:
-        return ()
-    allowed = tuple((f"protocol.{name}.allow", "always") for name in isolation.protocols)
-    return (("credential.helper", ""), ("protocol.allow", "never"), *allowed)
 
 
 @contextmanager
@@ -171,13 +157,18 @@ def with_config(values: Mapping[str, str]) -> Iterator[None]:
         _extra_config.reset(token)
 
 
-def _environment() -> dict[str, str]:
+def _environment(git: Git | None) -> dict[str, str]:
+    """This process's environment with the hardened settings and, through `GIT_CONFIG_*`
+    after the entries the environment may hold already, every entry of `git`."""
     env = {**os.environ, **_HARDENED_ENV}
-    isolation = _isolation.get()
+    ambient = _isolation.get()
+    isolation = git.isolation if git is not None and git.isolation is not None else ambient
     if isolation is not None:
         env["GIT_CONFIG_NOSYSTEM"] = "1"
         env["GIT_CONFIG_GLOBAL"] = str(isolation.global_config)
-    entries = (*_BASE_CONFIG, *_isolation_config(isolation), *_extra_config.get())
+    own = () if git is None else git.entries()
+    around = () if ambient is None or isolation is not ambient else ambient.config()
+    entries = (*_BASE_CONFIG, *around, *_extra_config.get(), *own)
     count = env.get("GIT_CONFIG_COUNT", "")
     start = int(count) if count.isdigit() else 0
     for offset, (key, value) in enumerate(entries):
@@ -227,15 +218,23 @@ def _complaint(stderr: str, returncode: int) -> str:
 
 def run_git_bytes(
     args: Sequence[str],
-    cwd: Path | None,
+    repo: Repo | None,
     *,
     ok_codes: tuple[int, ...] = (0,),
     timeout: float = DEFAULT_TIMEOUT,
     input: bytes | None = None,
+    outside: bool = False,
 ) -> bytes:
-    """Run `git *args` (with `input` on its stdin) and return its stdout as bytes;
-    `GitError` on any other exit code."""
+    """Run `git *args` in `repo` (with `input` on its stdin) and return its stdout as
+    bytes; `GitError` on any other exit code.
+
+    `repo` is a `Git` value (its configuration, identity and auth reach this command), a
+    path (plain git there) or None (plain git, in no repository). With `outside`, the
+    command gets `repo`'s configuration but runs in no repository (a `--global` or
+    `--file` config command, `init`)."""
     name = _subcommand(args)
+    git = None if repo is None else Git.of(repo)
+    cwd = None if git is None or outside else git.path
     try:
         # Its own process group, so a timeout also stops what git started (ssh, helpers).
         process = subprocess.Popen(
@@ -244,7 +243,7 @@ def run_git_bytes(
             stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=_environment(),
+            env=_environment(git),
             start_new_session=True,
         )
     except OSError as error:
@@ -296,23 +295,27 @@ def run_git_service(
 
 def run_git(
     args: Sequence[str],
-    cwd: Path | None,
+    repo: Repo | None,
     *,
     ok_codes: tuple[int, ...] = (0,),
     timeout: float = DEFAULT_TIMEOUT,
     input: bytes | None = None,
+    outside: bool = False,
 ) -> str:
-    """Run `git *args` (with `input` on its stdin) and return its stdout as text (see
+    """Run `git *args` (see `run_git_bytes`) and return its stdout as text (see
     `display`)."""
-    return display(run_git_bytes(args, cwd, ok_codes=ok_codes, timeout=timeout, input=input))
+    out = run_git_bytes(
+        args, repo, ok_codes=ok_codes, timeout=timeout, input=input, outside=outside
+    )
+    return display(out)
 
 
-def run_git_paths(args: Sequence[str], cwd: Path | None) -> list[str]:
+def run_git_paths(args: Sequence[str], repo: Repo | None) -> list[str]:
     """Run `git *args`, which must ask for NUL-separated output (`-z`), and return the paths
     (see `split_paths`)."""
     if "-z" not in args:
         raise ValueError("run_git_paths needs a command with -z")
-    return split_paths(run_git_bytes(args, cwd))
+    return split_paths(run_git_bytes(args, repo))
 
 
 def is_transient(error: BaseException) -> bool:
@@ -366,11 +369,11 @@ def retrying(
 
 
 def run_network_read(
-    args: Sequence[str], cwd: Path | None, *, retry: NetworkRetry | None = None
+    args: Sequence[str], repo: Repo | None, *, retry: NetworkRetry | None = None
 ) -> str:
     """Run a command that reads from a remote (`fetch`, `ls-remote`), retried while its
     failures look like the network's."""
     for attempt in retrying(retry or NetworkRetry(), is_transient):
         with attempt:
-            return run_git(args, cwd)
+            return run_git(args, repo)
     raise AssertionError("unreachable: tenacity re-raises the last failure")

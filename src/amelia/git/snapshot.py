@@ -16,6 +16,7 @@ from pathlib import Path
 
 from amelia.git.credentials import common_git_dir
 from amelia.git.files import SavedFile
+from amelia.git.value import Repo
 
 __all__ = ["ConfigSnapshot"]
 
@@ -28,7 +29,7 @@ class ConfigSnapshot:
     files: tuple[tuple[Path, SavedFile | None], ...]
 
     @classmethod
-    def take(cls, repo: Path, *, extra: Sequence[Path] = ()) -> ConfigSnapshot:
+    def take(cls, repo: Repo, *, extra: Sequence[Path] = ()) -> ConfigSnapshot:
         git_dir = common_git_dir(repo)
         paths = (git_dir / "config", git_dir / "config.worktree", *extra)
         return cls(files=tuple((path, SavedFile.read(path)) for path in paths))
