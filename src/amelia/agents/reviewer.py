@@ -26,7 +26,7 @@ from amelia.agents.verdict import ReviewVerdict, parse_review
 from amelia.core.state import ExecutionState, PriorFinding, ReviewResult, ReviewScope
 from amelia.core.types import PathInstruction, ReviewOptions, StreamEvent, StreamEventType
 from amelia.drivers.base import AgenticMessageType, DriverInterface
-from amelia.git import Changes, collect_changes
+from amelia.git import Changes, Git, collect_changes
 
 __all__ = [
     "AGENT",
@@ -143,15 +143,17 @@ class Reviewer:
         base_ref: str,
         scope: ReviewScope | None = None,
         skip: Collection[str] = (),
+        git: Git | None = None,
     ) -> AsyncGenerator[tuple[ExecutionState, StreamEvent], None]:
         """Review the changes since `base_ref`; the last state holds `last_review`.
         Uncommitted paths in `skip` were there before the agents ran: not part of the change.
+        `git` is how amelia's own git reads `repo_dir` (None: plain git).
 
         With an incremental `scope` the prompt holds its files and open findings too.
         Raises `AgentRunFailedError` when the driver ends with an error result.
         """
         changes = await collect_changes(
-            repo_dir, base_ref, skip=skip, exclude=self.options.ignore_paths
+            git or repo_dir, base_ref, skip=skip, exclude=self.options.ignore_paths
         )
         iteration = state.review_iteration + 1
         if changes.is_empty:

@@ -18,14 +18,13 @@ import contextlib
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from loguru import logger
 
 from amelia.core.state import CheckRun, ExecutionState, ReviewComment, ReviewResult
 from amelia.core.types import StreamEventType
 from amelia.errors import GitError
-from amelia.git import run_git_paths
+from amelia.git import Git, Repo, run_git_paths
 from amelia.isolation.agent_user import AgentUser
 from amelia.pipeline.context import RunContext
 from amelia.toolchain import run_shell
@@ -63,7 +62,7 @@ class TestCommand:
         return environment if self.agent is None else self.agent.environment(environment)
 
 
-def _untracked(repo: Path) -> set[str]:
+def _untracked(repo: Repo) -> set[str]:
     try:
         return set(run_git_paths(["ls-files", "-z", "--others", "--exclude-standard"], repo))
     except GitError as error:
@@ -71,10 +70,11 @@ def _untracked(repo: Path) -> set[str]:
         return set()
 
 
-def _remove_new(repo: Path, before: set[str]) -> list[str]:
+def _remove_new(git: Git, before: set[str]) -> list[str]:
     """Delete the untracked, not ignored files that appeared since `before`, and the
     folders that held only them."""
-    created = sorted(_untracked(repo) - before)
+    created = sorted(_untracked(git) - before)
+    repo = git.path
     for relative in created:
         path = repo / relative
         with contextlib.suppress(FileNotFoundError):
@@ -100,8 +100,8 @@ async def run_check(state: ExecutionState, context: RunContext) -> ExecutionStat
         return state
     round_number = (state.last_check.round + 1) if state.last_check is not None else 1
     await context.emit(context.event(StreamEventType.STAGE_STARTED, CHECK_AGENT, test.command))
-    repo = context.repo_dir
-    before = await asyncio.to_thread(_untracked, repo)
+    repo, git = context.repo_dir, context.repo_git
+    before = await asyncio.to_thread(_untracked, git)
     try:
         # It runs the developer's code: what surrounds the developer surrounds it too (what
         # it leaves running is stopped, the files it may not change are put back).
@@ -124,7 +124,7 @@ async def run_check(state: ExecutionState, context: RunContext) -> ExecutionStat
     except OSError as error:
         tail = f"could not start: {error}"
         check = CheckRun(command=test.command, exit_code=127, tail=tail, round=round_number)
-    removed = await asyncio.to_thread(_remove_new, repo, before)
+    removed = await asyncio.to_thread(_remove_new, git, before)
     if removed:
         logger.info("removed what the test command left in the worktree: {}", ", ".join(removed))
     done = f"`{test.command}` {check.outcome}"

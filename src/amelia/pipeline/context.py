@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from amelia.core.state import ExecutionState
 from amelia.core.types import AgentRole, Profile, StreamEvent, StreamEventType, ToolProfileName
 from amelia.drivers.base import DriverInterface
+from amelia.git import Git
 from amelia.pipeline.sinks import Sink, dispatch
 
 if TYPE_CHECKING:
@@ -45,7 +46,9 @@ ROLE_TOOL_PROFILES: dict[AgentRole, ToolProfileName] = {
 
 @dataclass(frozen=True)
 class RunContext:
-    """Where and how a run happens. `repo_dir` is the worktree the agents work in."""
+    """Where and how a run happens. `repo_dir` is the worktree the agents work in; `git`
+    is how amelia's own git runs there (in the Action: the checkout's configuration and
+    the bot's address), None for plain git."""
 
     repo_dir: Path
     make_driver: MakeDriver
@@ -60,6 +63,16 @@ class RunContext:
     not part of the change the reviewer sees; None: none."""
     test_command: TestCommand | None = None
     """Run by amelia after every developer round (`amelia.pipeline.checks`); None: none."""
+    git: Git | None = None
+
+    def __post_init__(self) -> None:
+        if self.git is not None and self.git.path != self.repo_dir:
+            raise ValueError(f"git runs in {self.git.path}, the agents in {self.repo_dir}")
+
+    @property
+    def repo_git(self) -> Git:
+        """amelia's own git in `repo_dir`: `git`, or plain git there."""
+        return self.git if self.git is not None else Git(self.repo_dir)
 
     def session(self, role: AgentRole) -> AbstractAsyncContextManager[None]:
         """What surrounds one run of `role`'s agent."""

@@ -83,7 +83,7 @@ async def run_pipeline(
     """
     run = context.reusing_drivers()
     try:
-        base = base_ref or await current_head(run.repo_dir)
+        base = base_ref or await current_head(run.repo_git)
     except GitError as error:
         await run.emit(
             run.event(StreamEventType.WORKFLOW_FAILED, "pipeline", str(error), error=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
-from pathlib import Path
 
 from loguru import logger
 
@@ -24,7 +23,7 @@ from amelia.core.types import AgentRole, StreamEvent, StreamEventType
 from amelia.drivers.base import DriverInterface
 from amelia.drivers.spending import spending_limit
 from amelia.errors import AgentError, BudgetReachedError, RunError
-from amelia.git import head_sha
+from amelia.git import Repo, head_sha
 from amelia.pipeline.context import RunContext
 
 __all__ = [
@@ -221,6 +220,7 @@ async def run_review(
             current,
             workflow_id=context.workflow_id,
             repo_dir=context.repo_dir,
+            git=context.repo_git,
             base_ref=base_ref,
             scope=scope,
             skip=context.preexisting() if context.preexisting is not None else (),
@@ -256,6 +256,6 @@ async def run_answer(
     return answered
 
 
-async def current_head(repo_dir: Path) -> str:
+async def current_head(repo: Repo) -> str:
     """The commit the worktree is on; the default base of a review."""
-    return await asyncio.to_thread(head_sha, repo_dir)
+    return await asyncio.to_thread(head_sha, repo)

@@ -22,7 +22,7 @@ from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 
 from amelia.errors import ConfigError, GitError
-from amelia.git import run_git_bytes
+from amelia.git import Repo, run_git_bytes
 
 __all__ = [
     "BASH",
@@ -67,7 +67,7 @@ def command_line(command: str) -> tuple[str, ...]:
     return (*BASH, "-c", command)
 
 
-def _trusted_script(repo: Path, trusted_ref: str, path: str) -> bytes:
+def _trusted_script(repo: Repo, trusted_ref: str, path: str) -> bytes:
     relative = path.strip().removeprefix("./")
     if relative.startswith("/") or ".." in relative.split("/"):
         raise ConfigError(f"setup script {path}: must be a path inside the repository")
@@ -80,7 +80,7 @@ def _trusted_script(repo: Path, trusted_ref: str, path: str) -> bytes:
         ) from None
 
 
-def resolve_setup(value: str, *, repo: Path, trusted_ref: str) -> SetupCommand:
+def resolve_setup(value: str, *, repo: Repo, trusted_ref: str) -> SetupCommand:
     """The setup `value` names: a script from `trusted_ref`, or a command line.
     Raises `ConfigError` for a script missing from the trusted commit."""
     word = value.strip()

@@ -14,6 +14,7 @@ from amelia.core.state import ExecutionState
 from amelia.core.types import Issue, Profile, StreamEvent, StreamEventType, ToolProfileName
 from amelia.drivers.base import AgenticMessage, DriverInterface, DriverUsage, GenerateResult
 from amelia.drivers.runtime import DriverEnvironment
+from amelia.git import Git
 from amelia.pipeline import (
     AgentRole,
     RunContext,
@@ -228,6 +229,28 @@ async def test_single_stages_can_run_on_their_own(repo: Path) -> None:
     reviewed = await run_review(implemented, context, base_ref="HEAD")
     assert reviewed.last_review is not None and reviewed.last_review.approved
     assert reviewed.goal == "Add farewell."
+
+
+async def test_amelias_own_git_reads_the_worktree_through_the_contexts_git_value(
+    repo: Path,
+) -> None:
+    (repo / "greeter" / "core.py").write_text("changed = True\n")
+    drivers = Drivers(reviews=["approved", "approved"])
+    plain = _context(repo, drivers, [])
+    # A value with its own configuration: git shows paths without the a/ and b/ prefixes.
+    configured = RunContext(
+        repo_dir=repo, make_driver=drivers, git=Git(repo).with_config({"diff.noprefix": "true"})
+    )
+
+    await run_review(ExecutionState(), plain, base_ref="HEAD")
+    await run_review(ExecutionState(), configured, base_ref="HEAD")
+
+    first, second = (call.prompt for call in drivers.by_role["reviewer"].calls)
+    assert "--- a/greeter/core.py" in first
+    assert "--- greeter/core.py" in second and "a/greeter/core.py" not in second
+    assert plain.repo_git == Git(repo) and configured.repo_git == configured.git
+    with pytest.raises(ValueError, match="git runs in"):
+        RunContext(repo_dir=repo, make_driver=drivers, git=Git(repo.parent))
 
 
 class HangingDriver:
