@@ -25,9 +25,11 @@ from amelia.errors import GitHubError
 from amelia.git import (
     TOKEN_KINDS,
     WARN_FILE_BYTES,
+    Git,
     HeldFile,
     PushAllowance,
     PushRefusal,
+    Repo,
     display,
     display_path,
     drop_from_unpushed,
@@ -113,7 +115,7 @@ class HoldBack:
     def files(self) -> tuple[HeldFile, ...]:
         return () if self.work is None else self.work.files
 
-    def split(self, repo: Path, paths: Sequence[str]) -> list[str]:
+    def split(self, repo: Repo, paths: Sequence[str]) -> list[str]:
         """The paths of the agents' change a commit may carry; the others are recorded."""
         keep, held = hold_back(repo, paths, self.allowance)
         for path in keep:
@@ -129,7 +131,7 @@ class HoldBack:
 
     def after_refusal(
         self,
-        repo: Path,
+        repo: Repo,
         branch: str,
         refusal: PushRefusal | None,
         *,
@@ -164,7 +166,7 @@ class HoldBack:
         self._record(repo, [*self.files, *(h for h in held if h not in self.files)])
         return True
 
-    def _record(self, repo: Path, held: Sequence[HeldFile]) -> None:
+    def _record(self, repo: Repo, held: Sequence[HeldFile]) -> None:
         if not held:
             self.work = None
             if self.directory is not None and self.directory.exists():
@@ -189,13 +191,13 @@ class HoldBack:
             refusal=self._refusal,
         )
 
-    def _why_hidden(self, repo: Path, item: HeldFile) -> str:
+    def _why_hidden(self, repo: Repo, item: HeldFile) -> str:
         """Why the change of `item` may not be shown (empty: it may)."""
         if item.reason == "too_large":
             return "too large to show"
         if item.size is None:
             return ""
-        data = (repo / item.path).read_bytes()
+        data = (Git.of(repo).path / item.path).read_bytes()
         for secret in self._secrets:
             if any(spelling in data for spelling in secret_spellings(secret)):
                 return "it holds the value of a secret of this run"
@@ -204,7 +206,7 @@ class HoldBack:
                 return f"it holds a string shaped like a {kind}"
         return ""
 
-    def _save(self, repo: Path, held: Sequence[HeldFile], patch: bytes) -> Path | None:
+    def _save(self, repo: Repo, held: Sequence[HeldFile], patch: bytes) -> Path | None:
         if self.directory is None:
             return None
         try:
@@ -213,7 +215,7 @@ class HoldBack:
             (self.directory / "files").mkdir(parents=True)
             (self.directory / PATCH_NAME).write_bytes(patch)
             for item in held:
-                source = repo / item.path
+                source = Git.of(repo).path / item.path
                 if item.size is None or not source.is_file():
                     continue
                 target = self.directory / "files" / item.path

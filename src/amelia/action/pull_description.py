@@ -12,10 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from amelia.core.state import ExecutionState, ReviewResult
-from amelia.git import diff_stat
+from amelia.git import Repo, diff_stat
 from amelia.github.markers import BODY_BEGIN, BODY_END
 from amelia.text import one_line
 
@@ -73,7 +72,7 @@ class ChangeReport:
     @classmethod
     def build(
         cls,
-        repo: Path,
+        repo: Repo,
         base: str,
         head: str,
         state: ExecutionState,

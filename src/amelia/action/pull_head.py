@@ -3,6 +3,10 @@
 `check_out_pull` (a `pull_request` run, or `/amelia review`: the checkout is ours to move)
 fetches base and head and checks the head out detached in the checkout itself.
 
+Both fetch with the `remote` value they are given (the one that may carry the token) and
+do everything else with the checkout's own `Git` value, which the `PullHead` keeps for
+the reviewer's git.
+
 `head_as_data` is for runs that hold the repository's secrets while the head comes from
 someone without write access (`pull_request_target`): the head must never run. The
 checkout stays exactly where actions/checkout left it (the base): the head's commits are
@@ -28,6 +32,8 @@ from pathlib import Path
 from amelia.action.steering import restore_steering_files
 from amelia.errors import GitError
 from amelia.git import (
+    Git,
+    Repo,
     check_out_detached,
     fetch,
     head_sha,
@@ -57,8 +63,9 @@ HEAD_REPOSITORY_CONFIG: dict[str, str] = {
 class PullHead:
     """Where the reviewer reads the pull's head, and which commits it covers."""
 
-    directory: Path
-    """The work tree holding the head: the checkout itself, or a separate directory."""
+    git: Git
+    """amelia's git in the work tree holding the head: the checkout itself, or a separate
+    directory (with the checkout's configuration, never the token)."""
     head_sha: str
     """The pull's head as fetched (before steering files were reset)."""
     merge_base: str
@@ -67,8 +74,13 @@ class PullHead:
     as_data: bool = field(default=False, kw_only=True)
     """True when the head was kept out of the checkout (`head_as_data`)."""
 
+    @property
+    def directory(self) -> Path:
+        """The work tree holding the head."""
+        return self.git.path
 
-def _fetch_pull(repo: Path, pull: PullInfo, *, branch_fallback: bool) -> tuple[str, str]:
+
+def _fetch_pull(repo: Repo, pull: PullInfo, *, branch_fallback: bool) -> tuple[str, str]:
     """Fetch the pull's base and head into `repo`: (head commit, merge base)."""
     base = validate_branch_name(pull.base_ref)
     base_tracking = f"refs/remotes/origin/{base}"
@@ -88,46 +100,54 @@ def _fetch_pull(repo: Path, pull: PullInfo, *, branch_fallback: bool) -> tuple[s
     return head, base_commit
 
 
-def check_out_pull(repo: Path, pull: PullInfo) -> PullHead:
-    """Fetch the pull's base and head, check the head out detached, reset steering files."""
-    head, base_commit = _fetch_pull(repo, pull, branch_fallback=True)
+def check_out_pull(repo: Repo, pull: PullInfo, *, remote: Repo | None = None) -> PullHead:
+    """Fetch the pull's base and head (through `remote`, default `repo`), check the head
+    out detached, reset steering files."""
+    head, base_commit = _fetch_pull(repo if remote is None else remote, pull, branch_fallback=True)
     check_out_detached(repo, head)
     restored = restore_steering_files(repo, base_commit)
-    return PullHead(repo, head, base_commit, tuple(restored))
+    return PullHead(Git.of(repo), head, base_commit, tuple(restored))
 
 
-def _git_path(repo: Path, name: str) -> Path:
+def _git_path(repo: Repo, name: str) -> Path:
     out = run_git(["rev-parse", "--path-format=absolute", "--git-path", name], repo)
     return Path(out.strip())
 
 
-def _head_repository(checkout: Path, directory: Path) -> None:
-    """An empty repository at `directory` that reads the checkout's objects."""
+def _head_repository(checkout: Git, directory: Path) -> Git:
+    """An empty repository at `directory` that reads the checkout's objects; amelia's git
+    there, with the checkout's configuration."""
     if directory.exists():
         shutil.rmtree(directory)
     directory.mkdir(parents=True)
     # An empty template: git copies no hook, not even the inactive samples.
     template = directory.parent / f".{directory.name}-template"
     template.mkdir(exist_ok=True)
-    run_git(["init", "--quiet", f"--template={template}", str(directory)], None)
+    run_git(["init", "--quiet", f"--template={template}", str(directory)], checkout, outside=True)
     template.rmdir()
     git_dir = directory / ".git"
+    head = checkout.at(directory)
     for key, value in HEAD_REPOSITORY_CONFIG.items():
-        run_git(["config", "--local", key, value], directory)
+        run_git(["config", "--local", key, value], head)
     alternates = git_dir / "objects" / "info" / "alternates"
     alternates.parent.mkdir(parents=True, exist_ok=True)
     alternates.write_text(f"{_git_path(checkout, 'objects')}\n", encoding="utf-8")
     if is_shallow(checkout):
         # The checkout's history ends at its shallow boundary; so does the borrowed one.
         shutil.copyfile(_git_path(checkout, "shallow"), git_dir / "shallow")
+    return head
 
 
-def head_as_data(checkout: Path, pull: PullInfo, directory: Path) -> PullHead:
-    """Fetch the pull's head into `checkout`'s object store only (its work tree, index and
-    HEAD stay as they are) and write the head's files into `directory` (see the module
-    docstring). Only the pull ref is fetched: a fork's branch is not on origin."""
-    head, base_commit = _fetch_pull(checkout, pull, branch_fallback=False)
-    _head_repository(checkout, directory)
-    check_out_detached(directory, head)
-    restored = restore_steering_files(directory, base_commit)
-    return PullHead(directory, head, base_commit, tuple(restored), as_data=True)
+def head_as_data(
+    checkout: Repo, pull: PullInfo, directory: Path, *, remote: Repo | None = None
+) -> PullHead:
+    """Fetch the pull's head (through `remote`, default `checkout`) into `checkout`'s
+    object store only (its work tree, index and HEAD stay as they are) and write the head's
+    files into `directory` (see the module docstring). Only the pull ref is fetched: a
+    fork's branch is not on origin."""
+    fetched = checkout if remote is None else remote
+    head, base_commit = _fetch_pull(fetched, pull, branch_fallback=False)
+    git = _head_repository(Git.of(checkout), directory)
+    check_out_detached(git, head)
+    restored = restore_steering_files(git, base_commit)
+    return PullHead(git, head, base_commit, tuple(restored), as_data=True)

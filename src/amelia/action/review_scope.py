@@ -13,14 +13,12 @@ along), or without an earlier review, the review is full.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from loguru import logger
 
 from amelia.config import ReviewScopeSetting
 from amelia.core.state import ReviewKind, ReviewScope
 from amelia.errors import GitError
-from amelia.git import changed_paths, head_sha, merge_base
+from amelia.git import Repo, changed_paths, head_sha, merge_base
 from amelia.github.review_history import ReviewHistory
 
 __all__ = ["follows", "plan_scope", "requested_kind"]
@@ -39,7 +37,7 @@ def requested_kind(setting: ReviewScopeSetting, *, on_push: bool, notes: str = "
     return setting
 
 
-def follows(repo: Path, old: str, head: str) -> bool:
+def follows(repo: Repo, old: str, head: str) -> bool:
     """True when `head` builds on `old`: `old` is here and a strict ancestor of `head`."""
     try:
         old_sha = head_sha(repo, ref=old)
@@ -48,7 +46,7 @@ def follows(repo: Path, old: str, head: str) -> bool:
         return False  # `old` is gone (force-pushed away) or shares no history with head
 
 
-def _why_full(repo: Path, last: str | None, *, head: str, merge_base_sha: str) -> str | None:
+def _why_full(repo: Repo, last: str | None, *, head: str, merge_base_sha: str) -> str | None:
     """Why an incremental review from `last` cannot be done; None when it can."""
     if last is None:
         return "no earlier review"
@@ -64,7 +62,7 @@ def _why_full(repo: Path, last: str | None, *, head: str, merge_base_sha: str) -
 
 
 def plan_scope(
-    repo: Path, *, merge_base_sha: str, head: str, history: ReviewHistory, kind: ReviewKind
+    repo: Repo, *, merge_base_sha: str, head: str, history: ReviewHistory, kind: ReviewKind
 ) -> ReviewScope:
     """The scope of this review: `kind` when it can be done, else a full review."""
     changed = tuple(changed_paths(repo, merge_base_sha, head=head))

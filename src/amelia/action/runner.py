@@ -17,6 +17,7 @@ posted or logged passes through one `Redactor`.
 from __future__ import annotations
 
 import asyncio
+from contextlib import nullcontext
 from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -133,12 +134,7 @@ class _Engine:
             self.io.warning(f"amelia: no mode handles `{command.kind}` in this version")
             self.io.set_outputs({"conclusion": "skipped"})
             return EXIT_OK
-        from amelia.git import bot_identity_for
-
-        # The bot's commits carry the noreply address of this GitHub (an Enterprise
-        # Server's own host), never github.com's.
-        with bot_identity_for(settings.runner.server_url):
-            return await self._run_mode(mode, command, event, settings)
+        return await self._run_mode(mode, command, event, settings)
 
     async def _run_mode(
         self, mode: Mode, command: Command, event: Event, settings: Settings
@@ -171,18 +167,33 @@ class _Engine:
 
         from amelia.action.agent_runtime import agent_runtime
         from amelia.action.log_groups import LogGroupSink
+        from amelia.action.workspace import private_git_config
 
         # Modes that prepare a checkout run agents in it: they get the credential proxy.
         runtime = agent_runtime(settings, self.redactor, runs_agents=mode.needs_workspace)
+        # On a runner amelia's git reads only a global config of its own.
+        private = private_git_config() if settings.runner.actions else nullcontext()
         async with runtime as environment:
             groups = LogGroupSink(self.io, self.redactor)
-            context = self._shared_context(
-                command, event, settings, github, repo, dry_run, groups, environment, profile
-            )
-            context.toolchain = toolchain
-            context.repo_config = config
-            context.explicit_inputs = explicit
-            with context.workspace.git_configuration():
+            with private as global_config:
+                workspace = self._workspace(
+                    settings, github, repo, dry_run, environment, global_config
+                )
+                context = self._shared_context(
+                    command,
+                    event,
+                    settings,
+                    github,
+                    repo,
+                    dry_run,
+                    groups,
+                    environment,
+                    profile,
+                    workspace=workspace,
+                )
+                context.toolchain = toolchain
+                context.repo_config = config
+                context.explicit_inputs = explicit
                 try:
                     if mode.prepare is None:
                         await self._open_progress(mode, context)
@@ -241,32 +252,13 @@ class _Engine:
         log_groups: Sink,
         environment: DriverEnvironment,
         profile: Profile,
+        *,
+        workspace: Workspace,
     ) -> ModeContext:
         """What every mode gets: the checkout, the profile, the drivers (started from
         `environment`), the log groups."""
-        from amelia.action.held_back import workflow_permission
-        from amelia.action.runner_files import RunnerFiles
-        from amelia.action.workspace import GitHome, Workspace
-        from amelia.git import PushAllowance
         from amelia.pipeline import default_make_driver
 
-        runner = settings.runner
-        workspace = Workspace(
-            self._checkout(runner),
-            token=settings.github_token,
-            dry_run=dry_run,
-            artifacts_dir=settings.artifacts_dir,
-            on_runner=runner.actions,
-            # On a runner, amelia talks to the repository where actions/checkout found it,
-            # whatever an agent may write into the checkout's `origin`.
-            remote_url=f"{runner.server_url.rstrip('/')}/{repo}" if runner.actions else None,
-            secrets=_credentials(settings),
-            git_home=GitHome.of(settings.environ),
-            runner_files=RunnerFiles.of(settings.environ) if runner.actions else None,
-            agent=environment.agent,
-            # Asked of GitHub only when a change first touches a workflow file.
-            allowance=PushAllowance(ask=lambda: workflow_permission(github)),
-        )
         return ModeContext(
             command=command,
             event=event,
@@ -284,6 +276,43 @@ class _Engine:
             dry_run=dry_run,
             dry_run_dir=getattr(github, "directory", None),
             environment=environment,
+        )
+
+    def _workspace(
+        self,
+        settings: Settings,
+        github: GitHubClient,
+        repo: str,
+        dry_run: bool,
+        environment: DriverEnvironment,
+        global_config: Path | None,
+    ) -> Workspace:
+        """The checkout; on a runner amelia's git in it reads only `global_config`."""
+        from amelia.action.held_back import workflow_permission
+        from amelia.action.runner_files import RunnerFiles
+        from amelia.action.workspace import GitHome, Workspace
+        from amelia.git import PushAllowance
+
+        runner = settings.runner
+        return Workspace(
+            self._checkout(runner),
+            token=settings.github_token,
+            dry_run=dry_run,
+            artifacts_dir=settings.artifacts_dir,
+            on_runner=runner.actions,
+            # On a runner, amelia talks to the repository where actions/checkout found it,
+            # whatever an agent may write into the checkout's `origin`.
+            remote_url=f"{runner.server_url.rstrip('/')}/{repo}" if runner.actions else None,
+            secrets=_credentials(settings),
+            git_home=GitHome.of(settings.environ),
+            runner_files=RunnerFiles.of(settings.environ) if runner.actions else None,
+            agent=environment.agent,
+            # Asked of GitHub only when a change first touches a workflow file.
+            allowance=PushAllowance(ask=lambda: workflow_permission(github)),
+            global_config=global_config,
+            # The bot's commits carry the noreply address of this GitHub (an Enterprise
+            # Server's own host), never github.com's.
+            server_url=runner.server_url,
         )
 
     async def _open_progress(self, mode: Mode, context: ModeContext) -> None:

@@ -11,9 +11,9 @@ head's version either. The commit is never pushed.
 
 from __future__ import annotations
 
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
-from amelia.git import changed_paths, commit_paths, path_exists_at, run_git
+from amelia.git import Repo, changed_paths, commit_paths, path_exists_at, run_git
 
 __all__ = [
     "STEERING_DIR_NAMES",
@@ -41,7 +41,7 @@ def is_steering_path(path: str) -> bool:
     return parts[-1] in STEERING_FILE_NAMES or any(p in STEERING_DIR_NAMES for p in parts[:-1])
 
 
-def reset_steering_files(repo: Path, base: str) -> list[str]:
+def reset_steering_files(repo: Repo, base: str) -> list[str]:
     """Reset every steering path the head changed since `base` to `base`'s version (or
     remove it when `base` has none) in the worktree and the index, without committing; the
     paths reset (empty: the head changed none). For a head amelia pushes to: its commits
@@ -55,7 +55,7 @@ def reset_steering_files(repo: Path, base: str) -> list[str]:
     return changed
 
 
-def restore_steering_files(repo: Path, base: str) -> list[str]:
+def restore_steering_files(repo: Repo, base: str) -> list[str]:
     """Reset every steering path the head changed since `base` to `base`'s version, commit
     that locally, and return the paths reset (empty: the head changed none)."""
     changed = reset_steering_files(repo, base)

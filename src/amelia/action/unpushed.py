@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict
 from amelia.git import (
     TOKEN_KINDS,
     PushRefusal,
+    Repo,
     display,
     mask_secrets,
     run_git,
@@ -125,13 +126,13 @@ def _patch_block(title: str, patch: str, limit: int) -> list[str]:
     ]
 
 
-def _unpushed_commits(repo: Path, branch: str) -> list[str]:
+def _unpushed_commits(repo: Repo, branch: str) -> list[str]:
     out = run_git(["rev-list", "--reverse", f"refs/heads/{branch}", "--not", "--remotes"], repo)
     return out.split()
 
 
 def save_unpushed(
-    repo: Path,
+    repo: Repo,
     branch: str,
     directory: Path,
     *,

@@ -8,11 +8,13 @@ committer; `restore_credentials()` puts every changed file back byte for byte on
 agent can run any more, so later steps of the job (and actions/checkout's own post-step
 cleanup) find the checkout as actions/checkout left it.
 
-amelia's own git on a runner reads only configuration amelia owns (`git_configuration()`,
-see `amelia.git.isolated_configuration`), and talks to the repository's URL on the
-server (`remote_url`) rather than to whatever `origin` says; pushes and reads of origin
-pass the token to git through `GIT_CONFIG_*` variables in the environment of those git
-processes only (`authenticated()`), never in this process's environment.
+amelia's own git runs through `git`, a `amelia.git.Git` value: on a runner it reads only
+configuration amelia owns (`private_git_config()`, see `amelia.git.Isolation`), and its
+commits carry the bot's address of the GitHub the run talks to. Pushes and reads of origin
+run through `remote()`, the same value talking to the repository's URL on the server
+(`remote_url`) rather than to whatever `origin` says, with the token, which reaches git
+through `GIT_CONFIG_*` variables in the environment of those git processes only, never in
+this process's environment; `remote()` stops every agent process first.
 
 Around every agent run (`agent_session()`): before the first one, the worktree's state is
 recorded (`amelia.git.WorktreeBaseline`) so that only the agents' work is committed; the
@@ -30,7 +32,6 @@ once more without it.
 
 from __future__ import annotations
 
-import base64
 import tempfile
 import threading
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
@@ -47,6 +48,7 @@ from amelia.action.unpushed import UnpushedWork, save_unpushed
 from amelia.errors import GitError, SecretInChangeError
 from amelia.git import (
     ConfigSnapshot,
+    Git,
     HiddenCredentials,
     Leak,
     PushAllowance,
@@ -56,27 +58,28 @@ from amelia.git import (
     configure_identity,
     head_sha,
     hide_credentials,
-    isolated_configuration,
     mark_safe_directory,
     push,
     read_refusal,
     remote_tracking_commits,
     scan_unpushed,
     secret_files,
-    with_config,
-    with_remote_url,
 )
 from amelia.isolation.agent_user import AgentUser
 from amelia.isolation.leftovers import Leftovers
 from amelia.isolation.ownership import CheckoutOwnership, give_git_back
 
-__all__ = ["CommittedWork", "GitHome", "Workspace", "basic_auth_header"]
+__all__ = ["CommittedWork", "GitHome", "Workspace", "private_git_config"]
 
 
-def basic_auth_header(token: str) -> str:
-    """The header actions/checkout uses: basic auth as `x-access-token:<token>`."""
-    encoded = base64.b64encode(f"x-access-token:{token}".encode()).decode("ascii")
-    return f"AUTHORIZATION: basic {encoded}"
+@contextmanager
+def private_git_config() -> Iterator[Path]:
+    """An empty git config file only this process writes, removed on leaving: the global
+    config of amelia's isolated git on a runner (see `amelia.git.Isolation`)."""
+    with tempfile.TemporaryDirectory(prefix="amelia-git-") as private:
+        global_config = Path(private) / "gitconfig"
+        global_config.write_bytes(b"")
+        yield global_config
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -128,6 +131,8 @@ class Workspace:
         runner_files: RunnerFiles | None = None,
         agent: AgentUser | None = None,
         allowance: PushAllowance | None = None,
+        global_config: Path | None = None,
+        server_url: str = "https://github.com",
     ) -> None:
         self.path = path.resolve()
         self.agent = agent
@@ -162,7 +167,10 @@ class Workspace:
         self._lock = threading.Lock()
         self._baseline: WorktreeBaseline | None = None
         self._snapshot: ConfigSnapshot | None = None
-        self._global_config: Path | None = None
+        self._global_config = global_config
+        self.git = self._local_git(server_url)
+        """How amelia's own git runs in the checkout, without the token (see the module
+        docstring); for pushes and fetches, `remote()`."""
         self._runner_files = runner_files or RunnerFiles({})
         """The runner's file commands, put back after every agent run."""
         self._runner_files_before: RunnerFiles | None = None
@@ -185,28 +193,19 @@ class Workspace:
         """Files emptied while agents run because they hold a credential."""
         return list(self._hidden.files)
 
-    @contextmanager
-    def git_configuration(self) -> Iterator[None]:
-        """On a runner, make amelia's git in this block read only configuration amelia owns
-        (a private global config, no system config, no credential helper); elsewhere, the
+    def _local_git(self, server_url: str) -> Git:
+        """On a runner (given `global_config`), git reads only configuration amelia owns (a
+        private global config, no system config, no credential helper); elsewhere the
         user's git configuration applies as it is, and with an agent user amelia's git
-        trusts the checkout it hands to that user (for its own commands only, in no file)."""
-        if not self.on_runner:
-            if self.agent is None:
-                yield
-                return
-            with with_config({"safe.directory": str(self.path)}):
-                yield
-            return
-        with tempfile.TemporaryDirectory(prefix="amelia-git-") as private:
-            global_config = Path(private) / "gitconfig"
-            global_config.write_bytes(b"")
-            self._global_config = global_config
-            try:
-                with isolated_configuration(global_config):
-                    yield
-            finally:
-                self._global_config = None
+        trusts the checkout it hands to that user (for its own commands only, in no file).
+        Either way the bot's commits carry the noreply address of the GitHub at
+        `server_url`."""
+        git = Git(self.path).for_server(server_url)
+        if self.on_runner and self._global_config is not None:
+            return git.isolated(self._global_config)
+        if not self.on_runner and self.agent is not None:
+            return git.with_config({"safe.directory": str(self.path)})
+        return git
 
     def prepare(self) -> None:
         """On a runner, trust the directory; hide persisted credentials; on a runner, commit
@@ -216,20 +215,20 @@ class Workspace:
         with self._lock:
             if self.on_runner:
                 # Another uid owns the runner's checkout.
-                mark_safe_directory(self.path)
+                mark_safe_directory(self.git)
             # Saved before anything changes, so that the end restores the checkout's own.
             if self._ownership is not None:
                 self._ownership.record()
             self._hidden.remember(self.path / ".git" / "config")
             hide_credentials(
-                self.path,
+                self.git,
                 global_configs=self.git_home.global_configs() if self.on_runner else (),
                 home=self.git_home.home,
                 xdg_config=self.git_home.xdg_config,
                 into=self._hidden,
             )
             if self.on_runner:
-                configure_identity(self.path)
+                configure_identity(self.git)
         if self._hidden.hidden:
             logger.info(
                 "hid the checkout's credentials while agents run: {} {}",
@@ -308,9 +307,9 @@ class Workspace:
                 # Credentials an earlier step left in the checkout (an `.npmrc` with a token,
                 # an auth action's key file) are emptied while agents run, like the token.
                 with self._lock:
-                    self._hidden.empty(self.path / path for path in secret_files(self.path))
-            self._baseline = WorktreeBaseline.capture(self.path)
-            self._published = list(remote_tracking_commits(self.path))
+                    self._hidden.empty(self.path / path for path in secret_files(self.git))
+            self._baseline = WorktreeBaseline.capture(self.git)
+            self._published = list(remote_tracking_commits(self.git))
         if self._ownership is not None:
             # Also what amelia's own git made since the last agent (a rebase, a checkout).
             self._ownership.hand_over()
@@ -319,7 +318,7 @@ class Workspace:
                 # paid run go on with every edit failing.
                 self.agent.check_access(self.path)
         extra = () if self._global_config is None else (self._global_config,)
-        self._snapshot = ConfigSnapshot.take(self.path, extra=extra)
+        self._snapshot = ConfigSnapshot.take(self.git, extra=extra)
 
     def preexisting_paths(self) -> frozenset[str]:
         """Paths that are as they were before the first agent ran: earlier steps' files."""
@@ -359,14 +358,14 @@ class Workspace:
         """Commit what the agents created, changed or deleted since before the first one
         ran, and nothing else; files that hold credentials are left out (`withheld`), and
         files GitHub would refuse in a push stay in the worktree (`held_back`)."""
-        baseline = self._baseline or WorktreeBaseline.capture(self.path)
+        baseline = self._baseline or WorktreeBaseline.capture(self.git)
         changes = baseline.changes()
         for path in changes.withheld:
             if path not in self.withheld:
                 self.withheld.append(path)
                 logger.warning("{} holds credentials by its name: not committed", path)
-        paths = self.held_back.split(self.path, changes.paths)
-        sha = commit_changes(self.path, paths, message, co_author=co_author)
+        paths = self.held_back.split(self.git, changes.paths)
+        sha = commit_changes(self.git, paths, message, co_author=co_author)
         return CommittedWork(sha=sha, withheld=changes.withheld)
 
     def notes(self) -> tuple[str, ...]:
@@ -392,34 +391,21 @@ class Workspace:
     def commit_path(self, relative: str, message: str, *, co_author: str | None = None) -> str:
         """Commit `relative` as it is in the worktree; the head sha (unchanged if identical)."""
         # amelia chose the path, so a .gitignore that covers it does not stop the commit.
-        return commit_paths(self.path, [relative], message, co_author=co_author, force=True)
+        return commit_paths(self.git, [relative], message, co_author=co_author, force=True)
 
-    @contextmanager
-    def authenticated(self) -> Iterator[None]:
-        """Let git in this block talk to the repository (`remote_url`, else origin), with
-        the token when there is one (private repositories, pushes).
+    def remote(self) -> Git:
+        """`git` talking to the repository (`remote_url`, else origin), with the token when
+        there is one (private repositories, pushes).
 
-        Only git processes started in the block see the token, in their environment, and
-        every process an agent left running, and every process of the agent user, is
-        stopped first (a process of the same user could read that environment); start no
-        agent inside the block.
+        Every process an agent left running, and every process of the agent user, is
+        stopped first: only git processes started with the value see the token, in their
+        environment, which a process of the same user could read. Start no agent while
+        the value is in use; ask for it again after one ran.
         """
         self.leftovers.stop()
         self.stop_agents()
-        with self._remote():
-            if not self._token:
-                yield
-                return
-            with with_config({"http.extraheader": basic_auth_header(self._token)}):
-                yield
-
-    @contextmanager
-    def _remote(self) -> Iterator[None]:
-        if self.remote_url is None:
-            yield
-            return
-        with with_remote_url(self.remote_url):
-            yield
+        git = self.git if self.remote_url is None else self.git.with_remote(self.remote_url)
+        return git.authenticated(self._token)
 
     def push(self, branch: str) -> str:
         """Push `branch` to origin (skipped in a dry run), authenticated only for this push.
@@ -431,7 +417,7 @@ class Workspace:
         changes it, and links must name the commit origin has."""
         # Not what `refs/remotes` says now: an agent could add a ref there to keep its
         # commits out of the search.
-        report = scan_unpushed(self.path, branch, secrets=self._secrets, published=self._published)
+        report = scan_unpushed(self.git, branch, secrets=self._secrets, published=self._published)
         for leak in report.tokens:
             if leak not in self.flagged:
                 self.flagged.append(leak)
@@ -443,12 +429,12 @@ class Workspace:
             )
             raise self._keep_unpushed(branch, error)
         if self.dry_run:
-            return head_sha(self.path)
+            return head_sha(self.git)
         try:
             self._push_holding_back(branch)
         except GitError as error:
             raise self._keep_unpushed(branch, error) from None
-        pushed = head_sha(self.path)
+        pushed = head_sha(self.git)
         if self._published is not None:
             self._published.append(pushed)
         return pushed
@@ -458,17 +444,15 @@ class Workspace:
         workflow file the token may not change, a file over its size limit), push the rest
         once more without them (`HoldBack.after_refusal`)."""
         try:
-            with self.authenticated():
-                push(self.path, branch)
+            push(self.remote(), branch)
             return
         except GitError as error:
             refusal = read_refusal(error.stderr)
             if not self.held_back.after_refusal(
-                self.path, branch, refusal, published=self._published
+                self.git, branch, refusal, published=self._published
             ):
                 raise
-        with self.authenticated():
-            push(self.path, branch)
+        push(self.remote(), branch)
 
     def _keep_unpushed(self, branch: str, error: GitError) -> GitError:
         """Save the commits the failed push would have published, with every secret of the
@@ -479,7 +463,7 @@ class Workspace:
         refusal = read_refusal(error.stderr)
         try:
             self.unpushed = save_unpushed(
-                self.path, branch, self.artifacts_dir, secrets=self._secrets, refusal=refusal
+                self.git, branch, self.artifacts_dir, secrets=self._secrets, refusal=refusal
             )
         except (GitError, OSError) as saving:
             return GitError(f"{error}; saving the unpushed commits failed too: {saving}")

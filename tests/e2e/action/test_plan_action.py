@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from amelia.action.workspace import basic_auth_header
-from amelia.git import noreply_address
+from amelia.git import basic_auth_header, noreply_address
 from amelia.github.markers import progress_marker
 from amelia.testing.action_harness import ActionHarness, plan_script
 

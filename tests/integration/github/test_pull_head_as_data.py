@@ -11,6 +11,7 @@ import pytest
 
 from amelia.action.pull_head import HEAD_REF, head_as_data
 from amelia.errors import GitError
+from amelia.git import Git
 from amelia.github.client import PullInfo
 from tests.git_helpers import git
 from tests.integration.github.conftest import Origin
@@ -110,3 +111,21 @@ def test_a_fork_head_needs_the_pull_ref(checkout: Path, tmp_path: Path) -> None:
     with pytest.raises(GitError):
         head_as_data(checkout, _pull(8), tmp_path / "head")
     assert git(checkout, "rev-parse", "HEAD").strip() == base
+
+
+def test_the_head_is_fetched_through_the_remote_value_and_read_without_the_token(
+    origin: Origin, checkout: Path, tmp_path: Path
+) -> None:
+    # origin in the checkout's config leads nowhere: only the remote value reaches the server.
+    git(checkout, "remote", "set-url", "origin", str(tmp_path / "nowhere.git"))
+    local = Git(checkout)
+    remote = local.with_remote(f"file://{origin.bare}").authenticated("ghs_" + "x" * 36)
+
+    pulled = head_as_data(local, _pull(7), tmp_path / "head", remote=remote)
+
+    assert (pulled.directory / "app.py").read_text() == "print('head')\n"
+    # What reads the head afterwards (the reviewer's diff) carries neither URL nor token.
+    assert pulled.git == local.at(tmp_path / "head")
+    assert not pulled.git.is_authenticated and pulled.git.remotes == ()
+    with pytest.raises(GitError):
+        head_as_data(local, _pull(7), tmp_path / "again")

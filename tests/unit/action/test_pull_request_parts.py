@@ -175,27 +175,26 @@ def test_only_amelias_part_of_a_pull_description_is_rewritten() -> None:
     assert merge_pull_body("x <!-- amelia:end -->", ours).startswith("x <!-- amelia:end -->\n\n")
 
 
-def test_remote_reads_carry_the_token_only_inside_the_block(
+def test_remote_reads_carry_the_token_only_in_the_value_remote_gives(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from amelia.action.workspace import Workspace, basic_auth_header
-    from amelia.git import run_git
+    from amelia.action.workspace import Workspace
+    from amelia.git import Git, basic_auth_header, run_git
 
-    def header_git_sees() -> str:
-        return run_git(["config", "--get", "http.extraheader"], tmp_path, ok_codes=(0, 1))
+    def header_git_sees(git: Git) -> str:
+        return run_git(["config", "--get", "http.extraheader"], git, ok_codes=(0, 1))
 
     monkeypatch.delenv("GIT_CONFIG_COUNT", raising=False)
     token = "ghs_" + "x" * 36
     workspace = Workspace(tmp_path, token=token)
-    with workspace.authenticated():
-        assert header_git_sees().strip() == basic_auth_header(token)
-        # Only the git processes get it: agents' tools inherit this process's environment.
-        assert "GIT_CONFIG_COUNT" not in os.environ
-        assert not any(token in value for value in os.environ.values())
-    assert header_git_sees() == ""
-    with Workspace(tmp_path).authenticated():
-        assert header_git_sees() == ""
-        assert "GIT_CONFIG_COUNT" not in os.environ
+    remote = workspace.remote()
+    assert header_git_sees(remote).strip() == basic_auth_header(token)
+    # Only the git processes get it: agents' tools inherit this process's environment.
+    assert "GIT_CONFIG_COUNT" not in os.environ
+    assert not any(token in value for value in os.environ.values())
+    assert header_git_sees(workspace.git) == ""
+    assert header_git_sees(Workspace(tmp_path).remote()) == ""
+    assert "GIT_CONFIG_COUNT" not in os.environ
 
 
 def test_implement_is_routed_on_issues_and_on_pull_requests() -> None:

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from amelia.action.runner_files import RunnerFiles
-from amelia.action.workspace import Workspace, basic_auth_header
+from amelia.action.workspace import Workspace
 from amelia.errors import GitError, LeftoverProcessError
+from amelia.git import basic_auth_header
 from tests.git_helpers import git
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from amelia.action.workspace import Workspace, basic_auth_header
+from amelia.action.workspace import Workspace
+from amelia.git import basic_auth_header
 from tests.git_helpers import git
 
 GITHUB_KEY = "http.https://github.com/.extraheader"

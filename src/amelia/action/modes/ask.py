@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import AsyncExitStack
-from pathlib import Path
 
 from amelia.action.agent_issue import agent_issue, agent_request
 from amelia.action.fork_reviews import files_only
@@ -26,7 +25,7 @@ from amelia.action.replies import post_where_asked
 from amelia.action.steering import is_steering_path
 from amelia.action.verdicts import post_tool_errors
 from amelia.errors import GitError
-from amelia.git import diff, head_sha, path_exists_at, run_git
+from amelia.git import Repo, diff, head_sha, path_exists_at, run_git
 from amelia.github.comments import link_references, render_answer
 from amelia.github.sanitize import sanitize_untrusted
 
@@ -36,7 +35,7 @@ EXCERPT_LINES = 60
 """Lines of the file shown on each side of the line a thread is on."""
 
 
-def answer_body(ctx: ModeContext, answer: str, repo: Path, commit: str) -> str:
+def answer_body(ctx: ModeContext, answer: str, repo: Repo, commit: str) -> str:
     """The comment: the answer with its `path:line` references linked at `commit`."""
 
     def url_of(path: str, start: int, end: int | None) -> str | None:
@@ -54,10 +53,10 @@ def contained_diff(checked: PullHead) -> str:
     fetched, with the files that steer agents at the base's version (the local commit that
     reset them), so a head's `CLAUDE.md` reaches the answerer neither as a file nor as diff
     text. GitHub's own diff would carry it."""
-    return diff(checked.directory, checked.merge_base)
+    return diff(checked.git, checked.merge_base)
 
 
-def thread_context(ctx: ModeContext, repo: Path, pull_number: int, head: str) -> str | None:
+def thread_context(ctx: ModeContext, repo: Repo, pull_number: int, head: str) -> str | None:
     """The review thread the question was asked in (sanitized, oldest comment first) and
     the file it is on, numbered, around its line, at the commit commented on (else at
     `head`); None when the command was not given in a thread."""
@@ -111,27 +110,28 @@ async def _answer(ctx: ModeContext, number: int, stack: AsyncExitStack) -> ModeO
     from amelia.core.state import ExecutionState
     from amelia.pipeline import RunContext, StageFailedError, run_answer
 
-    repo = ctx.workspace.path
+    repo, git = ctx.workspace.path, ctx.workspace.git
     make_driver = ctx.make_driver
     info = await asyncio.to_thread(ctx.github.get_issue, number)
     diff_text: str | None = None
     if info.is_pull_request:
         pull = await asyncio.to_thread(ctx.github.get_pull, number)
         checked = await stack.enter_async_context(fetched_head(ctx, pull))
-        repo = checked.directory
+        repo, git = checked.directory, checked.git
         if checked.as_data:
             make_driver = files_only(make_driver)
         diff_text = await asyncio.to_thread(contained_diff, checked)
         issue = agent_issue(pull)
         commit = checked.head_sha  # links name the pull's head, a commit GitHub has
-        context_text = await asyncio.to_thread(thread_context, ctx, repo, number, commit)
+        context_text = await asyncio.to_thread(thread_context, ctx, git, number, commit)
     else:
         issue = agent_issue(info)
-        commit = await asyncio.to_thread(head_sha, repo)
+        commit = await asyncio.to_thread(head_sha, git)
         context_text = None
 
     context = RunContext(
         repo_dir=repo,
+        git=git,
         make_driver=make_driver,
         profile=ctx.profile,
         sinks=ctx.sinks,
@@ -143,7 +143,7 @@ async def _answer(ctx: ModeContext, number: int, stack: AsyncExitStack) -> ModeO
     except StageFailedError as error:
         await post_tool_errors(ctx.github, number, error.state.tool_results, ctx.redactor)
         raise
-    body = answer_body(ctx, state.answer or "", repo, commit)
+    body = answer_body(ctx, state.answer or "", git, commit)
     posted = await post_where_asked(ctx.github, ctx.command, body)
     await post_tool_errors(ctx.github, number, state.tool_results, ctx.redactor)
     links = (("Answer", posted),) if posted else ()

@@ -108,15 +108,15 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
     from amelia.pipeline import RunContext, StageFailedError, develop_and_review
 
     pull, threads = found.pull, found.threads
-    repo = ctx.workspace.path
+    repo, git = ctx.workspace.path, ctx.workspace.git
     branch = validate_branch_name(pull.head_ref)
     await ctx.stage(STAGE_BRANCH, "running")
-    with ctx.workspace.authenticated():
-        await asyncio.to_thread(switch_to_branch, repo, branch)
-        base = await asyncio.to_thread(fetch_base, repo, pull.base_ref, branch)
-    before = await asyncio.to_thread(head_sha, repo)
+    remote = ctx.workspace.remote()
+    await asyncio.to_thread(switch_to_branch, remote, branch)
+    base = await asyncio.to_thread(fetch_base, remote, pull.base_ref, branch)
+    before = await asyncio.to_thread(head_sha, git)
     # Before any agent, never committed: the agents' work is what they change from here on.
-    restored = await asyncio.to_thread(reset_steering_files, repo, base)
+    restored = await asyncio.to_thread(reset_steering_files, git, base)
     await ctx.stage(STAGE_BRANCH, "done", detail=f"{branch}, {len(threads)} open thread(s)")
 
     prepared = await prepare_toolchain(
@@ -129,6 +129,7 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
         return prepared
     context = RunContext(
         repo_dir=repo,
+        git=git,
         make_driver=ctx.make_driver,
         # One developer round on the threads, then one review of the whole pull request.
         profile=ctx.profile.model_copy(update={"max_review_iterations": 1}),
@@ -157,7 +158,7 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
         raise  # the engine reports the failure, on the progress comment too
 
     await ctx.stage(STAGE_REPLIES, "running")
-    head = await asyncio.to_thread(head_sha, repo)
+    head = await asyncio.to_thread(head_sha, git)
     commit = head if head != before else None
     said = outcomes(state.developer_output or "")
     for thread in threads:
@@ -166,7 +167,7 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
         await asyncio.to_thread(ctx.github.reply_to_review_comment, pull.number, thread.id, body)
     review = state.last_review
     if review is not None:
-        diff_text = await asyncio.to_thread(diff, repo, base, head=head)
+        diff_text = await asyncio.to_thread(diff, git, base, head=head)
         held = ctx.workspace.held_back.work
         notes = [
             *(["_Files that steer agents were kept at the base's version._"] if restored else []),
@@ -231,7 +232,7 @@ async def _update_description(
 
     def body_for() -> str:
         report = ChangeReport.build(
-            ctx.workspace.path,
+            ctx.workspace.git,
             base,
             head,
             state,

@@ -24,7 +24,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from amelia.action.agent_issue import agent_issue, agent_request
@@ -35,6 +34,7 @@ from amelia.action.pull_description import ChangeReport, earlier_rounds, round_l
 from amelia.action.verdicts import post_tool_errors, post_verdict
 from amelia.git import (
     Leak,
+    Repo,
     diff,
     fetch_branch,
     head_sha,
@@ -204,14 +204,14 @@ def merge_pull_body(current: str, ours: str) -> str:
     return current.rstrip() + "\n\n" + ours
 
 
-def fetch_default(repo: Path, branch: str) -> tuple[str, str]:
+def fetch_default(repo: Repo, branch: str) -> tuple[str, str]:
     """Fetch the default branch: its name and its merge base with `branch`, checked out
     (the pull's base), deepening a shallow checkout as far as that takes."""
     default = validate_branch_name(remote_default_branch(repo))
     return default, fetch_base(repo, default, branch)
 
 
-def fetch_base(repo: Path, base: str, branch: str) -> str:
+def fetch_base(repo: Repo, base: str, branch: str) -> str:
     """Fetch branch `base`: its merge base with `branch`, checked out, deepening a shallow
     checkout as far as that takes."""
     tracking = fetch_branch(repo, validate_branch_name(base))
@@ -278,10 +278,10 @@ async def prepare(ctx: ModeContext) -> ModeOutcome | ModeRun:
     branch = validate_branch_name(f"{prefix}issue-{number}", prefix=prefix or None)
     phrase = ctx.inputs.trigger_phrase
 
-    with ctx.workspace.authenticated():
-        planned = await asyncio.to_thread(remote_branch_exists, repo, branch)
-        if planned:
-            await asyncio.to_thread(switch_to_branch, repo, branch)
+    remote = ctx.workspace.remote()
+    planned = await asyncio.to_thread(remote_branch_exists, remote, branch)
+    if planned:
+        await asyncio.to_thread(switch_to_branch, remote, branch)
     if not planned:
         await _reply(ctx, asked_on, no_plan_reply(phrase, branch, "this issue has no plan"))
         return ModeOutcome(conclusion="skipped", outputs={"branch": branch})
@@ -309,12 +309,12 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
         develop_and_review,
     )
 
-    repo = ctx.workspace.path
+    repo, git = ctx.workspace.path, ctx.workspace.git
     number, branch, plan_path = planned.number, planned.branch, planned.plan_path
     await ctx.stage(STAGE_BRANCH, "running")
-    with ctx.workspace.authenticated():
-        default_branch, base = await asyncio.to_thread(fetch_default, repo, branch)
-    plan_sha = await asyncio.to_thread(head_sha, repo)
+    remote = ctx.workspace.remote()
+    default_branch, base = await asyncio.to_thread(fetch_default, remote, branch)
+    plan_sha = await asyncio.to_thread(head_sha, git)
     await ctx.stage(STAGE_BRANCH, "done", detail=f"{branch} with {plan_path}")
 
     from amelia.action.toolchain import prepare_toolchain
@@ -333,6 +333,7 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
     existing = await asyncio.to_thread(ctx.github.find_open_pull, branch)
     context = RunContext(
         repo_dir=repo,
+        git=git,
         make_driver=ctx.make_driver,
         profile=ctx.profile,
         sinks=ctx.sinks,
@@ -362,13 +363,13 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
     ) -> tuple[PullInfo, str]:
         """Open or update the draft for `current`; the pull and the head it shows."""
         await ctx.stage(STAGE_PUBLISH, "running")
-        head = await asyncio.to_thread(head_sha, repo)
+        head = await asyncio.to_thread(head_sha, git)
         review = current.last_review
         plan_url = ctx.blob_url(head, plan_path)
 
         def body_for(description: str) -> str:
             report = ChangeReport.build(
-                repo,
+                git,
                 base,
                 head,
                 current,
@@ -412,7 +413,7 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
     verdict = review.verdict if review is not None else None
     plan_url = ctx.blob_url(head, plan_path)
     if review is not None:
-        diff_text = await asyncio.to_thread(diff, repo, base, head=head)
+        diff_text = await asyncio.to_thread(diff, git, base, head=head)
         held = ctx.workspace.held_back.work
         await post_verdict(
             ctx.github,

@@ -74,10 +74,10 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     branch = validate_branch_name(f"{prefix}issue-{number}", prefix=prefix or None)
 
     await ctx.stage(STAGE_BRANCH, "running")
-    # Reading origin needs the token on a private repository; no agent runs in this block.
-    with ctx.workspace.authenticated():
-        continued = await asyncio.to_thread(remote_branch_exists, repo, branch)
-        await asyncio.to_thread(switch_to_branch, repo, branch)
+    # Reading origin needs the token on a private repository; no agent runs meanwhile.
+    remote = ctx.workspace.remote()
+    continued = await asyncio.to_thread(remote_branch_exists, remote, branch)
+    await asyncio.to_thread(switch_to_branch, remote, branch)
     previous = existing_plan(repo, ctx.inputs.plan_dir, number)
     detail = f"continuing {branch}" if continued else f"new branch {branch}"
     await ctx.stage(STAGE_BRANCH, "done", detail=detail)
@@ -88,6 +88,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         profile = profile.model_copy(update={"plan_path_pattern": previous})
     run_context = RunContext(
         repo_dir=repo,
+        git=ctx.workspace.git,
         make_driver=ctx.make_driver,
         profile=profile,
         sinks=ctx.sinks,

@@ -71,7 +71,7 @@ async def pull_diff(ctx: ModeContext, number: int, checked: PullHead) -> str:
         )
     if diff_text is None or not diff_text.strip():
         diff_text = await asyncio.to_thread(
-            diff, checked.directory, checked.merge_base, head=checked.head_sha
+            diff, checked.git, checked.merge_base, head=checked.head_sha
         )
     return diff_text
 
@@ -81,17 +81,18 @@ async def fetched_head(ctx: ModeContext, pull: PullInfo) -> AsyncIterator[PullHe
     """The pull's head for an agent to read: checked out in the checkout, or, when
     `head_is_data`, kept as data in a directory of its own, removed on leaving."""
     if not head_is_data(pull, ctx.event):
-        with ctx.workspace.authenticated():
-            checked = await asyncio.to_thread(check_out_pull, ctx.workspace.path, pull)
+        remote = ctx.workspace.remote()
+        checked = await asyncio.to_thread(check_out_pull, ctx.workspace.git, pull, remote=remote)
         yield checked
         return
     with tempfile.TemporaryDirectory(prefix="amelia-pull-head-") as scratch:
         # Like a checkout: whoever runs the agents may read it.
         await asyncio.to_thread(Path(scratch).chmod, 0o755)
-        with ctx.workspace.authenticated():
-            checked = await asyncio.to_thread(
-                head_as_data, ctx.workspace.path, pull, Path(scratch) / "head"
-            )
+        remote = ctx.workspace.remote()
+        head = Path(scratch) / "head"
+        checked = await asyncio.to_thread(
+            head_as_data, ctx.workspace.git, pull, head, remote=remote
+        )
         yield checked
 
 
@@ -113,13 +114,13 @@ async def _review(ctx: ModeContext, pull: PullInfo, checked: PullHead) -> ModeOu
     from amelia.pipeline import RunContext, StageFailedError, run_review
 
     number = pull.number
-    repo = checked.directory
+    repo, git = checked.directory, checked.git
     on_push = isinstance(ctx.event, PullRequestEvent) and ctx.event.action == "synchronize"
     kind = requested_kind(ctx.inputs.review_scope, on_push=on_push, notes=ctx.command.instructions)
     history = await asyncio.to_thread(load_review_history, ctx.github, number)
     scope = await asyncio.to_thread(
         plan_scope,
-        repo,
+        git,
         merge_base_sha=checked.merge_base,
         head=checked.head_sha,
         history=history,
@@ -129,6 +130,7 @@ async def _review(ctx: ModeContext, pull: PullInfo, checked: PullHead) -> ModeOu
     make_driver = files_only(ctx.make_driver) if checked.as_data else ctx.make_driver
     context = RunContext(
         repo_dir=repo,
+        git=git,
         make_driver=make_driver,
         profile=ctx.profile,
         sinks=ctx.sinks,
@@ -147,7 +149,7 @@ async def _review(ctx: ModeContext, pull: PullInfo, checked: PullHead) -> ModeOu
     push_diff = ""
     if scope.kind == "incremental" and state.last_review.fixed:
         push_diff = await asyncio.to_thread(
-            diff, repo, scope.base, head=scope.head, merge_base=False
+            diff, git, scope.base, head=scope.head, merge_base=False
         )
     settled = settle(state.last_review, history, scope, push_diff=push_diff, redactor=ctx.redactor)
     review = settled.result

@@ -19,7 +19,6 @@ import asyncio
 import json
 import math
 import re
-from pathlib import Path
 
 from loguru import logger
 
@@ -32,13 +31,13 @@ from amelia.action.scan_queue import (
     select_issues,
     without_plan,
 )
-from amelia.git import check_out_detached, fetch, remote_default_branch, remote_heads
+from amelia.git import Repo, check_out_detached, fetch, remote_default_branch, remote_heads
 from amelia.repo_config.model import ScanConfig
 
 __all__ = ["MODE", "planned_issue_numbers", "run", "scan_report"]
 
 
-def planned_issue_numbers(repo: Path, prefix: str) -> set[int]:
+def planned_issue_numbers(repo: Repo, prefix: str) -> set[int]:
     """Issue numbers that already have a `<prefix>issue-<n>` branch on origin."""
     pattern = re.compile(re.escape(prefix) + r"issue-(\d+)")
     found: set[int] = set()
@@ -133,10 +132,9 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     )
     found = await asyncio.to_thread(ctx.github.list_labelled_issues, label)
     labelled = [issue for issue in found if not issue.is_pull_request]
-    with ctx.workspace.authenticated():
-        planned = await asyncio.to_thread(
-            planned_issue_numbers, ctx.workspace.path, ctx.inputs.branch_prefix
-        )
+    planned = await asyncio.to_thread(
+        planned_issue_numbers, ctx.workspace.remote(), ctx.inputs.branch_prefix
+    )
     selection = select_issues(
         without_plan(labelled, planned),
         limit=bound.limit,
@@ -158,8 +156,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     for number in selection.planned_here:
         command = Command(kind="plan", number=number, requested_by=ctx.command.requested_by)
         # Each plan starts from the default branch, as a fresh job would.
-        with ctx.workspace.authenticated():
-            await asyncio.to_thread(_back_to_default, ctx.workspace.path)
+        await asyncio.to_thread(_back_to_default, ctx.workspace.remote())
         try:
             await plan.run(replace(ctx, command=command, progress=None))
         except Exception as error:  # one failing issue must not stop the others
@@ -178,7 +175,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     )
 
 
-def _back_to_default(repo: Path) -> None:
+def _back_to_default(repo: Repo) -> None:
     fetch(repo, [remote_default_branch(repo)])
     check_out_detached(repo, "FETCH_HEAD")
 
