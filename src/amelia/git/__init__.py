@@ -63,10 +63,8 @@ from amelia.git.remote import (
     remote_default_branch,
     remote_heads,
     switch_to_branch,
-    with_remote_url,
 )
 from amelia.git.repo import (
-    bot_identity_for,
     changed_paths,
     check_out_detached,
     configure_identity,
@@ -88,14 +86,12 @@ from amelia.git.runner import (
     display,
     display_path,
     is_transient,
-    isolated_configuration,
     run_git,
     run_git_bytes,
     run_git_paths,
     run_git_service,
     run_network_read,
     split_paths,
-    with_config,
 )
 from amelia.git.snapshot import ConfigSnapshot
 from amelia.git.value import (
@@ -139,7 +135,6 @@ __all__ = [
     "SecretLocation",
     "WorktreeBaseline",
     "basic_auth_header",
-    "bot_identity_for",
     "changed_paths",
     "check_out_detached",
     "collect_changes",
@@ -166,7 +161,6 @@ __all__ = [
     "is_shallow",
     "is_transient",
     "is_workflow_file",
-    "isolated_configuration",
     "mark_safe_directory",
     "mask_secrets",
     "merge_base",
@@ -195,7 +189,5 @@ __all__ = [
     "unquote_path",
     "validate_branch_name",
     "validate_plan_path",
-    "with_config",
-    "with_remote_url",
     "worktree_root",
 ]

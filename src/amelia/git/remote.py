@@ -11,17 +11,17 @@ a push may be the last chance to publish work.
 A clone may be shallow (actions/checkout fetches one commit by default): where a merge
 base is needed, `merge_base_deepening` fetches only as much history as it takes.
 
-A remote is named (`origin`) for its remote-tracking refs; in `with_remote_url(url)` every
-command talks to `url` instead of the URL the repository's config gives the name, so a
-rewritten `remote.origin.url` or `pushurl` cannot redirect a push or a fetch.
+A remote is named (`origin`) for its remote-tracking refs; given a `Git` value with a URL
+for it (`Git.with_remote`), every command talks to that URL instead of the one the
+repository's config gives the name, so a rewritten `remote.origin.url` or `pushurl`
+cannot redirect a push or a fetch.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
-from contextvars import ContextVar
+from collections.abc import Sequence
+from contextlib import suppress
 
 from loguru import logger
 
@@ -41,7 +41,6 @@ __all__ = [
     "remote_default_branch",
     "remote_heads",
     "switch_to_branch",
-    "with_remote_url",
 ]
 
 _BEHIND = ("non-fast-forward", "fetch first", "[rejected]")
@@ -82,34 +81,9 @@ _DEEPEN_STEPS = (16, 128, 1024)
 after the last step the whole history is fetched."""
 
 
-_remote_urls: ContextVar[tuple[tuple[str, str], ...]] = ContextVar(
-    "amelia_git_remote_urls", default=()
-)
-
-
-@contextmanager
-def with_remote_url(url: str, *, remote: str = "origin") -> Iterator[None]:
-    """Make every command of this module started in this block (this task or thread, and
-    threads it starts with `asyncio.to_thread`) that names `remote` talk to `url`; the
-    remote-tracking refs keep `remote`'s name."""
-    token = _remote_urls.set((*_remote_urls.get(), (remote, url)))
-    try:
-        yield
-    finally:
-        _remote_urls.reset(token)
-
-
 def _address(repo: Repo, remote: str) -> str:
-    """What git is told to talk to for `remote`: the URL `repo` gives it (see
-    `Git.with_remote`), else the one `with_remote_url` gave, else the name (and so the URL
-    the repository's config holds)."""
-    given = Git.of(repo).address(remote=remote)
-    if given != remote:
-        return given
-    for name, url in reversed(_remote_urls.get()):
-        if name == remote:
-            return url
-    return remote
+    """What git is told to talk to for `remote` (see `Git.address`)."""
+    return Git.of(repo).address(remote=remote)
 
 
 def _is_behind(error: BaseException) -> bool:

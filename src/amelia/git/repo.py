@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
 
 from amelia.errors import GitError
@@ -14,7 +11,6 @@ from amelia.git.value import BOT_EMAIL, BOT_NAME, Git, Repo, noreply_address
 __all__ = [
     "BOT_EMAIL",
     "BOT_NAME",
-    "bot_identity_for",
     "changed_paths",
     "check_out_detached",
     "configure_identity",
@@ -32,31 +28,12 @@ __all__ = [
     "worktree_root",
 ]
 
-_bot_email: ContextVar[str] = ContextVar("amelia_bot_email", default=BOT_EMAIL)
-
-
-@contextmanager
-def bot_identity_for(server_url: str) -> Iterator[None]:
-    """The bot's commits in this block (and in threads started from it) carry the noreply
-    address of the GitHub at `server_url`, so nothing names github.com on an Enterprise
-    Server."""
-    token = _bot_email.set(noreply_address(BOT_NAME, server_url=server_url))
-    try:
-        yield
-    finally:
-        _bot_email.reset(token)
-
-
-def _bot_address(repo: Repo) -> str:
-    git = Git.of(repo)
-    return git.email if git.email != BOT_EMAIL else _bot_email.get()
-
 
 def identity_args(repo: Repo, *, name: str = BOT_NAME) -> list[str]:
     """Options that make the one git command they precede commit as `name` with the bot's
     address of `repo` (see `Git.email`), whatever the repository's or the user's
     configuration says, and without changing it."""
-    return ["-c", f"user.name={name}", "-c", f"user.email={_bot_address(repo)}"]
+    return ["-c", f"user.name={name}", "-c", f"user.email={Git.of(repo).email}"]
 
 
 def _revision(ref: str) -> str:
@@ -160,4 +137,4 @@ def configure_identity(repo: Repo, *, name: str = BOT_NAME) -> None:
     in `repo`, the agents' own included (the repository's config: only for a runner's
     throwaway checkout)."""
     run_git(["config", "user.name", name], repo)
-    run_git(["config", "user.email", _bot_address(repo)], repo)
+    run_git(["config", "user.email", Git.of(repo).email], repo)

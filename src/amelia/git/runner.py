@@ -9,11 +9,12 @@ amelia's git never runs code a repository's files name: every command gets, thro
 `GIT_CONFIG_*` (which outranks every config file, also in the git processes a command
 starts for submodules), `core.hooksPath=/dev/null` (no hook runs, whatever `.git/hooks`
 or `core.hooksPath` holds), `core.fsmonitor=false` and `commit.gpgSign=false` (no
-`gpg.program`). In `isolated_configuration()` (a runner's checkout, where agents ran)
-git also reads no system config, reads as its global config only a file amelia owns,
-forgets every credential helper and speaks only the protocols named: an agent's config
-can neither run a command nor redirect a push. Diffs are made with `--no-ext-diff
---no-textconv` by their callers.
+`gpg.program`). Everything else a command gets comes from the `Git` value it is given
+(`amelia.git.value`): its config entries, its isolation (a runner's checkout, where
+agents ran: no system config, as global config only a file amelia owns, no credential
+helper, only the protocols named, so an agent's config can neither run a command nor
+redirect a push) and, in an authenticated value, the token's header; a plain path gets
+nothing more. Diffs are made with `--no-ext-diff --no-textconv` by their callers.
 
 A failure raises `GitError` naming the subcommand and git's own complaint, with
 credentials in URLs masked.
@@ -26,7 +27,7 @@ that name the same files when handed back to git or the filesystem.
 Commands that talk to a remote are retried by one policy (`NetworkRetry`, tenacity):
 reads (`fetch`, `ls-remote`) when the failure looks like the network, pushes as
 `amelia.git.remote.push` decides. The functions block; async callers use
-`asyncio.to_thread` (which keeps the `with_config` context).
+`asyncio.to_thread`.
 """
 
 from __future__ import annotations
@@ -36,17 +37,14 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass
-from pathlib import Path
 
 from loguru import logger
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from amelia.errors import GitError
-from amelia.git.value import Git, Isolation, Repo
+from amelia.git.value import Git, Repo
 from amelia.redaction import Redactor
 
 __all__ = [
@@ -55,7 +53,6 @@ __all__ = [
     "display",
     "display_path",
     "is_transient",
-    "isolated_configuration",
     "retrying",
     "run_git",
     "run_git_bytes",
@@ -63,7 +60,6 @@ __all__ = [
     "run_git_service",
     "run_network_read",
     "split_paths",
-    "with_config",
 ]
 
 DEFAULT_TIMEOUT = 120.0
@@ -115,60 +111,18 @@ _TRANSIENT = (
 )
 """Complaints (lower-cased) of a network or server that may work again in a moment."""
 
-_extra_config: ContextVar[tuple[tuple[str, str], ...]] = ContextVar("amelia_git_config", default=())
-_isolation: ContextVar[Isolation | None] = ContextVar("amelia_git_isolation", default=None)
-
-
-@contextmanager
-def isolated_configuration(
-    global_config: Path, *, protocols: Sequence[str] = ("https", "http", "file")
-) -> Iterator[None]:
-    """Run every git command started in this block (this task or thread, and threads it
-    starts with `asyncio.to_thread`) on configuration amelia controls.
-
-    git reads no system config (`GIT_CONFIG_NOSYSTEM`), takes `global_config` (a file
-    amelia owns, which no agent can write) as its global config instead of `~/.gitconfig`,
-    forgets every credential helper any config file names (`credential.helper=` empties
-    the list) and allows only `protocols` (no `ext::` command, no ssh with a planted
-    `core.sshCommand`). The repository's own `.git/config` is still read: keep it as
-    amelia wrote it (`amelia.git.ConfigSnapshot`).
-    """
-    token = _isolation.set(Isolation(global_config, protocols=tuple(protocols)))
-    try:
-        yield
-    finally:
-        _isolation.reset(token)
-
-
-@contextmanager
-def with_config(values: Mapping[str, str]) -> Iterator[None]:
-    """Give every git command started in this block (this task or thread, and threads it
-    starts with `asyncio.to_thread`) the config entries `values`.
-
-    They reach git through `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>` in that one
-    process's environment: never in its arguments (which `/proc/<pid>/cmdline` shows to
-    every process), never in this process's environment (which agents' tools inherit),
-    never in a config file.
-    """
-    token = _extra_config.set((*_extra_config.get(), *values.items()))
-    try:
-        yield
-    finally:
-        _extra_config.reset(token)
-
 
 def _environment(git: Git | None) -> dict[str, str]:
     """This process's environment with the hardened settings and, through `GIT_CONFIG_*`
-    after the entries the environment may hold already, every entry of `git`."""
+    after the entries the environment may hold already, every entry of `git`. Only the
+    git process gets it: never this process's environment, which agents' tools inherit,
+    nor its arguments, which `/proc/<pid>/cmdline` shows to every process."""
     env = {**os.environ, **_HARDENED_ENV}
-    ambient = _isolation.get()
-    isolation = git.isolation if git is not None and git.isolation is not None else ambient
+    isolation = None if git is None else git.isolation
     if isolation is not None:
         env["GIT_CONFIG_NOSYSTEM"] = "1"
         env["GIT_CONFIG_GLOBAL"] = str(isolation.global_config)
-    own = () if git is None else git.entries()
-    around = () if ambient is None or isolation is not ambient else ambient.config()
-    entries = (*_BASE_CONFIG, *around, *_extra_config.get(), *own)
+    entries = (*_BASE_CONFIG, *(() if git is None else git.entries()))
     count = env.get("GIT_CONFIG_COUNT", "")
     start = int(count) if count.isdigit() else 0
     for offset, (key, value) in enumerate(entries):

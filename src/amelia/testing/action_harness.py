@@ -35,7 +35,7 @@ from typing import Any, Literal, Self
 from urllib.parse import urlsplit
 
 from amelia.config import process_environment
-from amelia.git import run_git, with_config
+from amelia.git import Git, run_git
 from amelia.testing.action_inputs import runner_inputs
 from amelia.testing.anthropic_script import RecordedRequest as ModelRequest
 from amelia.testing.anthropic_script import ScriptFunction, Turn, text, tool_use
@@ -158,8 +158,7 @@ def parse_outputs(text: str) -> dict[str, str]:
 
 def git(cwd: Path, *args: str) -> str:
     """Run git in `cwd` (trusting any owner) and return stdout; `GitError` on failure."""
-    with with_config({"safe.directory": "*"}):
-        return run_git(args, cwd)
+    return run_git(args, Git(cwd).with_config({"safe.directory": "*"}))
 
 
 class ActionHarness:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from amelia.git import run_git, with_config
+from amelia.git import Git, run_git
 
 __all__ = ["SAMPLE_FILES", "create_sample_repo"]
 
@@ -29,8 +29,7 @@ _IDENTITY = {"user.name": "Amelia Sample", "user.email": "sample@amelia.invalid"
 
 
 def _git(repo: Path, *args: str) -> None:
-    with with_config(_IDENTITY):
-        run_git(args, repo)
+    run_git(args, Git(repo).with_config(_IDENTITY))
 
 
 def create_sample_repo(path: Path) -> Path:

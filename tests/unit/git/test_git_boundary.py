@@ -128,3 +128,24 @@ def test_the_git_layer_imports_only_errors_and_redaction() -> None:
         if not name.startswith(allowed)
     }
     assert outside == set()
+
+
+def test_the_git_layer_keeps_no_ambient_state() -> None:
+    """What a command gets travels in the `Git` value it is handed: no module of the layer
+    holds a context variable that a `with` block in another file could set."""
+    holders = sorted(
+        str(path.relative_to(SRC))
+        for path in GIT_LAYER.rglob("*.py")
+        if "contextvars" in _imports_of(path) or "ContextVar" in path.read_text(encoding="utf-8")
+    )
+    assert holders == []
+
+
+def _imports_of(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names

@@ -15,15 +15,14 @@ from pathlib import Path
 import pytest
 
 from amelia.git import (
+    Git,
     collect_changes,
     commit_paths,
     diff,
     fetch_branch,
-    isolated_configuration,
     push,
     run_git,
     switch_to_branch,
-    with_remote_url,
 )
 from tests.git_helpers import IDENTITY, git, init_repo
 
@@ -126,12 +125,12 @@ def test_a_push_goes_to_the_url_amelia_names_not_to_a_rewritten_origin(
     global_config = tmp_path / "amelia-global.gitconfig"
     global_config.write_text("")
 
-    with isolated_configuration(global_config), with_remote_url(str(origin)):
-        switch_to_branch(checkout, "amelia/issue-2")
-        (checkout / "app.py").write_text("x = 3\n")
-        commit_paths(checkout, ["app.py"], "Real")
-        push(checkout, "amelia/issue-2")
-        tracking = fetch_branch(checkout, "amelia/issue-2")
+    ours = Git(checkout).isolated(global_config).with_remote(str(origin))
+    switch_to_branch(ours, "amelia/issue-2")
+    (checkout / "app.py").write_text("x = 3\n")
+    commit_paths(ours, ["app.py"], "Real")
+    push(ours, "amelia/issue-2")
+    tracking = fetch_branch(ours, "amelia/issue-2")
 
     assert git(origin, "log", "-1", "--format=%s", "amelia/issue-2").strip() == "Real"
     assert git(decoy, "for-each-ref").strip() == ""
@@ -155,22 +154,21 @@ def test_isolated_git_reads_only_the_global_config_amelia_owns(
     ask = b"protocol=https\nhost=example.com\npath=x\nusername=u\n\n"
 
     assert run_git(["config", "user.name"], checkout).strip() == "Home"
-    # Outside isolation the planted helpers answer (the premise of the next check) …
+    # Without isolation the planted helpers answer (the premise of the next check) …
     assert "password=planted" in run_git(["credential", "fill"], checkout, input=ask)
-    with isolated_configuration(ours):
-        assert run_git(["config", "user.name"], checkout).strip() == "Ours"
-        # … inside, git asks no helper: only amelia's empty askpass answers.
-        answer = run_git(["credential", "fill"], checkout, input=ask, ok_codes=(0, 128))
-        assert "planted" not in answer
-        assert answer.splitlines()[-1] == "password="
+    isolated = Git(checkout).isolated(ours)
+    assert run_git(["config", "user.name"], isolated).strip() == "Ours"
+    # … isolated, git asks no helper: only amelia's empty askpass answers.
+    answer = run_git(["credential", "fill"], isolated, input=ask, ok_codes=(0, 128))
+    assert "planted" not in answer
+    assert answer.splitlines()[-1] == "password="
 
     marker = tmp_path / "ssh.log"
     git(checkout, "config", "core.sshCommand", str(_script(tmp_path / "ssh.sh", marker)))
-    # Outside isolation a planted ssh command runs (the premise of the next check) …
+    # Without isolation a planted ssh command runs (the premise of the next check) …
     run_git(["ls-remote", "ssh://example.invalid/r"], checkout, ok_codes=(0, 1, 128))
     assert marker.exists()
     marker.unlink()
-    # … inside, ssh is no protocol git may use, so nothing runs.
-    with isolated_configuration(ours):
-        run_git(["ls-remote", "ssh://example.invalid/r"], checkout, ok_codes=(0, 1, 128))
+    # … isolated, ssh is no protocol git may use, so nothing runs.
+    run_git(["ls-remote", "ssh://example.invalid/r"], isolated, ok_codes=(0, 1, 128))
     assert not marker.exists()

@@ -1,5 +1,6 @@
-"""The git runner: hardened environment, bytes as git writes them, per-command config,
-redacted failures, and retries of reads from a remote only when the network failed."""
+"""The git runner: hardened environment, bytes as git writes them, the config of the Git
+value each command is given, redacted failures, and retries of reads from a remote only
+when the network failed."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from amelia.errors import GitError
 from amelia.git import (
+    Git,
     NetworkRetry,
     display,
     display_path,
@@ -18,7 +20,6 @@ from amelia.git import (
     run_git_paths,
     run_network_read,
     split_paths,
-    with_config,
 )
 from tests.git_helpers import git
 
@@ -28,8 +29,7 @@ LATIN1_NAME = b"caf\xe9.txt"  # "café" in Latin-1: not UTF-8
 def test_git_gets_a_hardened_environment(tmp_path: Path) -> None:
     assert run_git(["var", "GIT_PAGER"], tmp_path).strip() == "cat"
     script = 'printf "%s %s" "$GIT_TERMINAL_PROMPT" "$LC_ALL"'
-    with with_config({"alias.env": f"!{script}"}):
-        assert run_git(["env"], tmp_path) == "0 C"
+    assert run_git(["env"], Git(tmp_path).with_config({"alias.env": f"!{script}"})) == "0 C"
 
 
 def test_names_and_contents_that_are_not_utf8_survive(repo: Path) -> None:
@@ -66,14 +66,12 @@ def test_config_reaches_git_and_not_this_process(
     monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
     monkeypatch.setenv("GIT_CONFIG_KEY_0", "user.name")
     monkeypatch.setenv("GIT_CONFIG_VALUE_0", "Someone")
-    with with_config({"user.email": "bot@example.invalid"}), with_config({"x.y": "z"}):
-        assert run_git(["config", "--get", "user.email"], tmp_path).strip() == (
-            "bot@example.invalid"
-        )
-        assert run_git(["config", "--get", "x.y"], tmp_path).strip() == "z"
-        # The caller's own GIT_CONFIG_* entries still apply, and this process is untouched.
-        assert run_git(["config", "--get", "user.name"], tmp_path).strip() == "Someone"
-        assert os.environ["GIT_CONFIG_COUNT"] == "1"
+    git = Git(tmp_path).with_config({"user.email": "bot@example.invalid"}).with_config({"x.y": "z"})
+    assert run_git(["config", "--get", "user.email"], git).strip() == "bot@example.invalid"
+    assert run_git(["config", "--get", "x.y"], git).strip() == "z"
+    # The caller's own GIT_CONFIG_* entries still apply, and this process is untouched.
+    assert run_git(["config", "--get", "user.name"], git).strip() == "Someone"
+    assert os.environ["GIT_CONFIG_COUNT"] == "1"
     assert run_git(["config", "--get", "x.y"], tmp_path, ok_codes=(0, 1)) == ""
 
 
@@ -87,11 +85,9 @@ def test_a_failure_names_the_subcommand_and_masks_credentials(tmp_path: Path) ->
 
 
 def test_a_command_over_its_timeout_is_stopped(tmp_path: Path) -> None:
-    with (
-        with_config({"alias.slow": "!sleep 5"}),
-        pytest.raises(GitError, match=r"git slow timed out after 0s"),
-    ):
-        run_git(["slow"], tmp_path, timeout=0.2)
+    slow = Git(tmp_path).with_config({"alias.slow": "!sleep 5"})
+    with pytest.raises(GitError, match=r"git slow timed out after 0s"):
+        run_git(["slow"], slow, timeout=0.2)
 
 
 def test_reads_from_an_unreachable_remote_are_retried(tmp_path: Path) -> None:
