@@ -1,6 +1,6 @@
 """The files of a run's change that its pushes leave out, kept and described.
 
-`HoldBack` is asked by the checkout (`amelia.action.workspace.Workspace`) which of the
+`HoldBack` is asked by the checkout (`amelia.action.checkout.Publisher`) which of the
 agents' paths a commit may carry (`split`, before every commit of their work) and what to
 do when GitHub refuses a push all the same (`after_refusal`); see `amelia.git.held_back`
 for the rules. After each decision the held files are searched like everything amelia

@@ -55,10 +55,10 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
     conclusion = outcome.conclusion
     if context.dry_run and conclusion == "success":
         conclusion = "dry_run"
-    notes = context.workspace.notes()
-    unpushed = context.workspace.unpushed
+    notes = context.checkout.publisher.notes()
+    unpushed = context.checkout.publisher.unpushed
     patch = unpushed.comment_markdown(redactor) if unpushed is not None else None
-    held = context.workspace.held_back.work
+    held = context.checkout.publisher.held_back.work
     block = "\n".join(held_back_lines(held)) if held is not None else None
     sections = tuple(section for section in (block, patch) if section)
     if context.progress is not None:

@@ -42,8 +42,8 @@ from amelia.github.events import Command, Event
 from amelia.redaction import Redactor
 
 if TYPE_CHECKING:
+    from amelia.action.checkout import Checkout
     from amelia.action.toolchain import Toolchain
-    from amelia.action.workspace import Workspace
     from amelia.core.types import Profile
     from amelia.drivers.runtime import DriverEnvironment
     from amelia.github.client import GitHubClient
@@ -166,8 +166,8 @@ class _Engine:
                 return report_without_mode(self.io, "skipped", f"amelia: nothing to do: {skipped}")
 
         from amelia.action.agent_runtime import agent_runtime
+        from amelia.action.checkout import private_git_config
         from amelia.action.log_groups import LogGroupSink
-        from amelia.action.workspace import private_git_config
 
         # Modes that prepare a checkout run agents in it: they get the credential proxy.
         runtime = agent_runtime(settings, self.redactor, runs_agents=mode.needs_workspace)
@@ -176,7 +176,7 @@ class _Engine:
         async with runtime as environment:
             groups = LogGroupSink(self.io, self.redactor)
             with private as global_config:
-                workspace = self._workspace(
+                checkout = self._checkout(
                     settings, github, repo, dry_run, environment, global_config
                 )
                 context = self._shared_context(
@@ -189,7 +189,7 @@ class _Engine:
                     groups,
                     environment,
                     profile,
-                    workspace=workspace,
+                    checkout=checkout,
                 )
                 context.toolchain = toolchain
                 context.repo_config = config
@@ -201,7 +201,7 @@ class _Engine:
                 finally:
                     # The mode has returned (or crashed): every agent has ended and our last
                     # push is done, so the checkout may hold its token again for later steps.
-                    self._restore_credentials(context.workspace)
+                    self._restore_credentials(checkout)
             groups.close()
         return await report_outcome(mode.name, context, outcome)
 
@@ -253,7 +253,7 @@ class _Engine:
         environment: DriverEnvironment,
         profile: Profile,
         *,
-        workspace: Workspace,
+        checkout: Checkout,
     ) -> ModeContext:
         """What every mode gets: the checkout, the profile, the drivers (started from
         `environment`), the log groups."""
@@ -266,7 +266,7 @@ class _Engine:
             runner=settings.runner,
             repo=repo,
             github=github,
-            workspace=workspace,
+            checkout=checkout,
             io=self.io,
             redactor=self.redactor,
             progress=None,
@@ -278,7 +278,7 @@ class _Engine:
             environment=environment,
         )
 
-    def _workspace(
+    def _checkout(
         self,
         settings: Settings,
         github: GitHubClient,
@@ -286,16 +286,16 @@ class _Engine:
         dry_run: bool,
         environment: DriverEnvironment,
         global_config: Path | None,
-    ) -> Workspace:
+    ) -> Checkout:
         """The checkout; on a runner amelia's git in it reads only `global_config`."""
+        from amelia.action.checkout import Checkout, GitHome
         from amelia.action.held_back import workflow_permission
         from amelia.action.runner_files import RunnerFiles
-        from amelia.action.workspace import GitHome, Workspace
         from amelia.git import PushAllowance
 
         runner = settings.runner
-        return Workspace(
-            self._checkout(runner),
+        return Checkout(
+            self._checkout_path(runner),
             token=settings.github_token,
             dry_run=dry_run,
             artifacts_dir=settings.artifacts_dir,
@@ -334,19 +334,19 @@ class _Engine:
         context.progress = progress
         context.sinks.append(progress.sink)
 
-    def _checkout(self, runner: RunnerContext) -> Path:
+    def _checkout_path(self, runner: RunnerContext) -> Path:
         if self.request.workspace is not None:
             return self.request.workspace
         if "workspace" in runner.model_fields_set or self.request.default_workspace is None:
             return Path(runner.workspace)
         return self.request.default_workspace
 
-    def _restore_credentials(self, workspace: Workspace) -> None:
+    def _restore_credentials(self, checkout: Checkout) -> None:
         """Give `.git/config` back the token `prepare()` hid; a failure (also a process an
         agent left that would not stop, which keeps the token hidden) is only a warning,
         since our own work is done and pushed by now."""
         try:
-            workspace.restore_credentials()
+            checkout.restore()
         except RunError as error:
             message = self.redactor.redact(error.message)
             self.io.warning(f"amelia: could not restore the checkout's credentials: {message}")
@@ -357,7 +357,7 @@ class _Engine:
 
         try:
             if mode.needs_workspace:
-                await asyncio.to_thread(context.workspace.prepare)
+                await asyncio.to_thread(context.checkout.prepare)
             run = mode.run
             if mode.prepare is not None:
                 prepared = await mode.prepare(context)

@@ -128,8 +128,8 @@ async def _run_setup(
 ) -> tuple[ShellRun, str, list[str]]:
     """Run the setup; (how it ended, what it was, the directories it added to PATH)."""
     assert toolchain.setup is not None
-    repo = ctx.workspace.path
-    command = resolve_setup(toolchain.setup, repo=ctx.workspace.git, trusted_ref=trusted_ref)
+    repo = ctx.checkout.path
+    command = resolve_setup(toolchain.setup, repo=ctx.checkout.git, trusted_ref=trusted_ref)
     with tempfile.TemporaryDirectory(prefix="amelia-setup-") as scratch:
         path_file = Path(scratch) / "path"
         path_file.touch()

@@ -4,7 +4,6 @@ review event choice, plan branch listing and the texts posted."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -173,28 +172,6 @@ def test_only_amelias_part_of_a_pull_description_is_rewritten() -> None:
     assert merge_pull_body(edited, newer) == f"Intro\r\n\r\n{newer}Outro\r\n"
     # An end marker without a begin marker is a person's text: kept, ours appended.
     assert merge_pull_body("x <!-- amelia:end -->", ours).startswith("x <!-- amelia:end -->\n\n")
-
-
-def test_remote_reads_carry_the_token_only_in_the_value_remote_gives(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from amelia.action.workspace import Workspace
-    from amelia.git import Git, basic_auth_header, run_git
-
-    def header_git_sees(git: Git) -> str:
-        return run_git(["config", "--get", "http.extraheader"], git, ok_codes=(0, 1))
-
-    monkeypatch.delenv("GIT_CONFIG_COUNT", raising=False)
-    token = "ghs_" + "x" * 36
-    workspace = Workspace(tmp_path, token=token)
-    remote = workspace.remote()
-    assert header_git_sees(remote).strip() == basic_auth_header(token)
-    # Only the git processes get it: agents' tools inherit this process's environment.
-    assert "GIT_CONFIG_COUNT" not in os.environ
-    assert not any(token in value for value in os.environ.values())
-    assert header_git_sees(workspace.git) == ""
-    assert header_git_sees(Workspace(tmp_path).remote()) == ""
-    assert "GIT_CONFIG_COUNT" not in os.environ
 
 
 def test_implement_is_routed_on_issues_and_on_pull_requests() -> None:

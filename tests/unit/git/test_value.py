@@ -124,3 +124,7 @@ def test_a_global_config_command_of_an_isolated_value_writes_amelias_own_file(
 
     assert str(repo.resolve()) in ours.read_text()
     assert not (home / ".gitconfig").exists()
+
+
+def test_basic_auth_header_matches_actions_checkout() -> None:
+    assert basic_auth_header("abc") == "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46YWJj"

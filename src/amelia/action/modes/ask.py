@@ -110,7 +110,7 @@ async def _answer(ctx: ModeContext, number: int, stack: AsyncExitStack) -> ModeO
     from amelia.core.state import ExecutionState
     from amelia.pipeline import RunContext, StageFailedError, run_answer
 
-    repo, git = ctx.workspace.path, ctx.workspace.git
+    repo, git = ctx.checkout.path, ctx.checkout.git
     make_driver = ctx.make_driver
     info = await asyncio.to_thread(ctx.github.get_issue, number)
     diff_text: str | None = None
@@ -135,7 +135,7 @@ async def _answer(ctx: ModeContext, number: int, stack: AsyncExitStack) -> ModeO
         make_driver=make_driver,
         profile=ctx.profile,
         sinks=ctx.sinks,
-        agent_session=ctx.workspace.agent_session,
+        agent_session=ctx.checkout.sessions.around,
     )
     start = ExecutionState(issue=issue, request=agent_request(ctx.command), context=context_text)
     try:

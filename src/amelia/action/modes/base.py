@@ -22,9 +22,9 @@ from amelia.github.events import Command, Event
 from amelia.redaction import Redactor
 
 if TYPE_CHECKING:
+    from amelia.action.checkout import Checkout
     from amelia.action.progress import ProgressTracker
     from amelia.action.toolchain import Toolchain
-    from amelia.action.workspace import Workspace
     from amelia.core.state import ExecutionState
     from amelia.core.types import Profile
     from amelia.drivers.runtime import DriverEnvironment
@@ -66,7 +66,8 @@ class ModeOutcome:
 @dataclass
 class ModeContext:
     """Everything a mode may use. GitHub writes go through `github` (a no-op recorder in a
-    dry run), pushes through `workspace.push`, progress through `progress`."""
+    dry run), amelia's git through `checkout.git` (and `checkout.remote()` for fetches),
+    commits and pushes through `checkout.publisher`, progress through `progress`."""
 
     command: Command
     event: Event
@@ -75,7 +76,7 @@ class ModeContext:
     repo: str
     """owner/name of the repository."""
     github: GitHubClient
-    workspace: Workspace
+    checkout: Checkout
     io: WorkflowIO
     redactor: Redactor
     progress: ProgressTracker | None

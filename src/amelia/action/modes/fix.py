@@ -108,10 +108,10 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
     from amelia.pipeline import RunContext, StageFailedError, develop_and_review
 
     pull, threads = found.pull, found.threads
-    repo, git = ctx.workspace.path, ctx.workspace.git
+    repo, git = ctx.checkout.path, ctx.checkout.git
     branch = validate_branch_name(pull.head_ref)
     await ctx.stage(STAGE_BRANCH, "running")
-    remote = ctx.workspace.remote()
+    remote = ctx.checkout.remote()
     await asyncio.to_thread(switch_to_branch, remote, branch)
     base = await asyncio.to_thread(fetch_base, remote, pull.base_ref, branch)
     before = await asyncio.to_thread(head_sha, git)
@@ -134,8 +134,8 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
         # One developer round on the threads, then one review of the whole pull request.
         profile=ctx.profile.model_copy(update={"max_review_iterations": 1}),
         sinks=ctx.sinks,
-        agent_session=ctx.workspace.agent_session,
-        preexisting=ctx.workspace.preexisting_paths,
+        agent_session=ctx.checkout.sessions.around,
+        preexisting=ctx.checkout.sessions.preexisting_paths,
         test_command=prepared,
     )
     state = ExecutionState(
@@ -168,7 +168,7 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
     review = state.last_review
     if review is not None:
         diff_text = await asyncio.to_thread(diff, git, base, head=head)
-        held = ctx.workspace.held_back.work
+        held = ctx.checkout.publisher.held_back.work
         notes = [
             *(["_Files that steer agents were kept at the base's version._"] if restored else []),
             *([verdict_note(held)] if held is not None else []),
@@ -205,10 +205,10 @@ def _plan_of(ctx: ModeContext, branch: str) -> dict[str, str]:
     number = issue_of_branch(branch, ctx.inputs.branch_prefix)
     if number is None:
         return {}
-    path = existing_plan(ctx.workspace.path, ctx.inputs.plan_dir, number)
+    path = existing_plan(ctx.checkout.path, ctx.inputs.plan_dir, number)
     if path is None:
         return {}
-    text = (ctx.workspace.path / path).read_text(encoding="utf-8", errors="replace")
+    text = (ctx.checkout.path / path).read_text(encoding="utf-8", errors="replace")
     return {"plan_markdown": text, "plan_path": path}
 
 
@@ -232,7 +232,7 @@ async def _update_description(
 
     def body_for() -> str:
         report = ChangeReport.build(
-            ctx.workspace.git,
+            ctx.checkout.git,
             base,
             head,
             state,
@@ -245,11 +245,11 @@ async def _update_description(
             state.plan_path or "",
             plan_url,
             review.verdict,
-            flagged=tuple(ctx.workspace.flagged),
-            withheld=tuple(ctx.workspace.withheld),
+            flagged=tuple(ctx.checkout.publisher.flagged),
+            withheld=tuple(ctx.checkout.publisher.withheld),
             check=state.last_check,
             report=report,
-            held_back=ctx.workspace.held_back.work,
+            held_back=ctx.checkout.publisher.held_back.work,
         )
         return merge_pull_body(current.body, ctx.redactor.redact(ours))
 

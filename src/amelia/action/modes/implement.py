@@ -227,11 +227,11 @@ async def commit_and_push(ctx: ModeContext, branch: str, message: str) -> None:
     push `branch`: what a developer round leaves is published this way, so every link
     posted afterwards resolves."""
     await asyncio.to_thread(
-        ctx.workspace.commit_agent_work,
+        ctx.checkout.publisher.commit_agent_work,
         message,
         co_author=co_author(ctx.command.requested_by, server_url=ctx.runner.server_url),
     )
-    await asyncio.to_thread(ctx.workspace.push, branch)
+    await asyncio.to_thread(ctx.checkout.publisher.push, branch)
 
 
 async def _resolve_issue(ctx: ModeContext, number: int) -> int | str:
@@ -273,12 +273,12 @@ async def prepare(ctx: ModeContext) -> ModeOutcome | ModeRun:
     if isinstance(number, str):
         await _reply(ctx, asked_on, number)
         return ModeOutcome(conclusion="skipped")
-    repo = ctx.workspace.path
+    repo = ctx.checkout.path
     prefix = ctx.inputs.branch_prefix
     branch = validate_branch_name(f"{prefix}issue-{number}", prefix=prefix or None)
     phrase = ctx.inputs.trigger_phrase
 
-    remote = ctx.workspace.remote()
+    remote = ctx.checkout.remote()
     planned = await asyncio.to_thread(remote_branch_exists, remote, branch)
     if planned:
         await asyncio.to_thread(switch_to_branch, remote, branch)
@@ -309,10 +309,10 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
         develop_and_review,
     )
 
-    repo, git = ctx.workspace.path, ctx.workspace.git
+    repo, git = ctx.checkout.path, ctx.checkout.git
     number, branch, plan_path = planned.number, planned.branch, planned.plan_path
     await ctx.stage(STAGE_BRANCH, "running")
-    remote = ctx.workspace.remote()
+    remote = ctx.checkout.remote()
     default_branch, base = await asyncio.to_thread(fetch_default, remote, branch)
     plan_sha = await asyncio.to_thread(head_sha, git)
     await ctx.stage(STAGE_BRANCH, "done", detail=f"{branch} with {plan_path}")
@@ -337,8 +337,8 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
         make_driver=ctx.make_driver,
         profile=ctx.profile,
         sinks=ctx.sinks,
-        agent_session=ctx.workspace.agent_session,
-        preexisting=ctx.workspace.preexisting_paths,
+        agent_session=ctx.checkout.sessions.around,
+        preexisting=ctx.checkout.sessions.preexisting_paths,
         test_command=prepared,
     )
     state = ExecutionState(
@@ -381,12 +381,12 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
                 plan_path,
                 plan_url,
                 review.verdict if review is not None else None,
-                flagged=tuple(ctx.workspace.flagged),
-                withheld=tuple(ctx.workspace.withheld),
+                flagged=tuple(ctx.checkout.publisher.flagged),
+                withheld=tuple(ctx.checkout.publisher.withheld),
                 check=current.last_check,
                 report=report,
                 stopped=stopped,
-                held_back=ctx.workspace.held_back.work,
+                held_back=ctx.checkout.publisher.held_back.work,
             )
             return ctx.redactor.redact(body)
 
@@ -414,7 +414,7 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
     plan_url = ctx.blob_url(head, plan_path)
     if review is not None:
         diff_text = await asyncio.to_thread(diff, git, base, head=head)
-        held = ctx.workspace.held_back.work
+        held = ctx.checkout.publisher.held_back.work
         await post_verdict(
             ctx.github,
             pull.number,

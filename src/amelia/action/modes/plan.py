@@ -69,13 +69,13 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         return ModeOutcome(
             conclusion="failure", failure_reason=f"#{number} is a pull request, not an issue"
         )
-    repo = ctx.workspace.path
+    repo = ctx.checkout.path
     prefix = ctx.inputs.branch_prefix
     branch = validate_branch_name(f"{prefix}issue-{number}", prefix=prefix or None)
 
     await ctx.stage(STAGE_BRANCH, "running")
     # Reading origin needs the token on a private repository; no agent runs meanwhile.
-    remote = ctx.workspace.remote()
+    remote = ctx.checkout.remote()
     continued = await asyncio.to_thread(remote_branch_exists, remote, branch)
     await asyncio.to_thread(switch_to_branch, remote, branch)
     previous = existing_plan(repo, ctx.inputs.plan_dir, number)
@@ -88,12 +88,12 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         profile = profile.model_copy(update={"plan_path_pattern": previous})
     run_context = RunContext(
         repo_dir=repo,
-        git=ctx.workspace.git,
+        git=ctx.checkout.git,
         make_driver=ctx.make_driver,
         profile=profile,
         sinks=ctx.sinks,
-        agent_session=ctx.workspace.agent_session,
-        preexisting=ctx.workspace.preexisting_paths,
+        agent_session=ctx.checkout.sessions.around,
+        preexisting=ctx.checkout.sessions.preexisting_paths,
     )
     start = ExecutionState(issue=issue, request=agent_request(ctx.command))
     state = await run_plan(start, run_context)
@@ -101,12 +101,12 @@ async def run(ctx: ModeContext) -> ModeOutcome:
 
     await ctx.stage(STAGE_PUBLISH, "running")
     sha = await asyncio.to_thread(
-        ctx.workspace.commit_path,
+        ctx.checkout.publisher.commit_path,
         plan_path,
         commit_title(number, info.title),
         co_author=co_author(ctx.command.requested_by, server_url=ctx.runner.server_url),
     )
-    sha = await asyncio.to_thread(ctx.workspace.push, branch)
+    sha = await asyncio.to_thread(ctx.checkout.publisher.push, branch)
     where = "committed locally (dry run, not pushed)" if ctx.dry_run else f"pushed to {branch}"
     await ctx.stage(STAGE_PUBLISH, "done", detail=where)
     return ModeOutcome(

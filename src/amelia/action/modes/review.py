@@ -81,18 +81,16 @@ async def fetched_head(ctx: ModeContext, pull: PullInfo) -> AsyncIterator[PullHe
     """The pull's head for an agent to read: checked out in the checkout, or, when
     `head_is_data`, kept as data in a directory of its own, removed on leaving."""
     if not head_is_data(pull, ctx.event):
-        remote = ctx.workspace.remote()
-        checked = await asyncio.to_thread(check_out_pull, ctx.workspace.git, pull, remote=remote)
+        remote = ctx.checkout.remote()
+        checked = await asyncio.to_thread(check_out_pull, ctx.checkout.git, pull, remote=remote)
         yield checked
         return
     with tempfile.TemporaryDirectory(prefix="amelia-pull-head-") as scratch:
         # Like a checkout: whoever runs the agents may read it.
         await asyncio.to_thread(Path(scratch).chmod, 0o755)
-        remote = ctx.workspace.remote()
+        remote = ctx.checkout.remote()
         head = Path(scratch) / "head"
-        checked = await asyncio.to_thread(
-            head_as_data, ctx.workspace.git, pull, head, remote=remote
-        )
+        checked = await asyncio.to_thread(head_as_data, ctx.checkout.git, pull, head, remote=remote)
         yield checked
 
 
@@ -134,9 +132,9 @@ async def _review(ctx: ModeContext, pull: PullInfo, checked: PullHead) -> ModeOu
         make_driver=make_driver,
         profile=ctx.profile,
         sinks=ctx.sinks,
-        agent_session=ctx.workspace.agent_session,
+        agent_session=ctx.checkout.sessions.around,
         # Files earlier steps left in the checkout; a head kept as data has none.
-        preexisting=None if checked.as_data else ctx.workspace.preexisting_paths,
+        preexisting=None if checked.as_data else ctx.checkout.sessions.preexisting_paths,
     )
     start = ExecutionState(issue=agent_issue(pull), request=agent_request(ctx.command))
     try:

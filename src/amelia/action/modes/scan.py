@@ -133,7 +133,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     found = await asyncio.to_thread(ctx.github.list_labelled_issues, label)
     labelled = [issue for issue in found if not issue.is_pull_request]
     planned = await asyncio.to_thread(
-        planned_issue_numbers, ctx.workspace.remote(), ctx.inputs.branch_prefix
+        planned_issue_numbers, ctx.checkout.remote(), ctx.inputs.branch_prefix
     )
     selection = select_issues(
         without_plan(labelled, planned),
@@ -156,7 +156,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     for number in selection.planned_here:
         command = Command(kind="plan", number=number, requested_by=ctx.command.requested_by)
         # Each plan starts from the default branch, as a fresh job would.
-        await asyncio.to_thread(_back_to_default, ctx.workspace.remote())
+        await asyncio.to_thread(_back_to_default, ctx.checkout.remote())
         try:
             await plan.run(replace(ctx, command=command, progress=None))
         except Exception as error:  # one failing issue must not stop the others
