@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from amelia.core.state import PersonRequest
 from amelia.core.types import Issue
-from amelia.github.client import IssueInfo, PullInfo
 from amelia.github.events import Command
+from amelia.github.models import IssueInfo, PullInfo
 from amelia.github.sanitize import sanitize_untrusted
 
 __all__ = ["agent_issue", "agent_request"]

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 
 from loguru import logger
@@ -22,8 +21,8 @@ from unidiff.patch import PatchSet
 from amelia.core.state import SEVERITY_ORDER, ReviewResult, ReviewScope, Severity
 from amelia.errors import GitHubError
 from amelia.git import unquote_path
-from amelia.github.client import GitHubClient
 from amelia.github.markers import marker
+from amelia.github.port import GitHubPort
 from amelia.github.review_history import OpenFinding, ReviewHistory, finding_key
 from amelia.redaction import Redactor
 from amelia.text import one_line
@@ -160,7 +159,7 @@ def fixed_reply(sha: str) -> str:
 
 
 async def close_fixed(
-    github: GitHubClient,
+    github: GitHubPort,
     number: int,
     fixed: Sequence[OpenFinding],
     head: str,
@@ -173,16 +172,14 @@ async def close_fixed(
     for finding in fixed:
         comment = finding.comment.id
         try:
-            await asyncio.to_thread(
-                github.reply_to_review_comment, number, comment, fixed_reply(head)
-            )
+            await github.reply_to_review_comment(number, comment, fixed_reply(head))
         except GitHubError as error:
             warn(f"could not reply to review comment {comment}: {error.message}")
             continue
         if finding.thread_id is None:
             continue
         try:
-            if await asyncio.to_thread(github.resolve_review_thread, finding.thread_id):
+            if await github.resolve_review_thread(finding.thread_id):
                 resolved += 1
         except GitHubError as error:
             warn(

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from amelia.config import Settings
     from amelia.core.types import AgentRole, ToolProfileName
     from amelia.drivers.base import DriverInterface
-    from amelia.github.client import PullInfo
+    from amelia.github.models import PullInfo
     from amelia.pipeline import MakeDriver
 
 __all__ = [

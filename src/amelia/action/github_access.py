@@ -1,8 +1,7 @@
-"""The run's GitHub client, and whether the person who asked may make amelia act."""
+"""The run's GitHub, and whether the person who asked may make amelia act."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from amelia.config import Settings
@@ -17,16 +16,17 @@ from amelia.github.events import (
 from amelia.redaction import Redactor
 
 if TYPE_CHECKING:
-    from amelia.github.client import GitHubClient
+    from amelia.github.port import GitHubPort
 
 __all__ = ["open_client", "refusal"]
 
 
-def open_client(settings: Settings, repo: str, *, dry_run: bool) -> GitHubClient:
-    """A client for `repo` with the settings' token, API URL and tuning; in a dry run, one
-    that records writes under the dry-run directory instead of making them."""
-    from amelia.action.dry_run import DryRunGitHubClient
+def open_client(settings: Settings, repo: str, *, dry_run: bool) -> GitHubPort:
+    """GitHub for `repo` with the settings' token, API URL and tuning; in a dry run, one
+    that reads from it and records writes under the dry-run directory instead of making
+    them."""
     from amelia.github.client import GitHubClient
+    from amelia.github.dry_run import DryRunGitHub
 
     token = settings.github_token
     if not token:
@@ -39,11 +39,10 @@ def open_client(settings: Settings, repo: str, *, dry_run: bool) -> GitHubClient
         "throttle": settings.github_throttle,
     }
     api_url = settings.runner.api_url
+    client = GitHubClient(token=token, repo=repo, base_url=api_url, **tuning)
     if dry_run:
-        return DryRunGitHubClient(
-            token=token, repo=repo, base_url=api_url, directory=settings.dry_run_dir, **tuning
-        )
-    return GitHubClient(token=token, repo=repo, base_url=api_url, **tuning)
+        return DryRunGitHub(client, directory=settings.dry_run_dir)
+    return client
 
 
 def _is_human_trigger(event: Event) -> bool:
@@ -52,7 +51,7 @@ def _is_human_trigger(event: Event) -> bool:
 
 
 async def refusal(
-    github: GitHubClient,
+    github: GitHubPort,
     command: Command,
     event: Event,
     allowed_users: tuple[str, ...],
@@ -65,7 +64,7 @@ async def refusal(
     who = command.requested_by
     if not who or not _is_human_trigger(event):
         return None
-    decision = await asyncio.to_thread(may_trigger, github, who, allowed_users=allowed_users)
+    decision = await may_trigger(github, who, allowed_users=allowed_users)
     if decision.allowed:
         return None
     if command.number is not None:

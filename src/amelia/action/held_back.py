@@ -14,8 +14,9 @@ the patch to show (only of files the search found nothing in), and where it was 
 
 from __future__ import annotations
 
+import asyncio
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from loguru import logger
@@ -41,20 +42,27 @@ from amelia.git import (
     secret_spellings,
     unpushed_paths,
 )
-from amelia.github.client import GitHubClient
+from amelia.github.port import GitHubReads
 from amelia.github.token_facts import may_push_workflows
 
-__all__ = ["HELD_BACK_DIR", "PATCH_NAME", "HeldBackWork", "HoldBack", "workflow_permission"]
+__all__ = [
+    "HELD_BACK_DIR",
+    "PATCH_NAME",
+    "HeldBackWork",
+    "HoldBack",
+    "workflow_permission",
+    "workflow_permission_asker",
+]
 
 HELD_BACK_DIR = "held-back"
 PATCH_NAME = "held-back.patch"
 
 
-def workflow_permission(github: GitHubClient) -> bool | None:
+async def workflow_permission(github: GitHubReads) -> bool | None:
     """Whether the token may push workflow files, as far as GitHub tells (see
     `amelia.github.token_facts`); None when it does not, or cannot be asked."""
     try:
-        facts = github.token_facts()
+        facts = await github.token_facts()
     except GitHubError as error:
         logger.warning("could not ask GitHub what the token may push: {}", error.message)
         return None
@@ -65,6 +73,22 @@ def workflow_permission(github: GitHubClient) -> bool | None:
         f" (acts as {facts.login})" if facts.login else "",
     )
     return allowed
+
+
+def workflow_permission_asker(github: GitHubReads) -> Callable[[], bool | None]:
+    """`workflow_permission` as the question `PushAllowance.ask` puts: a plain call, made
+    from the worker thread a commit runs in. The question is asked on this event loop
+    (where the port lives) while that thread waits for the answer."""
+    loop = asyncio.get_running_loop()
+
+    def ask() -> bool | None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no loop in this thread: a worker thread, as it should be
+            return asyncio.run_coroutine_threadsafe(workflow_permission(github), loop).result()
+        raise RuntimeError("the token's permission must be asked from a worker thread")
+
+    return ask
 
 
 class HeldBackWork(BaseModel):

@@ -1,13 +1,12 @@
 """The run's progress comment: a stage checklist edited in place, then the outcome.
 
 Wraps `ProgressComment` (which finds the comment of an earlier run by its hidden marker
-and throttles edits) with the report being built. PyGithub blocks, so every update runs in
-a worker thread; a failing update is logged and never stops the run.
+and throttles edits) with the report being built; a failing update is logged and never
+stops the run.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import TYPE_CHECKING
 
@@ -19,7 +18,7 @@ from amelia.github.comments import Outcome, ProgressComment, ProgressReport, Sta
 from amelia.redaction import Redactor
 
 if TYPE_CHECKING:
-    from amelia.github.client import GitHubClient
+    from amelia.github.port import GitHubPort
 
 AGENT_STAGES = {
     "architect": "architect",
@@ -129,7 +128,7 @@ class ProgressTracker:
             return
         body = render_progress(self.report, self._redactor)
         try:
-            posted = await asyncio.to_thread(self._comment.publish, body, final=final)
+            posted = await self._comment.publish(body, final=final)
         except GitHubError as error:
             logger.warning("progress comment update failed: {}", error.message)
             self.update_error = error.message
@@ -140,7 +139,7 @@ class ProgressTracker:
 
 
 async def open_progress(
-    github: GitHubClient,
+    github: GitHubPort,
     redactor: Redactor,
     *,
     number: int,

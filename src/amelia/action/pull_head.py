@@ -42,7 +42,7 @@ from amelia.git import (
     run_git,
     validate_branch_name,
 )
-from amelia.github.client import PullInfo
+from amelia.github.models import PullInfo
 
 __all__ = ["HEAD_REF", "HEAD_REPOSITORY_CONFIG", "PullHead", "check_out_pull", "head_as_data"]
 

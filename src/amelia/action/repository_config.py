@@ -10,7 +10,6 @@ one reply on the issue or pull request.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from typing import TYPE_CHECKING
 
@@ -21,6 +20,7 @@ from amelia.repo_config import (
     TrustedFiles,
     instruction_files_for,
     load_trusted_files,
+    parse_repo_config,
 )
 from amelia.repo_config.model import ReviewConfig
 
@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from collections.abc import Collection
 
     from amelia.core.types import Profile
-    from amelia.github.client import GitHubClient
+    from amelia.github.port import GitHubPort, GitHubReads
+    from amelia.repo_config import RepoConfig
 
 __all__ = ["automatic_review_skip", "read_trusted_files", "trusted_ref"]
 
@@ -40,23 +41,23 @@ def _is_amelia_branch(branch: str, prefix: str) -> bool:
 
 
 async def trusted_ref(
-    github: GitHubClient, command: Command, event: Event, *, branch_prefix: str
+    github: GitHubReads, command: Command, event: Event, *, branch_prefix: str
 ) -> str:
     """The branch whose files configure this run (see the module docstring)."""
     default = event.repository.default_branch if event.repository else None
     if not default:
-        default = str(await asyncio.to_thread(github.default_branch))
+        default = str(await github.default_branch())
     if command.kind != "review" or command.number is None:
         return default
     if isinstance(event, PullRequestEvent) and event.pull_request.number == command.number:
         base = event.pull_request.base.ref
     else:
-        base = (await asyncio.to_thread(github.get_pull, command.number)).base_ref
+        base = (await github.get_pull(command.number)).base_ref
     return default if _is_amelia_branch(base, branch_prefix) else base
 
 
 async def read_trusted_files(
-    github: GitHubClient,
+    github: GitHubPort,
     command: Command,
     event: Event,
     *,
@@ -69,18 +70,8 @@ async def read_trusted_files(
     """The configuration and instruction files at the trusted ref. An invalid configuration
     is told on the issue or pull request, then raised (`RepoConfigError`, exit code 2)."""
     ref = await trusted_ref(github, command, event, branch_prefix=branch_prefix)
-
-    def read() -> TrustedFiles:
-        return load_trusted_files(
-            lambda path: github.get_file(path, ref),
-            config_file=config_file,
-            where=ref,
-            instruction_files=instruction_files_for(base, explicit=explicit),
-            stop=lambda config: automatic_review_skip(config.review, command, event) is not None,
-        )
-
     try:
-        return await asyncio.to_thread(read)
+        return await _load(github, ref, config_file, command, event, base, explicit)
     except RepoConfigError as error:
         if command.number is not None:
             from amelia.github.comments import render_reply
@@ -89,10 +80,45 @@ async def read_trusted_files(
                 f"I did not start: the configuration on `{ref}` is invalid.\n\n"
                 f"`{error.message}`\n\nFix it on `{ref}` and ask again."
             )
-            await asyncio.to_thread(
-                github.create_comment, command.number, render_reply(text, redactor)
-            )
+            await github.create_comment(command.number, render_reply(text, redactor))
         raise
+
+
+async def _load(
+    github: GitHubReads,
+    ref: str,
+    config_file: str,
+    command: Command,
+    event: Event,
+    base: Profile,
+    explicit: Collection[str],
+) -> TrustedFiles:
+    """`load_trusted_files` over the files at `ref`, each read from GitHub before it is
+    asked for: the configuration, then (unless nothing will run) the instruction files it
+    names, in its order. Raises `RepoConfigError`."""
+    instruction_files = instruction_files_for(base, explicit=explicit)
+
+    def stop(config: RepoConfig) -> bool:
+        return automatic_review_skip(config.review, command, event) is not None
+
+    files: dict[str, bytes | None] = {config_file: await github.get_file(config_file, ref)}
+    config = parse_repo_config(files[config_file], source=config_file)
+    if not stop(config):
+        for name in dict.fromkeys(instruction_files(config)):
+            files.setdefault(name, await github.get_file(name, ref))
+
+    def read(name: str) -> bytes | None:
+        if name not in files:
+            raise RuntimeError(f"{name} was not read from GitHub before it was asked for")
+        return files[name]
+
+    return load_trusted_files(
+        read,
+        config_file=config_file,
+        where=ref,
+        instruction_files=instruction_files,
+        stop=stop,
+    )
 
 
 def _listed(login: str, logins: tuple[str, ...]) -> bool:

@@ -17,8 +17,9 @@ from loguru import logger
 
 from amelia.core.state import ReviewThread, ThreadComment
 from amelia.errors import GitHubError
-from amelia.github.client import GitHubClient, ReviewCommentInfo
 from amelia.github.markers import is_bot_text, marker
+from amelia.github.models import ReviewCommentInfo
+from amelia.github.port import GitHubReads
 from amelia.github.review_history import load_review_history
 from amelia.github.sanitize import sanitize_untrusted
 
@@ -38,8 +39,8 @@ def _is_person(comment: ReviewCommentInfo) -> bool:
     return comment.author_type != "Bot" and not comment.author.lower().endswith("[bot]")
 
 
-def open_threads(
-    github: GitHubClient,
+async def open_threads(
+    github: GitHubReads,
     pull_number: int,
     *,
     only: int | None = None,
@@ -49,15 +50,16 @@ def open_threads(
     """The threads to address, oldest first; with `only`, just the thread that starts with
     that review comment (whatever its state: someone asked in it). A thread a command
     starts (`/amelia <question>`) is a conversation with amelia, not a review comment."""
-    comments = github.list_review_comments(pull_number)
+    comments = await github.list_review_comments(pull_number)
     by_root: dict[int, list[ReviewCommentInfo]] = {}
     for comment in comments:
         by_root.setdefault(comment.in_reply_to_id or comment.id, []).append(comment)
     if only is not None:
         wanted = [only] if only in by_root else []
     else:
-        findings = {f.comment.id for f in load_review_history(github, pull_number).open_findings}
-        resolved = _resolved_roots(github, pull_number)
+        history = await load_review_history(github, pull_number)
+        findings = {f.comment.id for f in history.open_findings}
+        resolved = await _resolved_roots(github, pull_number)
         wanted = [
             root
             for root, thread in by_root.items()
@@ -94,9 +96,9 @@ def _is_review_comment(comment: ReviewCommentInfo, trigger_phrase: str) -> bool:
     return _is_person(comment) and not is_bot_text(comment.body) and not command
 
 
-def _resolved_roots(github: GitHubClient, pull_number: int) -> set[int]:
+async def _resolved_roots(github: GitHubReads, pull_number: int) -> set[int]:
     try:
-        threads = github.list_review_threads(pull_number)
+        threads = await github.list_review_threads(pull_number)
     except GitHubError as error:
         logger.warning("could not read which review threads are resolved: {}", error.message)
         return set()

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from amelia.action.toolchain import Toolchain
     from amelia.core.types import Profile
     from amelia.drivers.runtime import DriverEnvironment
-    from amelia.github.client import GitHubClient
+    from amelia.github.port import GitHubPort
     from amelia.pipeline.sinks import Sink
     from amelia.repo_config import RepoConfig
 
@@ -211,7 +211,7 @@ class _Engine:
         command: Command,
         event: Event,
         settings: Settings,
-        github: GitHubClient,
+        github: GitHubPort,
     ) -> tuple[Profile, Toolchain, RepoConfig, str | None]:
         """The profile and the toolchain with the repository's configuration applied (read
         from a trusted commit), that configuration, and why an automatic review is not made
@@ -246,7 +246,7 @@ class _Engine:
         command: Command,
         event: Event,
         settings: Settings,
-        github: GitHubClient,
+        github: GitHubPort,
         repo: str,
         dry_run: bool,
         log_groups: Sink,
@@ -274,14 +274,14 @@ class _Engine:
             make_driver=default_make_driver(profile, environment=environment),
             sinks=[log_groups],
             dry_run=dry_run,
-            dry_run_dir=getattr(github, "directory", None),
+            dry_run_dir=settings.dry_run_dir if dry_run else None,
             environment=environment,
         )
 
     def _checkout(
         self,
         settings: Settings,
-        github: GitHubClient,
+        github: GitHubPort,
         repo: str,
         dry_run: bool,
         environment: DriverEnvironment,
@@ -289,7 +289,7 @@ class _Engine:
     ) -> Checkout:
         """The checkout; on a runner amelia's git in it reads only `global_config`."""
         from amelia.action.checkout import Checkout, GitHome
-        from amelia.action.held_back import workflow_permission
+        from amelia.action.held_back import workflow_permission_asker
         from amelia.action.runner_files import RunnerFiles
         from amelia.git import PushAllowance
 
@@ -308,7 +308,7 @@ class _Engine:
             runner_files=RunnerFiles.of(settings.environ) if runner.actions else None,
             agent=environment.agent,
             # Asked of GitHub only when a change first touches a workflow file.
-            allowance=PushAllowance(ask=lambda: workflow_permission(github)),
+            allowance=PushAllowance(ask=workflow_permission_asker(github)),
             global_config=global_config,
             # The bot's commits carry the noreply address of this GitHub (an Enterprise
             # Server's own host), never github.com's.

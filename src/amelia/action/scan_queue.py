@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from amelia.github.client import IssueInfo
+    from amelia.github.models import IssueInfo
     from amelia.repo_config.model import ScanConfig
 
 __all__ = [

@@ -7,14 +7,14 @@ comment. Both pass through the run's `Redactor` before they leave the process.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 
 from amelia.config import ReviewEventSetting
 from amelia.core.state import ReviewResult, ReviewScope, ToolResult
-from amelia.github.client import GitHubClient, ReviewInfo
 from amelia.github.comments import build_review, render_tool_errors
+from amelia.github.models import ReviewInfo
 from amelia.github.options import ReviewEvent
+from amelia.github.port import GitHubPort
 from amelia.redaction import Redactor
 
 __all__ = [
@@ -68,7 +68,7 @@ APPROVAL_WITHHELD_NOTE = (
 
 
 async def post_verdict(
-    github: GitHubClient,
+    github: GitHubPort,
     pull_number: int,
     result: ReviewResult,
     diff_text: str,
@@ -86,8 +86,7 @@ async def post_verdict(
     body, inline = build_review(result, diff_text, commit_sha, redactor=redactor, scope=scope)
     if note:
         body += "\n" + redactor.redact(note.strip()) + "\n"
-    return await asyncio.to_thread(
-        github.create_review,
+    return await github.create_review(
         pull_number,
         body,
         choose_review_event(result, setting, may_approve=may_approve),
@@ -97,12 +96,12 @@ async def post_verdict(
 
 
 async def post_tool_errors(
-    github: GitHubClient, number: int, results: Sequence[ToolResult], redactor: Redactor
+    github: GitHubPort, number: int, results: Sequence[ToolResult], redactor: Redactor
 ) -> bool:
     """One comment on issue or pull `number` listing every error-flagged tool result;
     nothing is posted (False) when no tool call failed."""
     body = render_tool_errors(results, redactor)
     if body is None:
         return False
-    await asyncio.to_thread(github.create_comment, number, body)
+    await github.create_comment(number, body)
     return True

@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from loguru import logger
 from pydantic import BaseModel, ConfigDict
 
 from amelia.errors import GitHubError
 
-__all__ = ["TRUSTED_ROLES", "Decision", "PermissionSource", "may_trigger"]
+if TYPE_CHECKING:
+    from amelia.github.port import GitHubReads
+
+__all__ = ["TRUSTED_ROLES", "Decision", "may_trigger"]
 
 
 TRUSTED_ROLES = frozenset({"admin", "maintain", "write"})
-
-
-class PermissionSource(Protocol):
-    """Anything that can tell a user's role on the repository (GitHubClient does)."""
-
-    def get_permission(self, user: str) -> str: ...
 
 
 class Decision(BaseModel):
@@ -31,14 +28,14 @@ class Decision(BaseModel):
     """False when GitHub could not tell the role: a failure, not a refusal."""
 
 
-def may_trigger(
-    client: PermissionSource, user: str, *, allowed_users: Iterable[str] = ()
+async def may_trigger(
+    github: GitHubReads, user: str, *, allowed_users: Iterable[str] = ()
 ) -> Decision:
     """Whether `user` may start a run; `reason` is short and fit to post as a reply."""
     if user.lower() in {name.strip().lower() for name in allowed_users}:
         return Decision(allowed=True, reason=f"@{user} is listed in allowed_users")
     try:
-        role = client.get_permission(user)
+        role = await github.get_permission(user)
     except GitHubError as error:
         logger.warning("permission check for {} failed: {}", user, error.message)
         return Decision(

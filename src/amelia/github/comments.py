@@ -11,7 +11,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 from unidiff.patch import PatchSet
@@ -25,17 +25,18 @@ from amelia.core.state import (
 )
 from amelia.errors import GitHubNotFoundError
 from amelia.git import unquote_path
-from amelia.github.client import CommentInfo, InlineComment
 from amelia.github.events import help_reply
 from amelia.github.markers import marker, progress_marker, review_marker
+from amelia.github.models import CommentInfo, InlineComment
 from amelia.redaction import Redactor
 from amelia.text import code_fence, one_line
+
+if TYPE_CHECKING:
+    from amelia.github.port import GitHubPort
 
 __all__ = [
     "MAX_COMMENT_CHARS",
     "MAX_REASON_CHARS",
-    "CommentStore",
-    "DeletingCommentStore",
     "Outcome",
     "ProgressComment",
     "ProgressReport",
@@ -348,21 +349,6 @@ def build_review(
     return "\n".join(lines) + "\n", inline
 
 
-class CommentStore(Protocol):
-    """The comment calls ProgressComment needs (GitHubClient provides them)."""
-
-    def create_comment(self, issue_number: int, body: str) -> CommentInfo: ...
-
-    def edit_comment(self, comment_id: int, body: str) -> CommentInfo: ...
-
-    def find_comment_with_marker(self, issue_number: int, marker: str) -> CommentInfo | None: ...
-
-
-@runtime_checkable
-class DeletingCommentStore(CommentStore, Protocol):
-    def delete_comment(self, comment_id: int) -> None: ...
-
-
 class ProgressComment:
     """The single comment a run keeps up to date on its issue or pull request.
 
@@ -373,13 +359,13 @@ class ProgressComment:
 
     def __init__(
         self,
-        store: CommentStore,
+        github: GitHubPort,
         issue_number: int,
         *,
         min_interval: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._store = store
+        self._github = github
         self._issue_number = issue_number
         self._min_interval = min_interval
         self._clock = clock
@@ -389,7 +375,7 @@ class ProgressComment:
         self._posted_at: float | None = None
         self._pending: str | None = None
 
-    def publish(self, body: str, *, final: bool = False) -> bool:
+    async def publish(self, body: str, *, final: bool = False) -> bool:
         """Post `body` now if allowed, else keep it for `flush`. True when it was posted."""
         if self._marker not in body:
             body = f"{self._marker}\n{body}"
@@ -400,39 +386,38 @@ class ProgressComment:
         if not final and self._posted_at is not None and now - self._posted_at < self._min_interval:
             self._pending = body
             return False
-        self._write(body, now)
+        await self._write(body, now)
         return True
 
-    def flush(self) -> bool:
+    async def flush(self) -> bool:
         """Post a held-back update, if any, regardless of the interval."""
         if self._pending is None:
             return False
-        return self.publish(self._pending, final=True)
+        return await self.publish(self._pending, final=True)
 
-    def _write(self, body: str, now: float) -> None:
+    async def _write(self, body: str, now: float) -> None:
+        github = self._github
         if self.comment is None:
-            self.comment = self._store.find_comment_with_marker(self._issue_number, self._marker)
+            self.comment = await github.find_comment_with_marker(self._issue_number, self._marker)
         if self.comment is not None:
             try:
-                self.comment = self._store.edit_comment(self.comment.id, body)
+                self.comment = await github.edit_comment(self.comment.id, body)
             except GitHubNotFoundError:
                 self.comment = None  # someone deleted it meanwhile: start a new one
         if self.comment is None:
-            self.comment = self._adopt_older_twin(
-                self._store.create_comment(self._issue_number, body), body
-            )
+            created = await github.create_comment(self._issue_number, body)
+            self.comment = await self._adopt_older_twin(created, body)
         self._posted_body = body
         self._posted_at = now
         self._pending = None
 
-    def _adopt_older_twin(self, created: CommentInfo, body: str) -> CommentInfo:
+    async def _adopt_older_twin(self, created: CommentInfo, body: str) -> CommentInfo:
         """Two runs for one issue (no workflow `concurrency` group) may both find no comment
         and both post one. Comment ids grow with time, so the younger run deletes its own
         and takes over the older one: the issue keeps a single progress comment."""
-        if not isinstance(self._store, DeletingCommentStore):
-            return created
-        oldest = self._store.find_comment_with_marker(self._issue_number, self._marker)
+        github = self._github
+        oldest = await github.find_comment_with_marker(self._issue_number, self._marker)
         if oldest is None or oldest.id >= created.id:
             return created
-        self._store.delete_comment(created.id)
-        return self._store.edit_comment(oldest.id, body)
+        await github.delete_comment(created.id)
+        return await github.edit_comment(oldest.id, body)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from loguru import logger
 from pydantic import BaseModel, ConfigDict
@@ -25,13 +25,15 @@ from pydantic import BaseModel, ConfigDict
 from amelia.core.state import SEVERITY_ORDER, PriorFinding, Severity
 from amelia.errors import GitHubError
 from amelia.github.auth import TRUSTED_ROLES
-from amelia.github.client import ReviewCommentInfo, ReviewInfo, ReviewThreadInfo
 from amelia.github.markers import marker, reviewed_commit
+from amelia.github.models import ReviewCommentInfo, ReviewThreadInfo
+
+if TYPE_CHECKING:
+    from amelia.github.port import GitHubReads
 
 __all__ = [
     "OpenFinding",
     "ReviewHistory",
-    "ReviewHistorySource",
     "finding_key",
     "load_review_history",
     "split_finding",
@@ -46,18 +48,6 @@ _FINDING = re.compile(
 
 _FIXED = marker("fixed")
 """On amelia's `Fixed in <sha>` replies (see `amelia.action.earlier_findings`)."""
-
-
-class ReviewHistorySource(Protocol):
-    """The GitHub calls the history needs (GitHubClient provides them)."""
-
-    def list_reviews(self, pull_number: int) -> list[ReviewInfo]: ...
-
-    def list_review_comments(self, pull_number: int) -> list[ReviewCommentInfo]: ...
-
-    def list_review_threads(self, pull_number: int) -> list[ReviewThreadInfo]: ...
-
-    def get_permission(self, user: str) -> str: ...
 
 
 class OpenFinding(BaseModel):
@@ -106,13 +96,13 @@ def finding_key(path: str, text: str) -> tuple[str, str]:
     return path, " ".join(text.split()).casefold()
 
 
-def _trusted(client: ReviewHistorySource, login: str, kind: str, roles: dict[str, bool]) -> bool:
+async def _trusted(github: GitHubReads, login: str, kind: str, roles: dict[str, bool]) -> bool:
     """Whether `login` (of account type `kind`) is amelia or someone with write access."""
     if kind == "Bot":
         return True
     if login not in roles:
         try:
-            roles[login] = client.get_permission(login) in TRUSTED_ROLES
+            roles[login] = await github.get_permission(login) in TRUSTED_ROLES
         except GitHubError as error:
             logger.warning("could not check {}'s permission: {}", login, error.message)
             roles[login] = False
@@ -123,29 +113,29 @@ def _by_first_comment(threads: Iterable[ReviewThreadInfo]) -> dict[int, ReviewTh
     return {thread.comment_ids[0]: thread for thread in threads if thread.comment_ids}
 
 
-def load_review_history(client: ReviewHistorySource, pull_number: int) -> ReviewHistory:
+async def load_review_history(github: GitHubReads, pull_number: int) -> ReviewHistory:
     """Read amelia's earlier reviews of pull `pull_number` (one request when there are
     none; three when there are: reviews, review comments, threads)."""
     roles: dict[str, bool] = {}
     ours: dict[int, str] = {}
     last: str | None = None
-    for review in client.list_reviews(pull_number):  # oldest first
+    for review in await github.list_reviews(pull_number):  # oldest first
         commit = reviewed_commit(review.body)
-        if commit is not None and _trusted(client, review.author, review.author_type, roles):
+        if commit is not None and await _trusted(github, review.author, review.author_type, roles):
             ours[review.id] = last = commit
     if last is None:
         return ReviewHistory()
-    comments = client.list_review_comments(pull_number)  # oldest first
+    comments = await github.list_review_comments(pull_number)  # oldest first
     last_reply: dict[int, ReviewCommentInfo] = {
         comment.in_reply_to_id: comment for comment in comments if comment.in_reply_to_id
     }
 
-    def closed_by_amelia(root: ReviewCommentInfo) -> bool:
+    async def closed_by_amelia(root: ReviewCommentInfo) -> bool:
         reply = last_reply.get(root.id)
         return (
             reply is not None
             and _FIXED in reply.body
-            and _trusted(client, reply.author, reply.author_type, roles)
+            and await _trusted(github, reply.author, reply.author_type, roles)
         )
 
     roots = [
@@ -153,13 +143,13 @@ def load_review_history(client: ReviewHistorySource, pull_number: int) -> Review
         for comment in comments
         if comment.in_reply_to_id is None
         and comment.review_id in ours
-        and not closed_by_amelia(comment)
+        and not await closed_by_amelia(comment)
     ]
     if not roots:
         return ReviewHistory(last_reviewed=last)
     try:
         threads: dict[int, ReviewThreadInfo] | None = _by_first_comment(
-            client.list_review_threads(pull_number)
+            await github.list_review_threads(pull_number)
         )
     except GitHubError as error:
         logger.warning(

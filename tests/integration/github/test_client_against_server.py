@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from github import GithubException
+from github import Auth, Github, GithubException
 
 from amelia.errors import (
     GitHubNotFoundError,
@@ -44,6 +44,10 @@ def server() -> Iterator[FakeGitHubServer]:
         yield fake
 
 
+def pygithub(server: FakeGitHubServer) -> Github:
+    return Github(base_url=server.url, auth=Auth.Token("t"), retry=None)
+
+
 def make_client(server: FakeGitHubServer, sleeps: list[float] | None = None) -> GitHubClient:
     record = sleeps if sleeps is not None else []
     return GitHubClient(
@@ -57,15 +61,15 @@ def make_client(server: FakeGitHubServer, sleeps: list[float] | None = None) -> 
     )
 
 
-def test_retries_502_502_429_then_succeeds_and_honours_retry_after(
+async def test_retries_502_502_429_then_succeeds_and_honours_retry_after(
     server: FakeGitHubServer,
 ) -> None:
     number = server.add_issue(REPO, "Crash on start", "trace", labels=["bug"])
     sleeps: list[float] = []
     client = make_client(server, sleeps)
-    client.default_branch()
+    await client.default_branch()
     server.inject("GET", rf"/repos/{REPO}/issues/{number}", Fault(), Fault(), Fault.retry_after(1))
-    issue = client.get_issue(number)
+    issue = await client.get_issue(number)
     assert issue.title == "Crash on start"
     assert issue.labels == ("bug",)
     assert client.retry_count == 3
@@ -73,10 +77,10 @@ def test_retries_502_502_429_then_succeeds_and_honours_retry_after(
     assert len(server.requests_to("GET", rf"/repos/{REPO}/issues/{number}")) == 4
 
 
-def test_secondary_rate_limit_and_reset_header_are_retried(server: FakeGitHubServer) -> None:
+async def test_secondary_rate_limit_and_reset_header_are_retried(server: FakeGitHubServer) -> None:
     sleeps: list[float] = []
     client = make_client(server, sleeps)
-    client.default_branch()
+    await client.default_branch()
     server.inject(
         "POST",
         rf"/repos/{REPO}/issues/\d+/comments",
@@ -84,52 +88,54 @@ def test_secondary_rate_limit_and_reset_header_are_retried(server: FakeGitHubSer
         Fault.rate_limit_reset(int(time.time()) + 3),
     )
     number = server.add_issue(REPO, "t")
-    client.create_comment(number, "hello")
+    await client.create_comment(number, "hello")
     assert server.comments(REPO, number) == ["hello"]
     assert client.retry_count == 2
     assert 0 < sleeps[1] <= 5
 
 
-def test_connection_reset_is_retried(server: FakeGitHubServer) -> None:
+async def test_connection_reset_is_retried(server: FakeGitHubServer) -> None:
     client = make_client(server)
-    client.default_branch()
+    await client.default_branch()
     server.inject("GET", rf"/repos/{REPO}/pulls", Fault(kind="reset"))
-    assert client.find_open_pull("nothing") is None
+    assert await client.find_open_pull("nothing") is None
     assert client.retry_count == 1
 
 
-def test_persistent_5xx_stops_after_max_attempts(server: FakeGitHubServer) -> None:
+async def test_persistent_5xx_stops_after_max_attempts(server: FakeGitHubServer) -> None:
     client = make_client(server)
-    client.default_branch()
+    await client.default_branch()
     server.inject("GET", rf"/repos/{REPO}/issues/1", *[Fault(status=503)] * 10)
     with pytest.raises(GitHubRetryExhaustedError, match="after 5 attempt"):
-        client.get_issue(1)
+        await client.get_issue(1)
     assert client.retry_count == 4
 
 
-def test_retry_after_beyond_budget_gives_up_at_once(server: FakeGitHubServer) -> None:
+async def test_retry_after_beyond_budget_gives_up_at_once(server: FakeGitHubServer) -> None:
     client = make_client(server)
-    client.default_branch()
+    await client.default_branch()
     server.inject("GET", rf"/repos/{REPO}/issues/1", Fault.retry_after(3600))
     with pytest.raises(GitHubRetryExhaustedError, match="429"):
-        client.get_issue(1)
+        await client.get_issue(1)
     assert client.retry_count == 0
 
 
-def test_404_raises_typed_error_without_retry(server: FakeGitHubServer) -> None:
+async def test_404_raises_typed_error_without_retry(server: FakeGitHubServer) -> None:
     client = make_client(server)
     with pytest.raises(GitHubNotFoundError, match=r"get issue #42 failed: 404 Not Found"):
-        client.get_issue(42)
+        await client.get_issue(42)
     assert client.retry_count == 0
 
 
-def test_pagination_of_250_labelled_issues_uses_three_requests(server: FakeGitHubServer) -> None:
+async def test_pagination_of_250_labelled_issues_uses_three_requests(
+    server: FakeGitHubServer,
+) -> None:
     for n in range(250):
         server.add_issue(REPO, f"issue {n}", labels=["amelia"])
     server.add_issue(REPO, "unlabelled")
     server.add_issue(REPO, "closed", labels=["amelia"], state="closed")
     client = make_client(server)
-    issues = client.list_labelled_issues("amelia")
+    issues = await client.list_labelled_issues("amelia")
     assert len(issues) == 250
     assert len({i.number for i in issues}) == 250
     pages = server.requests_to("GET", "/repos/octo/app/issues")
@@ -138,7 +144,7 @@ def test_pagination_of_250_labelled_issues_uses_three_requests(server: FakeGitHu
     assert pages[0].query["state"] == ["open"]
 
 
-def test_listing_3000_labelled_issues_takes_one_request_per_page_oldest_first(
+async def test_listing_3000_labelled_issues_takes_one_request_per_page_oldest_first(
     server: FakeGitHubServer,
 ) -> None:
     """Requests grow with pages, not issues: 3,000 labelled issues, 300 labelled pulls
@@ -154,7 +160,7 @@ def test_listing_3000_labelled_issues_takes_one_request_per_page_oldest_first(
         REPO, "moved", labels=["amelia"], created_at="2001-01-01T00:00:00Z", reactions={"+1": 2}
     )
 
-    issues = make_client(server).list_labelled_issues("amelia")
+    issues = await make_client(server).list_labelled_issues("amelia")
 
     labelled_items = 3_000 + 300 + 1  # issues, pulls and the moved issue carrying the label
     pages = server.requests_to("GET", "/repos/octo/app/issues")
@@ -170,44 +176,44 @@ def test_listing_3000_labelled_issues_takes_one_request_per_page_oldest_first(
     assert issues[1].created_at is not None and issues[1].thumbs_up == 0
 
 
-def test_labelled_pull_requests_are_not_listed_as_issues(server: FakeGitHubServer) -> None:
+async def test_labelled_pull_requests_are_not_listed_as_issues(server: FakeGitHubServer) -> None:
     issue = server.add_issue(REPO, "an issue", labels=["amelia"])
     pull = server.add_pull(REPO, head="feature")
     with server._lock:  # the issue list returns labelled pulls too, as GitHub's does
         server._repo(REPO).issues[pull].labels.append("amelia")
-    listed = make_client(server).list_labelled_issues("amelia")
+    listed = await make_client(server).list_labelled_issues("amelia")
     assert [i.number for i in listed] == [issue]
 
 
-def test_page_failure_resumes_instead_of_restarting(server: FakeGitHubServer) -> None:
+async def test_page_failure_resumes_instead_of_restarting(server: FakeGitHubServer) -> None:
     for n in range(150):
         server.add_issue(REPO, f"issue {n}", labels=["amelia"])
     client = make_client(server)
     server.inject("GET", "/repos/octo/app/issues", Fault(), Fault(), Fault())
     # The first three page requests fail; after that page 1 and page 2 each succeed once.
-    assert len(client.list_labelled_issues("amelia")) == 150
+    assert len(await client.list_labelled_issues("amelia")) == 150
     assert len(server.requests_to("GET", "/repos/octo/app/issues")) == 5
 
 
-def test_a_diff_too_large_for_github_is_none_not_a_failure(server: FakeGitHubServer) -> None:
+async def test_a_diff_too_large_for_github_is_none_not_a_failure(server: FakeGitHubServer) -> None:
     big = "".join(f"+row {n}\n" for n in range(20_001))
     diff = (
         f"diff --git a/big.txt b/big.txt\n--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,20001 @@\n{big}"
     )
     number = server.add_pull(REPO, head="bulk", diff=diff)
     client = make_client(server)
-    assert client.get_pull_diff(number) is None
+    assert await client.get_pull_diff(number) is None
     (asked,) = server.requests_to("GET", rf"/repos/octo/app/pulls/{number}")  # not retried
     assert asked.headers["accept"] == "application/vnd.github.diff"
 
 
-def test_review_with_inline_comments_is_validated_against_the_diff(
+async def test_review_with_inline_comments_is_validated_against_the_diff(
     server: FakeGitHubServer,
 ) -> None:
     number = server.add_pull(REPO, head="amelia/issue-1", diff=DIFF, head_sha="a" * 40)
     client = make_client(server)
-    assert client.get_pull_diff(number) == DIFF
-    review = client.create_review(
+    assert await client.get_pull_diff(number) == DIFF
+    review = await client.create_review(
         number,
         "Looks good",
         "COMMENT",
@@ -221,39 +227,45 @@ def test_review_with_inline_comments_is_validated_against_the_diff(
     ]
     assert posted["commit_id"] == "a" * 40
     with pytest.raises(GitHubValidationError, match="part of the diff"):
-        client.create_review(
+        await client.create_review(
             number, "x", "COMMENT", comments=[InlineComment(path="app.py", line=40, body="out")]
         )
 
 
-def test_comments_pulls_permissions_and_branches(server: FakeGitHubServer, tmp_path: Path) -> None:
+async def test_comments_pulls_permissions_and_branches(
+    server: FakeGitHubServer, tmp_path: Path
+) -> None:
     number = server.add_issue(REPO, "t")
     server.set_permission(REPO, "alice", "maintain")
     server.set_permission(REPO, "bob", "read")
     client = make_client(server)
-    first = client.create_comment(number, "<!-- amelia:progress issue=1 --> working")
-    client.create_comment(number, "unrelated")
-    found = client.find_comment_with_marker(number, "<!-- amelia:progress issue=1 -->")
+    first = await client.create_comment(number, "<!-- amelia:progress issue=1 --> working")
+    await client.create_comment(number, "unrelated")
+    found = await client.find_comment_with_marker(number, "<!-- amelia:progress issue=1 -->")
     assert found is not None and found.id == first.id
-    client.edit_comment(first.id, "<!-- amelia:progress issue=1 --> done")
+    await client.edit_comment(first.id, "<!-- amelia:progress issue=1 --> done")
     assert server.comments(REPO, number)[0].endswith("done")
-    assert client.get_permission("alice") == "maintain"
-    assert client.get_permission("bob") == "read"
-    assert client.get_permission("mallory") == "none"
-    assert client.branch_exists("amelia/issue-1")
-    assert not client.branch_exists("nope")
-    pull = client.create_pull("amelia/issue-1", "main", "Plan", "body", draft=True)
+    assert await client.get_permission("alice") == "maintain"
+    assert await client.get_permission("bob") == "read"
+    assert await client.get_permission("mallory") == "none"
+    # The branches the repository was registered with (the Action never asks GitHub for one).
+    branches = pygithub(server).get_repo(REPO)
+    assert branches.get_branch("amelia/issue-1").name == "amelia/issue-1"
+    with pytest.raises(GithubException) as missing:
+        branches.get_branch("nope")
+    assert missing.value.status == 404
+    pull = await client.create_pull("amelia/issue-1", "main", "Plan", "body", draft=True)
     assert pull.draft and pull.head_ref == "amelia/issue-1"
-    assert client.find_open_pull("amelia/issue-1") == pull
-    updated = client.update_pull(pull.number, body="new body")
+    assert await client.find_open_pull("amelia/issue-1") == pull
+    updated = await client.update_pull(pull.number, body="new body")
     assert updated.body == "new body"
-    assert client.get_pull(pull.number).body == "new body"
+    assert (await client.get_pull(pull.number)).body == "new body"
     with pytest.raises(GitHubValidationError, match="already exists"):
-        client.create_pull("amelia/issue-1", "main", "Plan", "body", draft=True)
-    assert client.default_branch() == "main"
+        await client.create_pull("amelia/issue-1", "main", "Plan", "body", draft=True)
+    assert await client.default_branch() == "main"
 
 
-def test_stalled_request_times_out_and_is_retried(server: FakeGitHubServer) -> None:
+async def test_stalled_request_times_out_and_is_retried(server: FakeGitHubServer) -> None:
     client = GitHubClient(
         token="t",
         repo=REPO,
@@ -262,18 +274,18 @@ def test_stalled_request_times_out_and_is_retried(server: FakeGitHubServer) -> N
         timeout=1,
         throttle=False,
     )
-    client.default_branch()
+    await client.default_branch()
     server.inject("GET", rf"/repos/{REPO}/issues/1", Fault(kind="stall", stall_seconds=2))
     server.add_issue(REPO, "slow")
-    assert client.get_issue(1).title == "slow"
+    assert (await client.get_issue(1)).title == "slow"
     assert client.retry_count == 1
     assert "Timeout" in client.retry_log[0].reason or "timed out" in client.retry_log[0].reason
 
 
-def test_bracketed_logins(server: FakeGitHubServer) -> None:
+async def test_bracketed_logins(server: FakeGitHubServer) -> None:
     client = GitHubClient(token="tok", repo=REPO, base_url=server.url, throttle=False)
     server.set_permission(REPO, "dependabot[bot]", "write")
-    assert client.get_permission("dependabot[bot]") == "write"
+    assert await client.get_permission("dependabot[bot]") == "write"
 
 
 def test_http_date_retry_after_is_honoured() -> None:
@@ -284,7 +296,7 @@ def test_http_date_retry_after_is_honoured() -> None:
     assert server_requested_delay(exc, at) == 5.0
 
 
-def test_get_file_reads_a_file_at_a_ref_and_none_for_a_missing_file_or_a_folder(
+async def test_get_file_reads_a_file_at_a_ref_and_none_for_a_missing_file_or_a_folder(
     tmp_path: Path,
 ) -> None:
     work = init_repo(tmp_path / "work", {".github/amelia.yml": "instructions: main\n"})
@@ -299,10 +311,10 @@ def test_get_file_reads_a_file_at_a_ref_and_none_for_a_missing_file_or_a_folder(
     with FakeGitHubServer() as fake:
         fake.add_repo(REPO, bare_path=bare)
         client = make_client(fake)
-        assert client.get_file(".github/amelia.yml", "main") == b"instructions: main\n"
-        assert client.get_file(".github/amelia.yml", "feature") == b"instructions: head\n"
-        assert client.get_file("data.bin", "main") == b"\xff\x00 not utf-8"
-        assert client.get_file("missing.yml", "main") is None
-        assert client.get_file(".github", "main") is None
+        assert await client.get_file(".github/amelia.yml", "main") == b"instructions: main\n"
+        assert await client.get_file(".github/amelia.yml", "feature") == b"instructions: head\n"
+        assert await client.get_file("data.bin", "main") == b"\xff\x00 not utf-8"
+        assert await client.get_file("missing.yml", "main") is None
+        assert await client.get_file(".github", "main") is None
         (read, *_rest) = fake.requests_to("GET", r"/repos/octo/app/contents/\.github/amelia\.yml")
         assert read.query == {"ref": ["main"]}

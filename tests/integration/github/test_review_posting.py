@@ -25,7 +25,7 @@ DIFF = "\n".join(
 )
 
 
-def test_review_with_findings_inside_and_outside_the_diff_is_accepted() -> None:
+async def test_review_with_findings_inside_and_outside_the_diff_is_accepted() -> None:
     with FakeGitHubServer() as server:
         server.add_repo("octo/app", branches=("main", "fix"))
         number = server.add_pull("octo/app", head="fix", diff=DIFF, head_sha="c" * 40)
@@ -43,10 +43,10 @@ def test_review_with_findings_inside_and_outside_the_diff_is_accepted() -> None:
                 ReviewComment(path="calc.py", line=30, body="not in the diff"),
             ),
         )
-        diff = client.get_pull_diff(number)
+        diff = await client.get_pull_diff(number)
         assert diff is not None
         body, inline = build_review(result, diff, "c" * 40)
-        review = client.create_review(
+        review = await client.create_review(
             number,
             body,
             choose_review_event(result, "COMMENT"),
@@ -62,17 +62,17 @@ def test_review_with_findings_inside_and_outside_the_diff_is_accepted() -> None:
         assert "`calc.py:30`" in posted["body"]
 
 
-def test_progress_comment_against_the_server_reuses_one_comment() -> None:
+async def test_progress_comment_against_the_server_reuses_one_comment() -> None:
     with FakeGitHubServer() as server:
         server.add_repo("octo/app")
         issue = server.add_issue("octo/app", "t")
         server.add_issue("octo/app", "other")
         client = GitHubClient("t", "octo/app", base_url=server.url, throttle=False)
-        client.create_comment(issue, "a human comment")
-        ProgressComment(client, issue, min_interval=0).publish("first run")
+        await client.create_comment(issue, "a human comment")
+        await ProgressComment(client, issue, min_interval=0).publish("first run")
         second = ProgressComment(client, issue, min_interval=0)
-        second.publish("second run")
-        second.publish("second run, done", final=True)
+        await second.publish("second run")
+        await second.publish("second run, done", final=True)
         assert server.comments("octo/app", issue) == [
             "a human comment",
             "<!-- amelia:progress issue=1 -->\nsecond run, done",
@@ -80,14 +80,14 @@ def test_progress_comment_against_the_server_reuses_one_comment() -> None:
         assert len(server.requests_to("POST", r"/repos/octo/app/issues/1/comments")) == 2
 
 
-def test_progress_comment_deleted_meanwhile_is_posted_again() -> None:
+async def test_progress_comment_deleted_meanwhile_is_posted_again() -> None:
     with FakeGitHubServer() as server:
         server.add_repo("octo/app")
         issue = server.add_issue("octo/app", "t")
         client = GitHubClient("t", "octo/app", base_url=server.url, throttle=False)
         progress = ProgressComment(client, issue, min_interval=0)
-        progress.publish("started")
+        await progress.publish("started")
         assert progress.comment is not None
-        client.delete_comment(progress.comment.id)
-        progress.publish("finished", final=True)
+        await client.delete_comment(progress.comment.id)
+        await progress.publish("finished", final=True)
         assert server.comments("octo/app", issue) == ["<!-- amelia:progress issue=1 -->\nfinished"]

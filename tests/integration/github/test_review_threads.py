@@ -4,8 +4,6 @@ thread and resolved; a token that may not resolve threads only costs a warning."
 
 from __future__ import annotations
 
-import asyncio
-
 from amelia.action.earlier_findings import close_fixed
 from amelia.core.state import ReviewComment, ReviewResult
 from amelia.github.client import GitHubClient
@@ -30,7 +28,7 @@ def _client(server: FakeGitHubServer) -> GitHubClient:
     )
 
 
-def _post_findings(server: FakeGitHubServer, client: GitHubClient, count: int) -> int:
+async def _post_findings(server: FakeGitHubServer, client: GitHubClient, count: int) -> int:
     server.add_repo(REPO, branches=("main", "fix"))
     number = server.add_pull(REPO, head="fix", diff=DIFF, head_sha=HEAD)
     comments = tuple(
@@ -39,16 +37,16 @@ def _post_findings(server: FakeGitHubServer, client: GitHubClient, count: int) -
     )
     result = ReviewResult(verdict="changes_requested", summary="no", comments=comments)
     body, inline = build_review(result, DIFF, HEAD)
-    client.create_review(number, body, "COMMENT", comments=inline, commit_id=HEAD)
+    await client.create_review(number, body, "COMMENT", comments=inline, commit_id=HEAD)
     return number
 
 
-def test_findings_are_read_back_answered_and_resolved() -> None:
+async def test_findings_are_read_back_answered_and_resolved() -> None:
     with FakeGitHubServer() as server:
         client = _client(server)
-        number = _post_findings(server, client, LINES)
+        number = await _post_findings(server, client, LINES)
 
-        history = load_review_history(client, number)
+        history = await load_review_history(client, number)
         assert history.last_reviewed == HEAD
         assert len(history.open_findings) == LINES  # every thread read, over two pages
         first = history.open_findings[0]
@@ -56,28 +54,26 @@ def test_findings_are_read_back_answered_and_resolved() -> None:
         assert (first.severity, first.text) == ("major", "x1 is wrong")
         assert first.thread_id is not None
 
-        reply = client.reply_to_review_comment(number, first.comment.id, "Fixed in abc")
+        reply = await client.reply_to_review_comment(number, first.comment.id, "Fixed in abc")
         assert reply.in_reply_to_id == first.comment.id and reply.path == "calc.py"
-        assert client.resolve_review_thread(first.thread_id)
-        threads = {t.id: t for t in client.list_review_threads(number)}
+        assert await client.resolve_review_thread(first.thread_id)
+        threads = {t.id: t for t in await client.list_review_threads(number)}
         assert threads[first.thread_id].comment_ids == (first.comment.id, reply.id)
 
-        reread = load_review_history(client, number)
+        reread = await load_review_history(client, number)
         assert len(reread.open_findings) == LINES - 1  # the resolved one is no longer open
         assert first.comment.id not in {f.comment.id for f in reread.open_findings}
 
 
-def test_a_thread_the_token_may_not_resolve_is_only_a_warning() -> None:
+async def test_a_thread_the_token_may_not_resolve_is_only_a_warning() -> None:
     with FakeGitHubServer() as server:
         client = _client(server)
-        number = _post_findings(server, client, 1)
-        (finding,) = load_review_history(client, number).open_findings
+        number = await _post_findings(server, client, 1)
+        (finding,) = (await load_review_history(client, number)).open_findings
         server.forbid_resolving = True
         warnings: list[str] = []
 
-        resolved = asyncio.run(
-            close_fixed(client, number, [finding], "d" * 40, warn=warnings.append)
-        )
+        resolved = await close_fixed(client, number, [finding], "d" * 40, warn=warnings.append)
 
         assert resolved == 0
         (warning,) = warnings

@@ -29,10 +29,10 @@ def _client(server: FakeGitHubServer) -> GitHubClient:
     return GitHubClient("t", REPO, base_url=server.url, policy=policy, throttle=False)
 
 
-def test_the_jobs_token_acts_as_github_actions_and_may_not_push_workflows(
+async def test_the_jobs_token_acts_as_github_actions_and_may_not_push_workflows(
     server: FakeGitHubServer,
 ) -> None:
-    facts = _client(server).token_facts()
+    facts = await _client(server).token_facts()
     assert facts == TokenFacts(login=JOB_TOKEN_LOGIN, scopes=None)
     assert may_push_workflows(facts) is False
     graphql = [r for r in server.requests if r.path == "/graphql"]
@@ -44,23 +44,23 @@ def test_the_jobs_token_acts_as_github_actions_and_may_not_push_workflows(
     [(("repo", "workflow"), True), (("repo",), False), ((), False)],
     ids=["workflow-scope", "repo-only", "no-scope"],
 )
-def test_a_classic_tokens_scopes_decide(
+async def test_a_classic_tokens_scopes_decide(
     server: FakeGitHubServer, scopes: tuple[str, ...], allowed: bool
 ) -> None:
     server.oauth_scopes = scopes
-    facts = _client(server).token_facts()
+    facts = await _client(server).token_facts()
     assert facts.scopes == scopes
     assert may_push_workflows(facts) is allowed
     assert [r for r in server.requests if r.path == "/graphql"] == []
 
 
-def test_an_app_token_does_not_tell(server: FakeGitHubServer) -> None:
+async def test_an_app_token_does_not_tell(server: FakeGitHubServer) -> None:
     server.token_user.login = "acme-builder[bot]"
-    facts = _client(server).token_facts()
+    facts = await _client(server).token_facts()
     assert facts.login == "acme-builder[bot]"
     assert may_push_workflows(facts) is None
 
 
-def test_when_github_cannot_be_asked_amelia_cannot_tell(server: FakeGitHubServer) -> None:
+async def test_when_github_cannot_be_asked_amelia_cannot_tell(server: FakeGitHubServer) -> None:
     server.inject("GET", rf"/repos/{REPO}", Fault(status=403, message="Forbidden"))
-    assert workflow_permission(_client(server)) is None
+    assert await workflow_permission(_client(server)) is None

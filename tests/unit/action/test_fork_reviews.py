@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from amelia.action.fork_reviews import head_is_data
-from amelia.github.client import PullInfo, _pull_info
 from amelia.github.events import Event, parse_event
+from amelia.github.models import PullInfo
+from amelia.github.payloads import pull_info
 
 REPO = {"full_name": "octo/app", "default_branch": "main"}
 FORK = {"full_name": "newcomer/app", "fork": True}
@@ -18,7 +19,7 @@ USER = {"login": "alice", "type": "User"}
 
 def pull(head_repo: dict[str, Any] | None) -> PullInfo:
     """A pull as the REST API returns it, with its head in `head_repo`."""
-    return _pull_info(
+    return pull_info(
         {
             "number": 12,
             "title": "Feature",

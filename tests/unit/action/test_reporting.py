@@ -1,12 +1,9 @@
-"""Job summary, stage log groups and the dry-run client's recorded writes."""
+"""Job summary and stage log groups."""
 
 from __future__ import annotations
 
 import io
-import json
-from pathlib import Path
 
-from amelia.action.dry_run import DryRunGitHubClient
 from amelia.action.log_groups import LogGroupSink
 from amelia.action.summary import render_summary, total_cost
 from amelia.action.workflow_io import WorkflowIO
@@ -81,20 +78,3 @@ async def test_log_groups_wrap_each_stage() -> None:
     assert lines.count("::endgroup::") == 1
     assert "topsecret-value" not in out.getvalue()
     assert not any(line.startswith("::add-mask::") for line in lines)
-
-
-def test_dry_run_client_saves_writes_instead_of_sending(tmp_path: Path) -> None:
-    out = io.StringIO()
-    client = DryRunGitHubClient(
-        token="t", repo="o/r", base_url="http://127.0.0.1:9", directory=tmp_path, stream=out
-    )
-    created = client.create_comment(3, "hello\nworld")
-    client.edit_comment(created.id, "bye")
-    client.delete_comment(created.id)
-
-    files = sorted(p.name for p in tmp_path.iterdir())
-    assert files == ["001-create_comment.json", "002-edit_comment.json", "003-delete_comment.json"]
-    first = json.loads((tmp_path / files[0]).read_text())
-    assert first == {"action": "create_comment", "issue_number": 3, "body": "hello\nworld"}
-    assert "would create comment" in out.getvalue() and "    world" in out.getvalue()
-    assert client.find_comment_with_marker(3, "hello") is not None

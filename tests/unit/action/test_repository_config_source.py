@@ -8,8 +8,9 @@ from typing import Any, cast
 import pytest
 
 from amelia.action.repository_config import automatic_review_skip, trusted_ref
-from amelia.github.client import GitHubClient, PullInfo
 from amelia.github.events import Command, parse_event
+from amelia.github.models import PullInfo
+from amelia.github.port import GitHubReads
 from amelia.repo_config import parse_repo_config
 
 REPOSITORY = {"full_name": "octo/app", "default_branch": "trunk"}
@@ -21,10 +22,10 @@ class _PullsOnly:
     def __init__(self, base: str) -> None:
         self.base = base
 
-    def default_branch(self) -> str:
+    async def default_branch(self) -> str:
         return "trunk"
 
-    def get_pull(self, number: int) -> PullInfo:
+    async def get_pull(self, number: int) -> PullInfo:
         return PullInfo(
             number=number,
             title="t",
@@ -67,7 +68,7 @@ def _comment_event(on_pull: bool) -> Any:
     ],
 )
 async def test_the_trusted_branch(kind: str, base: str, expected: str) -> None:
-    github = cast(GitHubClient, _PullsOnly(base))
+    github = cast(GitHubReads, _PullsOnly(base))
     command = Command.model_validate({"kind": kind, "number": 7})
     on_event = await trusted_ref(github, command, _pull_event(base), branch_prefix="amelia/")
     on_comment = await trusted_ref(github, command, _comment_event(True), branch_prefix="amelia/")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -10,8 +11,9 @@ from amelia.action.earlier_findings import fixed_reply, render_earlier_findings,
 from amelia.action.review_scope import follows, plan_scope, requested_kind
 from amelia.config import ReviewScopeSetting
 from amelia.core.state import ReviewComment, ReviewKind, ReviewResult, ReviewScope, Severity
-from amelia.github.client import ReviewCommentInfo, ReviewInfo, ReviewThreadInfo
 from amelia.github.markers import review_marker, reviewed_commit
+from amelia.github.models import ReviewCommentInfo, ReviewInfo, ReviewThreadInfo
+from amelia.github.port import GitHubReads
 from amelia.github.review_history import (
     OpenFinding,
     ReviewHistory,
@@ -120,20 +122,24 @@ class _GitHub:
             for r in reviews
         ]
 
-    def list_reviews(self, pull_number: int) -> list[ReviewInfo]:
+    async def list_reviews(self, pull_number: int) -> list[ReviewInfo]:
         return self.reviews
 
-    def list_review_comments(self, pull_number: int) -> list[ReviewCommentInfo]:
+    async def list_review_comments(self, pull_number: int) -> list[ReviewCommentInfo]:
         return self.comments
 
-    def list_review_threads(self, pull_number: int) -> list[ReviewThreadInfo]:
+    async def list_review_threads(self, pull_number: int) -> list[ReviewThreadInfo]:
         return [
             ReviewThreadInfo(id=f"T{c.id}", is_resolved=False, comment_ids=(c.id,))
             for c in self.comments
         ]
 
-    def get_permission(self, user: str) -> str:
+    async def get_permission(self, user: str) -> str:
         return self.roles.get(user, "none")
+
+
+def _reads(reviews: list[ReviewInfo], roles: dict[str, str]) -> GitHubReads:
+    return cast(GitHubReads, _GitHub(reviews, roles))
 
 
 def _review(review_id: int, commit: str, author: str, author_type: str = "User") -> ReviewInfo:
@@ -143,20 +149,20 @@ def _review(review_id: int, commit: str, author: str, author_type: str = "User")
     )
 
 
-def test_a_marker_counts_only_from_a_bot_or_someone_with_write_access() -> None:
+async def test_a_marker_counts_only_from_a_bot_or_someone_with_write_access() -> None:
     amelia = _review(1, OLD, "github-actions[bot]", "Bot")
     forged = _review(2, NEW, "outsider")  # would make the next increment empty
-    history = load_review_history(_GitHub([amelia, forged], {"outsider": "read"}), 7)
+    history = await load_review_history(_reads([amelia, forged], {"outsider": "read"}), 7)
     assert history.last_reviewed == OLD
     assert [f.comment.review_id for f in history.open_findings] == [1]
 
     maintainer = _review(3, NEW, "maintainer")  # amelia running with a person's token
-    history = load_review_history(_GitHub([amelia, maintainer], {"maintainer": "write"}), 7)
+    history = await load_review_history(_reads([amelia, maintainer], {"maintainer": "write"}), 7)
     assert history.last_reviewed == NEW
-    assert load_review_history(_GitHub([forged], {}), 7) == ReviewHistory()
+    assert await load_review_history(_reads([forged], {}), 7) == ReviewHistory()
 
 
-def test_amelia_s_fixed_reply_closes_a_thread_it_could_not_resolve() -> None:
+async def test_amelia_s_fixed_reply_closes_a_thread_it_could_not_resolve() -> None:
     amelia = _review(1, OLD, "github-actions[bot]", "Bot")
     github = _GitHub([amelia], {"outsider": "read", "maintainer": "write"})
     (root,) = github.comments
@@ -176,11 +182,17 @@ def test_amelia_s_fixed_reply_closes_a_thread_it_could_not_resolve() -> None:
 
     forged = fixed_reply(NEW)  # anyone can write the same words
     reply(20, forged, "outsider")
-    assert [f.comment.id for f in load_review_history(github, 7).open_findings] == [root.id]
+    assert [
+        f.comment.id
+        for f in (await load_review_history(cast(GitHubReads, github), 7)).open_findings
+    ] == [root.id]
     reply(21, fixed_reply(NEW), "github-actions[bot]", "Bot")
-    assert load_review_history(github, 7).open_findings == ()
+    assert (await load_review_history(cast(GitHubReads, github), 7)).open_findings == ()
     reply(22, "Not fixed: y is still wrong", "maintainer")  # the last word opens it again
-    assert [f.comment.id for f in load_review_history(github, 7).open_findings] == [root.id]
+    assert [
+        f.comment.id
+        for f in (await load_review_history(cast(GitHubReads, github), 7)).open_findings
+    ] == [root.id]
 
 
 def _open(comment_id: int, severity: Severity, text: str, line: int = 5) -> OpenFinding:

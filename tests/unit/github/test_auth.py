@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 
 from amelia.errors import GitHubRetryExhaustedError
 from amelia.github.auth import may_trigger
+from amelia.github.port import GitHubReads
 
 
 class Roles:
@@ -12,7 +15,7 @@ class Roles:
         self.fail = fail
         self.asked: list[str] = []
 
-    def get_permission(self, user: str) -> str:
+    async def get_permission(self, user: str) -> str:
         self.asked.append(user)
         if self.fail:
             raise GitHubRetryExhaustedError("GitHub get permission failed after 5 attempt(s): 502")
@@ -30,21 +33,22 @@ class Roles:
         ("none", False),
     ],
 )
-def test_roles(role: str, allowed: bool) -> None:
-    decision = may_trigger(Roles({"alice": role}), "alice")
+async def test_roles(role: str, allowed: bool) -> None:
+    decision = await may_trigger(cast(GitHubReads, Roles({"alice": role})), "alice")
     assert decision.allowed is allowed
     if not allowed:
         assert decision.reason.startswith("Sorry @alice")
         assert len(decision.reason) < 200
 
 
-def test_allowed_users_are_case_insensitive_and_skip_the_lookup() -> None:
+async def test_allowed_users_are_case_insensitive_and_skip_the_lookup() -> None:
     roles = Roles({})
-    assert may_trigger(roles, "Bob", allowed_users=[" bob ", "carol"]).allowed
+    github = cast(GitHubReads, roles)
+    assert (await may_trigger(github, "Bob", allowed_users=[" bob ", "carol"])).allowed
     assert roles.asked == []
 
 
-def test_lookup_failure_refuses_politely() -> None:
-    decision = may_trigger(Roles({}, fail=True), "dave")
+async def test_lookup_failure_refuses_politely() -> None:
+    decision = await may_trigger(cast(GitHubReads, Roles({}, fail=True)), "dave")
     assert not decision.allowed
     assert "could not check your permission" in decision.reason

@@ -8,7 +8,7 @@ from amelia.github.client import GitHubClient
 
 
 def _pauses(client: GitHubClient) -> dict[str, Any]:
-    kwargs = client._gh.requester.kwargs
+    kwargs = client._calls._gh.requester.kwargs
     return {name: kwargs[name] for name in ("seconds_between_requests", "seconds_between_writes")}
 
 

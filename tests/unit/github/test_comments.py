@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 import json
+from typing import cast
 
 from amelia.core.state import ReviewComment, ReviewResult, ToolResult
-from amelia.github.client import CommentInfo
 from amelia.github.comments import (
     ProgressComment,
     ProgressReport,
@@ -19,6 +19,8 @@ from amelia.github.comments import (
 )
 from amelia.github.events import IssueCommentEvent, RoutingSettings, parse_event, route
 from amelia.github.markers import marker
+from amelia.github.models import CommentInfo
+from amelia.github.port import GitHubPort
 from amelia.redaction import Redactor
 
 TOKEN = "ghp_" + "Z" * 36
@@ -155,47 +157,47 @@ class FakeStore:
         if existing is not None:
             self.comments[existing.id] = existing.body
 
-    def create_comment(self, issue_number: int, body: str) -> CommentInfo:
+    async def create_comment(self, issue_number: int, body: str) -> CommentInfo:
         self.writes += 1
         new_id = len(self.comments) + 1
         self.comments[new_id] = body
         return CommentInfo(id=new_id, body=body, author="bot")
 
-    def edit_comment(self, comment_id: int, body: str) -> CommentInfo:
+    async def edit_comment(self, comment_id: int, body: str) -> CommentInfo:
         self.writes += 1
         self.comments[comment_id] = body
         return CommentInfo(id=comment_id, body=body, author="bot")
 
-    def find_comment_with_marker(self, issue_number: int, marker: str) -> CommentInfo | None:
+    async def find_comment_with_marker(self, issue_number: int, marker: str) -> CommentInfo | None:
         for comment_id, body in self.comments.items():
             if marker in body:
                 return CommentInfo(id=comment_id, body=body, author="bot")
         return None
 
 
-def test_progress_comment_throttles_edits_and_always_sends_final() -> None:
+async def test_progress_comment_throttles_edits_and_always_sends_final() -> None:
     now = [0.0]
     store = FakeStore()
-    progress = ProgressComment(store, 7, min_interval=10, clock=lambda: now[0])
-    assert progress.publish("step 1")
+    progress = ProgressComment(cast(GitHubPort, store), 7, min_interval=10, clock=lambda: now[0])
+    assert await progress.publish("step 1")
     now[0] = 3
-    assert not progress.publish("step 2")
-    assert not progress.publish("step 2")
+    assert not await progress.publish("step 2")
+    assert not await progress.publish("step 2")
     now[0] = 11
-    assert progress.publish("step 3")
+    assert await progress.publish("step 3")
     now[0] = 12
-    assert not progress.publish("step 4")
-    assert progress.flush()
-    assert not progress.flush()
+    assert not await progress.publish("step 4")
+    assert await progress.flush()
+    assert not await progress.flush()
     now[0] = 13
-    assert progress.publish("done", final=True)
+    assert await progress.publish("done", final=True)
     assert store.writes == 4
     assert list(store.comments.values()) == ["<!-- amelia:progress issue=7 -->\ndone"]
 
 
-def test_progress_comment_reuses_a_comment_of_an_earlier_run() -> None:
+async def test_progress_comment_reuses_a_comment_of_an_earlier_run() -> None:
     store = FakeStore(CommentInfo(id=41, body="<!-- amelia:progress issue=7 -->\nold", author="b"))
-    ProgressComment(store, 7).publish("new")
+    await ProgressComment(cast(GitHubPort, store), 7).publish("new")
     assert store.comments == {41: "<!-- amelia:progress issue=7 -->\nnew"}
 
 

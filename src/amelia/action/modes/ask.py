@@ -14,6 +14,7 @@ pushed.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from contextlib import AsyncExitStack
 
 from amelia.action.agent_issue import agent_issue, agent_request
@@ -27,6 +28,7 @@ from amelia.action.verdicts import post_tool_errors
 from amelia.errors import GitError
 from amelia.git import Repo, diff, head_sha, path_exists_at, run_git
 from amelia.github.comments import link_references, render_answer
+from amelia.github.models import ReviewCommentInfo
 from amelia.github.sanitize import sanitize_untrusted
 
 __all__ = ["MODE", "answer_body", "contained_diff", "run", "thread_context"]
@@ -56,18 +58,16 @@ def contained_diff(checked: PullHead) -> str:
     return diff(checked.git, checked.merge_base)
 
 
-def thread_context(ctx: ModeContext, repo: Repo, pull_number: int, head: str) -> str | None:
-    """The review thread the question was asked in (sanitized, oldest comment first) and
-    the file it is on, numbered, around its line, at the commit commented on (else at
-    `head`); None when the command was not given in a thread."""
+def thread_context(
+    ctx: ModeContext, repo: Repo, comments: Sequence[ReviewCommentInfo], head: str
+) -> str | None:
+    """The review thread the question was asked in (sanitized, oldest comment first; of
+    the pull's review `comments`) and the file it is on, numbered, around its line, at the
+    commit commented on (else at `head`); None when the command was not given in a thread."""
     root = ctx.command.reply_to
     if root is None:
         return None
-    thread = [
-        comment
-        for comment in ctx.github.list_review_comments(pull_number)
-        if root in (comment.id, comment.in_reply_to_id)
-    ]
+    thread = [comment for comment in comments if root in (comment.id, comment.in_reply_to_id)]
     if not thread:
         return None
     first = thread[0]
@@ -112,10 +112,10 @@ async def _answer(ctx: ModeContext, number: int, stack: AsyncExitStack) -> ModeO
 
     repo, git = ctx.checkout.path, ctx.checkout.git
     make_driver = ctx.make_driver
-    info = await asyncio.to_thread(ctx.github.get_issue, number)
+    info = await ctx.github.get_issue(number)
     diff_text: str | None = None
     if info.is_pull_request:
-        pull = await asyncio.to_thread(ctx.github.get_pull, number)
+        pull = await ctx.github.get_pull(number)
         checked = await stack.enter_async_context(fetched_head(ctx, pull))
         repo, git = checked.directory, checked.git
         if checked.as_data:
@@ -123,7 +123,12 @@ async def _answer(ctx: ModeContext, number: int, stack: AsyncExitStack) -> ModeO
         diff_text = await asyncio.to_thread(contained_diff, checked)
         issue = agent_issue(pull)
         commit = checked.head_sha  # links name the pull's head, a commit GitHub has
-        context_text = await asyncio.to_thread(thread_context, ctx, git, number, commit)
+        comments = (
+            await ctx.github.list_review_comments(number)
+            if ctx.command.reply_to is not None
+            else []
+        )
+        context_text = await asyncio.to_thread(thread_context, ctx, git, comments, commit)
     else:
         issue = agent_issue(info)
         commit = await asyncio.to_thread(head_sha, git)

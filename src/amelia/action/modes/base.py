@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from amelia.core.state import ExecutionState
     from amelia.core.types import Profile
     from amelia.drivers.runtime import DriverEnvironment
-    from amelia.github.client import GitHubClient
     from amelia.github.comments import StageStatus
+    from amelia.github.port import GitHubPort
     from amelia.pipeline import MakeDriver
     from amelia.pipeline.sinks import Sink
     from amelia.repo_config import RepoConfig
@@ -75,7 +75,7 @@ class ModeContext:
     runner: RunnerContext
     repo: str
     """owner/name of the repository."""
-    github: GitHubClient
+    github: GitHubPort
     checkout: Checkout
     io: WorkflowIO
     redactor: Redactor

@@ -38,9 +38,9 @@ from amelia.action.steering import reset_steering_files
 from amelia.action.verdicts import post_tool_errors, post_verdict
 from amelia.core.state import ExecutionState, ReviewResult, ReviewThread
 from amelia.git import diff, head_sha, switch_to_branch, validate_branch_name
-from amelia.github.client import PullInfo
 from amelia.github.comments import render_reply
 from amelia.github.markers import BODY_BEGIN
+from amelia.github.models import PullInfo
 from amelia.pipeline.planfile import existing_plan
 
 __all__ = ["MODE", "STAGES", "answer", "prepare", "run"]
@@ -69,7 +69,7 @@ async def prepare(ctx: ModeContext) -> ModeOutcome | ModeRun:
     number = ctx.command.number
     if number is None:
         return ModeOutcome(conclusion="failure", failure_reason="fix needs a pull request")
-    pull = await asyncio.to_thread(ctx.github.get_pull, number)
+    pull = await ctx.github.get_pull(number)
     outputs = {"pr_number": str(number)}
     if pull.state != "open":
         await answer(ctx, f"pull request #{number} is {pull.state}; there is nothing to fix.")
@@ -82,8 +82,7 @@ async def prepare(ctx: ModeContext) -> ModeOutcome | ModeRun:
             "into this repository.",
         )
         return ModeOutcome(conclusion="skipped", outputs=outputs)
-    threads = await asyncio.to_thread(
-        open_threads,
+    threads = await open_threads(
         ctx.github,
         number,
         only=ctx.command.reply_to,
@@ -164,7 +163,7 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
     for thread in threads:
         text = reply_text(said.get(thread.id), commit)
         body = f"{FIX_REPLY}\n{ctx.redactor.redact(text)}\n"
-        await asyncio.to_thread(ctx.github.reply_to_review_comment, pull.number, thread.id, body)
+        await ctx.github.reply_to_review_comment(pull.number, thread.id, body)
     review = state.last_review
     if review is not None:
         diff_text = await asyncio.to_thread(diff, git, base, head=head)
@@ -223,7 +222,7 @@ async def _update_description(
 ) -> None:
     """Rewrite amelia's part of the description of its own draft with this run's round;
     a description without amelia's part (someone else's pull request) is left alone."""
-    current = await asyncio.to_thread(ctx.github.get_pull, pull.number)
+    current = await ctx.github.get_pull(pull.number)
     number = issue_of_branch(pull.head_ref, ctx.inputs.branch_prefix)
     if BODY_BEGIN not in current.body or number is None or state.plan_path is None:
         return
@@ -254,7 +253,7 @@ async def _update_description(
         return merge_pull_body(current.body, ctx.redactor.redact(ours))
 
     merged = await asyncio.to_thread(body_for)
-    await asyncio.to_thread(ctx.github.update_pull, pull.number, body=merged)
+    await ctx.github.update_pull(pull.number, body=merged)
 
 
 MODE = Mode(name="fix", run=run, prepare=prepare, stages=STAGES)

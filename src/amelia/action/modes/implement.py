@@ -44,9 +44,9 @@ from amelia.git import (
     switch_to_branch,
     validate_branch_name,
 )
-from amelia.github.client import PullInfo
 from amelia.github.comments import render_reply
 from amelia.github.markers import BODY_BEGIN, BODY_END, marker
+from amelia.github.models import PullInfo
 from amelia.pipeline.planfile import existing_plan
 from amelia.text import code_fence, inline_code
 
@@ -237,10 +237,10 @@ async def commit_and_push(ctx: ModeContext, branch: str, message: str) -> None:
 async def _resolve_issue(ctx: ModeContext, number: int) -> int | str:
     """The issue to implement: `number` itself, or the issue of the plan pull `number`;
     or why there is none (a fork's pull request, a pull not on a plan branch)."""
-    info = await asyncio.to_thread(ctx.github.get_issue, number)
+    info = await ctx.github.get_issue(number)
     if not info.is_pull_request:
         return number
-    pull = await asyncio.to_thread(ctx.github.get_pull, number)
+    pull = await ctx.github.get_pull(number)
     if pull.from_fork:
         # Its branch is not ours: a plan branch of the same name would be origin's.
         return "this pull request comes from a fork; amelia implements only its own plans."
@@ -249,7 +249,7 @@ async def _resolve_issue(ctx: ModeContext, number: int) -> int | str:
 
 
 async def _reply(ctx: ModeContext, number: int, text: str) -> None:
-    await asyncio.to_thread(ctx.github.create_comment, number, render_reply(text, ctx.redactor))
+    await ctx.github.create_comment(number, render_reply(text, ctx.redactor))
 
 
 @dataclass(frozen=True)
@@ -329,8 +329,8 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
     if isinstance(prepared, ModeOutcome):
         return prepared
 
-    info = await asyncio.to_thread(ctx.github.get_issue, number)
-    existing = await asyncio.to_thread(ctx.github.find_open_pull, branch)
+    info = await ctx.github.get_issue(number)
+    existing = await ctx.github.find_open_pull(branch)
     context = RunContext(
         repo_dir=repo,
         git=git,
@@ -456,11 +456,11 @@ async def _open_or_update_pull(
     `body_for(current description)` makes amelia's part."""
     if existing is not None:
         # Read the description now, not before the rounds: someone may have edited it.
-        current = await asyncio.to_thread(ctx.github.get_pull, existing.number)
+        current = await ctx.github.get_pull(existing.number)
         merged = merge_pull_body(current.body, await asyncio.to_thread(body_for, current.body))
-        return await asyncio.to_thread(ctx.github.update_pull, existing.number, body=merged)
+        return await ctx.github.update_pull(existing.number, body=merged)
     body = await asyncio.to_thread(body_for, "")
-    return await asyncio.to_thread(ctx.github.create_pull, branch, base, title, body, True)
+    return await ctx.github.create_pull(branch, base, title, body, draft=True)
 
 
 MODE = Mode(name="implement", run=run, prepare=prepare, stages=STAGES)

@@ -64,7 +64,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     number = ctx.command.number
     if number is None:
         return ModeOutcome(conclusion="failure", failure_reason="plan needs an issue number")
-    info = await asyncio.to_thread(ctx.github.get_issue, number)
+    info = await ctx.github.get_issue(number)
     if info.is_pull_request:
         return ModeOutcome(
             conclusion="failure", failure_reason=f"#{number} is a pull request, not an issue"

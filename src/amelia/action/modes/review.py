@@ -40,8 +40,8 @@ from amelia.action.verdicts import (
 )
 from amelia.git import diff
 from amelia.github.auth import may_trigger
-from amelia.github.client import PullInfo
 from amelia.github.events import PullRequestEvent
+from amelia.github.models import PullInfo
 from amelia.github.review_history import load_review_history
 
 __all__ = ["MODE", "fetched_head", "pull_diff", "run", "steering_note"]
@@ -62,7 +62,7 @@ async def pull_diff(ctx: ModeContext, number: int, checked: PullHead) -> str:
     """The pull's diff as GitHub shows it, where inline comments are placed; the checkout's
     own diff of the same commits when GitHub has none or refuses a big pull (406
     `too_large`)."""
-    diff_text = await asyncio.to_thread(ctx.github.get_pull_diff, number)
+    diff_text = await ctx.github.get_pull_diff(number)
     if diff_text is None:
         logger.warning(
             "pull #{} is too large for GitHub's diff: inline comments are placed on the "
@@ -98,7 +98,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
     number = ctx.command.number
     if number is None:
         return ModeOutcome(conclusion="failure", failure_reason="review needs a pull request")
-    pull = await asyncio.to_thread(ctx.github.get_pull, number)
+    pull = await ctx.github.get_pull(number)
     if pull.state != "open":
         ctx.io.notice(f"amelia: pull request #{number} is {pull.state}; nothing to review")
         return ModeOutcome(conclusion="skipped", outputs={"pr_number": str(number)})
@@ -115,7 +115,7 @@ async def _review(ctx: ModeContext, pull: PullInfo, checked: PullHead) -> ModeOu
     repo, git = checked.directory, checked.git
     on_push = isinstance(ctx.event, PullRequestEvent) and ctx.event.action == "synchronize"
     kind = requested_kind(ctx.inputs.review_scope, on_push=on_push, notes=ctx.command.instructions)
-    history = await asyncio.to_thread(load_review_history, ctx.github, number)
+    history = await load_review_history(ctx.github, number)
     scope = await asyncio.to_thread(
         plan_scope,
         git,
@@ -161,9 +161,7 @@ async def _review(ctx: ModeContext, pull: PullInfo, checked: PullHead) -> ModeOu
         setting = withhold_approval(setting)
         notes.append(FORK_REVIEW_NOTE)
     elif setting in ("APPROVE", "AUTO"):
-        author = await asyncio.to_thread(
-            may_trigger, ctx.github, pull.author, allowed_users=ctx.inputs.allowed_users
-        )
+        author = await may_trigger(ctx.github, pull.author, allowed_users=ctx.inputs.allowed_users)
         if not author.allowed:
             setting = withhold_approval(setting)
             if review.approved:

@@ -130,7 +130,7 @@ async def run(ctx: ModeContext) -> ModeOutcome:
         explicit="scan_limit" in ctx.explicit_inputs,
         config_file=ctx.inputs.config_file,
     )
-    found = await asyncio.to_thread(ctx.github.list_labelled_issues, label)
+    found = await ctx.github.list_labelled_issues(label)
     labelled = [issue for issue in found if not issue.is_pull_request]
     planned = await asyncio.to_thread(
         planned_issue_numbers, ctx.checkout.remote(), ctx.inputs.branch_prefix
