@@ -169,13 +169,12 @@ def test_permission_check_404_is_a_refusal(bench: EngineBench) -> None:
 
 def _delete_comments_of_issue(bench: EngineBench, number: int, issue_too: bool) -> None:
     """Delete, inside the fake GitHub, what a person deleting things in the web UI would."""
-    server = bench.github
-    with server._lock:
-        repo = server._repo(bench.harness.repo)
-        for comment_id in [c.id for c in repo.comments.values() if c.issue_number == number]:
-            del repo.comments[comment_id]
+    state, repo = bench.github.state, bench.harness.repo
+    with state.lock:
+        for comment in state.issue_comments(repo, number):
+            state.delete_comment(repo, comment.id)
         if issue_too:
-            del repo.issues[number]
+            state.delete_issue(repo, number)
 
 
 def test_edit_comment_404_posts_the_progress_comment_again(bench: EngineBench) -> None:

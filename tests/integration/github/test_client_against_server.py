@@ -152,8 +152,7 @@ async def test_listing_3000_labelled_issues_takes_one_request_per_page_oldest_fi
     for n in range(3_300):
         if n % 11 == 5:
             pull = server.add_pull(REPO, head=f"feature-{n}")
-            with server._lock:
-                server._repo(REPO).issues[pull].labels.append("amelia")
+            server.state.add_label(REPO, pull, "amelia")
         server.add_issue(REPO, f"issue {n}", labels=["bug"] if n % 11 == 10 else ["amelia"])
     # Numbered last, created first: moved here from another repository.
     moved = server.add_issue(
@@ -179,8 +178,7 @@ async def test_listing_3000_labelled_issues_takes_one_request_per_page_oldest_fi
 async def test_labelled_pull_requests_are_not_listed_as_issues(server: FakeGitHubServer) -> None:
     issue = server.add_issue(REPO, "an issue", labels=["amelia"])
     pull = server.add_pull(REPO, head="feature")
-    with server._lock:  # the issue list returns labelled pulls too, as GitHub's does
-        server._repo(REPO).issues[pull].labels.append("amelia")
+    server.state.add_label(REPO, pull, "amelia")  # GitHub's issue list holds labelled pulls
     listed = await make_client(server).list_labelled_issues("amelia")
     assert [i.number for i in listed] == [issue]
 

@@ -1,0 +1,28 @@
+"""A local GitHub for tests.
+
+- `GitHubState` (`state`): repositories, users, issues, comments, pulls, reviews, review
+  threads and queued faults, with GitHub's validation;
+- `FakeGitHubServer` (`server`): that state over HTTP on 127.0.0.1 (REST, GraphQL and
+  git's smart HTTP protocol), for the real client, git and the real `amelia action`.
+"""
+
+from amelia.testing.github.faults import SECONDARY_RATE_LIMIT_MESSAGE, Fault
+from amelia.testing.github.git_http import GitRequest
+from amelia.testing.github.records import ApiError, GraphQLError
+from amelia.testing.github.rest import RecordedRequest
+from amelia.testing.github.server import FakeGitHubServer
+from amelia.testing.github.state import MAX_DIFF_LINES, MAX_PULL_FILES, REACTIONS, GitHubState
+
+__all__ = [
+    "MAX_DIFF_LINES",
+    "MAX_PULL_FILES",
+    "REACTIONS",
+    "SECONDARY_RATE_LIMIT_MESSAGE",
+    "ApiError",
+    "FakeGitHubServer",
+    "Fault",
+    "GitHubState",
+    "GitRequest",
+    "GraphQLError",
+    "RecordedRequest",
+]

@@ -1,0 +1,586 @@
+"""GitHub's REST API over a `GitHubState`: the routes amelia and PyGithub use, answered with
+GitHub's JSON.
+
+Lists are paginated with `per_page`/`page` and GitHub's `Link` header; a refusal is
+GitHub's error document (`message`, `documentation_url`, `status`, `errors`). Each handler
+takes the request and the route's parts by name and returns an `Answer`; the server
+(`server`) records requests, injects faults and writes the answer to the socket.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple, TypeVar
+from urllib.parse import quote, unquote, urlencode
+
+from amelia.git import unquote_path
+from amelia.testing.github.records import (
+    ApiError,
+    Comment,
+    Issue,
+    Json,
+    Repository,
+    Review,
+    ReviewComment,
+    User,
+)
+from amelia.testing.github.state import REACTIONS, GitHubState
+
+__all__ = [
+    "DOCUMENTATION_URL",
+    "Answer",
+    "Handler",
+    "RecordedRequest",
+    "RestApi",
+    "error_document",
+]
+
+DOCUMENTATION_URL = "https://docs.github.com/rest"
+_ROLE_NAMES = {"admin": "admin", "maintain": "maintain", "write": "write", "triage": "triage"}
+# The REST API folds maintain into write and triage into read in `permission`;
+# `role_name` keeps the precise role.
+_LEGACY_PERMISSION = {"maintain": "write", "triage": "read"}
+_Item = TypeVar("_Item")
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request as the server saw it. Header names are lower-case."""
+
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: Any
+
+
+class Answer(NamedTuple):
+    """A REST answer: status, the JSON (or text) body, and headers to add."""
+
+    status: int
+    body: Any
+    headers: dict[str, str]
+
+
+Handler = Callable[..., Answer]
+"""A route's handler: `(request, **route parts) -> Answer`."""
+
+
+def error_document(error: ApiError) -> Json:
+    """GitHub's JSON for a refused request."""
+    payload: Json = {
+        "message": error.message,
+        "documentation_url": DOCUMENTATION_URL,
+        "status": str(error.status),
+    }
+    if error.errors is not None:
+        payload["errors"] = error.errors
+    return payload
+
+
+def _payload(request: RecordedRequest) -> Json:
+    if not isinstance(request.body, dict):
+        raise ApiError(400, "Problems parsing JSON")
+    return request.body
+
+
+def _query(request: RecordedRequest, name: str, default: str) -> str:
+    return request.query.get(name, [default])[0]
+
+
+class RestApi:
+    """The REST routes, rendering `state` with API URLs below `api_url()`."""
+
+    def __init__(self, state: GitHubState, api_url: Callable[[], str]) -> None:
+        self.state = state
+        self._api_url = api_url
+
+    # rendering -----------------------------------------------------------------------------
+
+    @property
+    def web_url(self) -> str:
+        return self.state.web_url
+
+    def _api(self, repository: Repository) -> str:
+        return f"{self._api_url()}/repos/{repository.full_name}"
+
+    def user_json(self, user: User) -> Json:
+        return {
+            "login": user.login,
+            "id": user.id,
+            "node_id": f"U_{user.id}",
+            "type": user.type,
+            "site_admin": False,
+            "url": f"{self._api_url()}/users/{quote(user.login)}",
+            "html_url": f"{self.web_url}/{user.login}",
+        }
+
+    def repository_json(self, repository: Repository) -> Json:
+        bare = repository.bare_path
+        clone = str(bare) if bare else f"{self.web_url}/{repository.full_name}.git"
+        return {
+            "id": repository.id,
+            "node_id": f"R_{repository.id}",
+            "name": repository.name,
+            "full_name": repository.full_name,
+            "owner": self.user_json(self.state.users[repository.owner.lower()]),
+            "private": False,
+            "default_branch": repository.default_branch,
+            "url": self._api(repository),
+            "html_url": f"{self.web_url}/{repository.full_name}",
+            "clone_url": clone,
+            "permissions": {"admin": False, "push": True, "pull": True},
+        }
+
+    def issue_json(self, repository: Repository, issue: Issue) -> Json:
+        api = self._api(repository)
+        web = f"{self.web_url}/{repository.full_name}"
+        number = issue.number
+        data: Json = {
+            "id": 100000 + repository.id * 1000 + number,
+            "node_id": f"I_{repository.id}_{number}",
+            "number": number,
+            "title": issue.title,
+            "body": issue.body,
+            "user": self.user_json(issue.user),
+            "labels": [
+                {"id": abs(hash(name)) % 10**8, "name": name, "color": "ededed", "url": ""}
+                for name in issue.labels
+            ],
+            "state": issue.state,
+            "locked": False,
+            "comments": sum(1 for c in repository.comments.values() if c.issue_number == number),
+            "created_at": issue.created_at,
+            "updated_at": issue.created_at,
+            "closed_at": None,
+            "author_association": "OWNER",
+            "url": f"{api}/issues/{number}",
+            "repository_url": api,
+            "comments_url": f"{api}/issues/{number}/comments",
+            "html_url": f"{web}/issues/{number}",
+            "reactions": {
+                "url": f"{api}/issues/{number}/reactions",
+                "total_count": sum(issue.reactions.values()),
+                **{content: issue.reactions.get(content, 0) for content in REACTIONS},
+            },
+        }
+        if issue.pull is not None:
+            data["pull_request"] = {
+                "url": f"{api}/pulls/{number}",
+                "html_url": f"{web}/pull/{number}",
+                "diff_url": f"{web}/pull/{number}.diff",
+            }
+            data["draft"] = issue.pull.draft
+        return data
+
+    def pull_json(self, repository: Repository, issue: Issue) -> Json:
+        pull = issue.pull
+        assert pull is not None
+        api = self._api(repository)
+        web = f"{self.web_url}/{repository.full_name}"
+        owner = self.user_json(self.state.users[repository.owner.lower()])
+
+        def ref(name: str, sha: str) -> Json:
+            return {
+                "label": f"{repository.owner}:{name}",
+                "ref": name,
+                "sha": sha,
+                "repo": self.repository_json(repository),
+                "user": owner,
+            }
+
+        head = ref(pull.head, pull.head_sha)
+        if pull.head_repo:
+            head["repo"] = {**self.repository_json(repository), "full_name": pull.head_repo}
+        issue_part = {k: v for k, v in self.issue_json(repository, issue).items()}
+        issue_part.pop("pull_request", None)
+        return {
+            **issue_part,
+            "url": f"{api}/pulls/{issue.number}",
+            "html_url": f"{web}/pull/{issue.number}",
+            "issue_url": f"{api}/issues/{issue.number}",
+            "diff_url": f"{web}/pull/{issue.number}.diff",
+            "draft": pull.draft,
+            "merged": False,
+            "mergeable": True,
+            "head": head,
+            "base": ref(pull.base, "1" * 40),
+        }
+
+    def comment_json(self, repository: Repository, comment: Comment) -> Json:
+        api = self._api(repository)
+        web = f"{self.web_url}/{repository.full_name}"
+        return {
+            "id": comment.id,
+            "node_id": f"IC_{comment.id}",
+            "body": comment.body,
+            "user": self.user_json(comment.user),
+            "created_at": comment.created_at,
+            "updated_at": comment.updated_at,
+            "author_association": "NONE",
+            "url": f"{api}/issues/comments/{comment.id}",
+            "issue_url": f"{api}/issues/{comment.issue_number}",
+            "html_url": f"{web}/issues/{comment.issue_number}#issuecomment-{comment.id}",
+        }
+
+    def review_json(
+        self, repository: Repository, number: int, review: Review, *, with_comments: bool = False
+    ) -> Json:
+        """A review as GitHub lists it; `with_comments` adds the inline comments its request
+        carried (what tests look at)."""
+        web = f"{self.web_url}/{repository.full_name}"
+        data: Json = {
+            "id": review.id,
+            "node_id": f"PRR_{review.id}",
+            "user": self.user_json(review.user),
+            "body": review.body,
+            "state": review.state,
+            "commit_id": review.commit_id,
+            "submitted_at": review.submitted_at,
+            "html_url": f"{web}/pull/{number}#pullrequestreview-{review.id}",
+            "pull_request_url": f"{self._api(repository)}/pulls/{number}",
+        }
+        if with_comments:
+            data["comments"] = list(review.comments)
+        return data
+
+    def review_comment_json(
+        self, repository: Repository, number: int, comment: ReviewComment
+    ) -> Json:
+        api = self._api(repository)
+        html = f"{self.web_url}/{repository.full_name}/pull/{number}#discussion_r{comment.id}"
+        data: Json = {
+            "url": f"{api}/pulls/comments/{comment.id}",
+            "pull_request_review_id": comment.review_id,
+            "id": comment.id,
+            "node_id": f"PRRC_{comment.id}",
+            "diff_hunk": comment.diff_hunk,
+            "path": comment.path,
+            "position": comment.position,
+            "original_position": comment.position,
+            "commit_id": comment.commit_id,
+            "original_commit_id": comment.commit_id,
+            "user": self.user_json(comment.user),
+            "body": comment.body,
+            "created_at": comment.created_at,
+            "updated_at": comment.created_at,
+            "html_url": html,
+            "pull_request_url": f"{api}/pulls/{number}",
+            "author_association": "NONE",
+            "_links": {
+                "self": {"href": f"{api}/pulls/comments/{comment.id}"},
+                "html": {"href": html},
+                "pull_request": {"href": f"{api}/pulls/{number}"},
+            },
+            "start_line": None,
+            "original_start_line": None,
+            "start_side": None,
+            "line": comment.line,
+            "original_line": comment.line,
+            "side": comment.side,
+            "subject_type": "line",
+        }
+        if comment.in_reply_to_id is not None:
+            data["in_reply_to_id"] = comment.in_reply_to_id
+        return data
+
+    def _paginate(self, request: RecordedRequest, items: list[_Item]) -> Answer:
+        """One page of `items` and GitHub's `Link` header (first/prev/next/last)."""
+        per_page = max(1, min(100, int(_query(request, "per_page", "30"))))
+        page = max(1, int(_query(request, "page", "1")))
+        last = max(1, -(-len(items) // per_page))
+        base = {k: v[0] for k, v in request.query.items() if k not in ("page", "per_page")}
+
+        def link(number: int, rel: str) -> str:
+            query = urlencode({**base, "per_page": per_page, "page": number})
+            return f'<{self._api_url()}{request.path}?{query}>; rel="{rel}"'
+
+        links = []
+        if page > 1:
+            links += [link(page - 1, "prev"), link(1, "first")]
+        if page < last:
+            links += [link(page + 1, "next"), link(last, "last")]
+        headers = {"Link": ", ".join(links)} if links else {}
+        return Answer(200, items[(page - 1) * per_page : page * per_page], headers)
+
+    # routing -------------------------------------------------------------------------------
+
+    def dispatch(self, request: RecordedRequest) -> Answer:
+        """The answer of the route `request` takes; `ApiError` for a refusal (404 for a
+        route GitHub has but this server does not serve)."""
+        for method, pattern, name in _ROUTES:
+            found = re.fullmatch(pattern, request.path)
+            if found and method == request.method:
+                handler: Handler = getattr(self, name)
+                with self.state.lock:
+                    return handler(request, **found.groupdict())
+        raise ApiError(404, "Not Found")
+
+    # users and repositories ----------------------------------------------------------------
+
+    def get_authenticated_user(self, request: RecordedRequest) -> Answer:
+        return Answer(200, self.user_json(self.state.token_user), {})
+
+    def get_user(self, request: RecordedRequest, login: str) -> Answer:
+        return Answer(200, self.user_json(self.state.user(unquote(login))), {})
+
+    def get_repository(self, request: RecordedRequest, owner: str, repo: str) -> Answer:
+        repository = self.state.repository(f"{owner}/{repo}")
+        return Answer(200, self.repository_json(repository), {})
+
+    def get_permission(self, request: RecordedRequest, owner: str, repo: str, login: str) -> Answer:
+        user, role = self.state.permission(f"{owner}/{repo}", unquote(login))
+        body = {
+            "permission": _LEGACY_PERMISSION.get(role, role),
+            "role_name": _ROLE_NAMES.get(role, role),
+            "user": self.user_json(user),
+        }
+        return Answer(200, body, {})
+
+    def get_branch(self, request: RecordedRequest, owner: str, repo: str, branch: str) -> Answer:
+        full_name, name = f"{owner}/{repo}", unquote(branch)
+        repository = self.state.repository(full_name)
+        if not self.state.branch_exists(full_name, name):
+            raise ApiError(404, "Branch not found")
+        sha = "0" * 40
+        commit = {"sha": sha, "url": f"{self._api(repository)}/commits/{sha}"}
+        return Answer(200, {"name": name, "commit": commit, "protected": False}, {})
+
+    def get_contents(self, request: RecordedRequest, owner: str, repo: str, path: str) -> Answer:
+        """A file's content at `?ref=` (default: the default branch), base64 as GitHub
+        sends it; a folder as its list of entries."""
+        full_name = f"{owner}/{repo}"
+        found = self.state.contents(
+            full_name, unquote(path), ref=request.query.get("ref", [None])[0]
+        )
+        if found.kind == "dir":
+            entries = [
+                {"type": "file", "name": name, "path": f"{found.path}/{name}"}
+                for name in found.entries
+            ]
+            return Answer(200, entries, {})
+        api = self._api(self.state.repository(full_name))
+        body = {
+            "type": "file",
+            "encoding": "base64",
+            "size": len(found.data),
+            "name": found.path.rsplit("/", 1)[-1],
+            "path": found.path,
+            "sha": found.sha,
+            "content": base64.encodebytes(found.data).decode("ascii"),
+            "url": f"{api}/contents/{quote(found.path)}?ref={quote(found.ref)}",
+        }
+        return Answer(200, body, {})
+
+    # issues and comments -------------------------------------------------------------------
+
+    def list_issues(self, request: RecordedRequest, owner: str, repo: str) -> Answer:
+        """Issues and pulls, filtered by state and labels and sorted by `sort` in
+        `direction` (default: newest first). Only the page served is rendered."""
+        full_name = f"{owner}/{repo}"
+        found = self.state.list_issues(
+            full_name,
+            state=_query(request, "state", "open"),
+            labels=[x for x in _query(request, "labels", "").split(",") if x],
+            sort=_query(request, "sort", "created"),
+            direction=_query(request, "direction", "desc"),
+        )
+        page = self._paginate(request, found)
+        repository = self.state.repository(full_name)
+        return page._replace(body=[self.issue_json(repository, i) for i in page.body])
+
+    def get_issue(self, request: RecordedRequest, owner: str, repo: str, number: str) -> Answer:
+        full_name = f"{owner}/{repo}"
+        issue = self.state.issue(full_name, int(number))
+        return Answer(200, self.issue_json(self.state.repository(full_name), issue), {})
+
+    def list_comments(self, request: RecordedRequest, owner: str, repo: str, number: str) -> Answer:
+        full_name = f"{owner}/{repo}"
+        comments = self.state.issue_comments(full_name, int(number))
+        repository = self.state.repository(full_name)
+        return self._paginate(request, [self.comment_json(repository, c) for c in comments])
+
+    def create_comment(
+        self, request: RecordedRequest, owner: str, repo: str, number: str
+    ) -> Answer:
+        full_name = f"{owner}/{repo}"
+        self.state.issue(full_name, int(number))
+        body = _payload(request).get("body")
+        comment = self.state.create_comment(full_name, int(number), body)
+        return Answer(201, self.comment_json(self.state.repository(full_name), comment), {})
+
+    def get_comment(self, request: RecordedRequest, owner: str, repo: str, id: str) -> Answer:
+        full_name = f"{owner}/{repo}"
+        comment = self.state.comment(full_name, int(id))
+        return Answer(200, self.comment_json(self.state.repository(full_name), comment), {})
+
+    def edit_comment(self, request: RecordedRequest, owner: str, repo: str, id: str) -> Answer:
+        full_name = f"{owner}/{repo}"
+        comment = self.state.comment(full_name, int(id))
+        body = str(_payload(request).get("body", comment.body))
+        edited = self.state.edit_comment(full_name, comment.id, body)
+        return Answer(200, self.comment_json(self.state.repository(full_name), edited), {})
+
+    def delete_comment(self, request: RecordedRequest, owner: str, repo: str, id: str) -> Answer:
+        self.state.delete_comment(f"{owner}/{repo}", int(id))
+        return Answer(204, None, {})
+
+    # pulls ---------------------------------------------------------------------------------
+
+    def create_pull(self, request: RecordedRequest, owner: str, repo: str) -> Answer:
+        full_name = f"{owner}/{repo}"
+        self.state.repository(full_name)
+        payload = _payload(request)
+        issue = self.state.create_pull(
+            full_name,
+            head=str(payload.get("head", "")).split(":", 1)[-1],
+            base=str(payload.get("base", "")),
+            title=str(payload.get("title", "")),
+            body=str(payload.get("body") or ""),
+            draft=bool(payload.get("draft", False)),
+        )
+        return Answer(201, self.pull_json(self.state.repository(full_name), issue), {})
+
+    def list_pulls(self, request: RecordedRequest, owner: str, repo: str) -> Answer:
+        full_name = f"{owner}/{repo}"
+        found = self.state.list_pulls(
+            full_name, state=_query(request, "state", "open"), head=_query(request, "head", "")
+        )
+        repository = self.state.repository(full_name)
+        return self._paginate(request, [self.pull_json(repository, i) for i in found])
+
+    def get_pull(self, request: RecordedRequest, owner: str, repo: str, number: str) -> Answer:
+        """The pull as JSON, or its diff as text when the request accepts a diff."""
+        full_name = f"{owner}/{repo}"
+        issue, _pull = self.state.pull(full_name, int(number))
+        if "diff" in request.headers.get("accept", ""):
+            diff = self.state.pull_diff(full_name, int(number))
+            return Answer(200, diff, {"Content-Type": "text/plain; charset=utf-8"})
+        return Answer(200, self.pull_json(self.state.repository(full_name), issue), {})
+
+    def update_pull(self, request: RecordedRequest, owner: str, repo: str, number: str) -> Answer:
+        full_name = f"{owner}/{repo}"
+        self.state.pull(full_name, int(number))
+        payload = _payload(request)
+        changes = {
+            name: str(payload[name]) if name in payload else None
+            for name in ("title", "body", "state", "base")
+        }
+        issue = self.state.update_pull(full_name, int(number), **changes)
+        return Answer(200, self.pull_json(self.state.repository(full_name), issue), {})
+
+    def list_pull_files(
+        self, request: RecordedRequest, owner: str, repo: str, number: str
+    ) -> Answer:
+        full_name = f"{owner}/{repo}"
+        _issue, pull = self.state.pull(full_name, int(number))
+        repository = self.state.repository(full_name)
+        web = f"{self.web_url}/{repository.full_name}"
+        files = [
+            {
+                "sha": "0" * 40,
+                "filename": unquote_path(patched.path),
+                "status": "added"
+                if patched.is_added_file
+                else "removed"
+                if patched.is_removed_file
+                else "modified",
+                "additions": patched.added,
+                "deletions": patched.removed,
+                "changes": patched.added + patched.removed,
+                "patch": "".join(str(hunk) for hunk in patched),
+                "blob_url": f"{web}/blob/{pull.head_sha}/{patched.path}",
+                "raw_url": f"{web}/raw/{pull.head_sha}/{patched.path}",
+                "contents_url": f"{self._api(repository)}/contents/{patched.path}",
+            }
+            for patched in self.state.pull_files(full_name, int(number))
+        ]
+        return self._paginate(request, files)
+
+    # reviews -------------------------------------------------------------------------------
+
+    def create_review(self, request: RecordedRequest, owner: str, repo: str, number: str) -> Answer:
+        full_name = f"{owner}/{repo}"
+        self.state.pull(full_name, int(number))
+        payload = _payload(request)
+        review = self.state.create_review(
+            full_name,
+            int(number),
+            body=payload.get("body", ""),
+            event=payload.get("event", "PENDING"),
+            comments=payload.get("comments") or [],
+            commit_id=payload.get("commit_id") or None,
+        )
+        repository = self.state.repository(full_name)
+        return Answer(200, self.review_json(repository, int(number), review), {})
+
+    def list_reviews(self, request: RecordedRequest, owner: str, repo: str, number: str) -> Answer:
+        full_name = f"{owner}/{repo}"
+        reviews = self.state.reviews(full_name, int(number))
+        repository = self.state.repository(full_name)
+        rendered = [self.review_json(repository, int(number), r) for r in reviews]
+        return self._paginate(request, rendered)
+
+    def list_review_comments(
+        self, request: RecordedRequest, owner: str, repo: str, number: str
+    ) -> Answer:
+        full_name = f"{owner}/{repo}"
+        newest_first = _query(request, "direction", "asc") == "desc"
+        found = self.state.review_comments(full_name, int(number), newest_first=newest_first)
+        repository = self.state.repository(full_name)
+        rendered = [self.review_comment_json(repository, int(number), c) for c in found]
+        return self._paginate(request, rendered)
+
+    def reply_to_review_comment(
+        self, request: RecordedRequest, owner: str, repo: str, number: str, id: str
+    ) -> Answer:
+        full_name = f"{owner}/{repo}"
+        self.state.pull(full_name, int(number))
+        text = _payload(request).get("body")
+        reply = self.state.reply_to_review_comment(full_name, int(number), int(id), text)
+        repository = self.state.repository(full_name)
+        return Answer(201, self.review_comment_json(repository, int(number), reply), {})
+
+    def graphql(self, request: RecordedRequest) -> Answer:
+        from amelia.testing.github.graphql import execute
+
+        payload = _payload(request)
+        query = str(payload.get("query") or "")
+        variables = payload.get("variables") or {}
+        return Answer(200, execute(self.state, query, variables), {})
+
+
+_REPO = r"/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
+_ROUTES: list[tuple[str, str, str]] = [
+    ("GET", r"/user", "get_authenticated_user"),
+    ("GET", r"/users/(?P<login>[^/]+)", "get_user"),
+    ("GET", _REPO, "get_repository"),
+    ("GET", _REPO + r"/issues", "list_issues"),
+    ("GET", _REPO + r"/issues/(?P<number>\d+)", "get_issue"),
+    ("GET", _REPO + r"/issues/(?P<number>\d+)/comments", "list_comments"),
+    ("POST", _REPO + r"/issues/(?P<number>\d+)/comments", "create_comment"),
+    ("GET", _REPO + r"/issues/comments/(?P<id>\d+)", "get_comment"),
+    ("PATCH", _REPO + r"/issues/comments/(?P<id>\d+)", "edit_comment"),
+    ("DELETE", _REPO + r"/issues/comments/(?P<id>\d+)", "delete_comment"),
+    ("GET", _REPO + r"/collaborators/(?P<login>[^/]+)/permission", "get_permission"),
+    ("GET", _REPO + r"/branches/(?P<branch>.+)", "get_branch"),
+    ("GET", _REPO + r"/contents/(?P<path>.+)", "get_contents"),
+    ("POST", _REPO + r"/pulls", "create_pull"),
+    ("GET", _REPO + r"/pulls", "list_pulls"),
+    ("GET", _REPO + r"/pulls/(?P<number>\d+)", "get_pull"),
+    ("PATCH", _REPO + r"/pulls/(?P<number>\d+)", "update_pull"),
+    ("GET", _REPO + r"/pulls/(?P<number>\d+)/files", "list_pull_files"),
+    ("POST", _REPO + r"/pulls/(?P<number>\d+)/reviews", "create_review"),
+    ("GET", _REPO + r"/pulls/(?P<number>\d+)/reviews", "list_reviews"),
+    ("GET", _REPO + r"/pulls/(?P<number>\d+)/comments", "list_review_comments"),
+    (
+        "POST",
+        _REPO + r"/pulls/(?P<number>\d+)/comments/(?P<id>\d+)/replies",
+        "reply_to_review_comment",
+    ),
+    ("POST", r"/graphql", "graphql"),
+]
+"""(method, path regex, handler method) of every route served."""
