@@ -4,7 +4,8 @@
 and GraphQL (`graphql`) under its URL, git's smart HTTP protocol (`git_http`) at
 `<url>/<owner>/<name>`. It records every request (`requests`, `git_requests`) and injects
 queued faults (error statuses, rate limits, connection resets, stalls) per route, so retry
-behaviour is tested for real.
+behaviour is tested for real. `memory(repo)` is the in-memory GitHub over the same state:
+a test may seed through the server and read through the port, or the other way round.
 
     with FakeGitHubServer() as server:
         server.add_repo("octo/app", bare_path=origin)
@@ -20,14 +21,16 @@ import re
 import socket
 import struct
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from amelia.github.options import RetryPolicy
 from amelia.github.token_facts import JOB_TOKEN_LOGIN
 from amelia.testing.github.faults import Fault
 from amelia.testing.github.git_http import GIT_ROUTE, GitRequest, answer_git
+from amelia.testing.github.memory import InMemoryGitHub
 from amelia.testing.github.records import ApiError, Json, User
 from amelia.testing.github.rest import (
     DOCUMENTATION_URL,
@@ -55,6 +58,16 @@ class FakeGitHubServer(LocalServer):
         super().__init__(
             type("_BoundHandler", (_RequestHandler,), {"fake": self}), name="fake-github"
         )
+
+    def memory(
+        self,
+        full_name: str,
+        *,
+        policy: RetryPolicy | None = None,
+        sleep: Callable[[float], None] | None = None,
+    ) -> InMemoryGitHub:
+        """The in-memory GitHub of repository `full_name`, over this server's state."""
+        return InMemoryGitHub(self.state, full_name, policy=policy, sleep=sleep)
 
     # what GitHub says about the token and where its pages are ------------------------------
 
