@@ -3,38 +3,26 @@
 from __future__ import annotations
 
 import json
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
 from amelia.action.repository_config import automatic_review_skip, trusted_ref
 from amelia.github.events import Command, parse_event
-from amelia.github.models import PullInfo
-from amelia.github.port import GitHubReads
 from amelia.repo_config import parse_repo_config
+from amelia.testing.github import GitHubState, InMemoryGitHub
 
 REPOSITORY = {"full_name": "octo/app", "default_branch": "trunk"}
 
 
-class _PullsOnly:
-    """Answers what `trusted_ref` asks GitHub: the default branch and a pull's base."""
-
-    def __init__(self, base: str) -> None:
-        self.base = base
-
-    async def default_branch(self) -> str:
-        return "trunk"
-
-    async def get_pull(self, number: int) -> PullInfo:
-        return PullInfo(
-            number=number,
-            title="t",
-            body="",
-            author="a",
-            head_ref="h",
-            head_sha="0",
-            base_ref=self.base,
-        )
+def _github(base: str) -> InMemoryGitHub:
+    """A repository whose default branch is `trunk`, with pull request #7 into `base`."""
+    state = GitHubState()
+    state.add_repo(REPOSITORY["full_name"], default_branch="trunk")
+    for number in range(1, 7):
+        state.add_issue(REPOSITORY["full_name"], f"issue {number}")
+    state.add_pull(REPOSITORY["full_name"], head="h", base=base)
+    return InMemoryGitHub(state, REPOSITORY["full_name"])
 
 
 def _pull_event(base: str, login: str = "octocat", kind: str = "User") -> Any:
@@ -68,7 +56,7 @@ def _comment_event(on_pull: bool) -> Any:
     ],
 )
 async def test_the_trusted_branch(kind: str, base: str, expected: str) -> None:
-    github = cast(GitHubReads, _PullsOnly(base))
+    github = _github(base)
     command = Command.model_validate({"kind": kind, "number": 7})
     on_event = await trusted_ref(github, command, _pull_event(base), branch_prefix="amelia/")
     on_comment = await trusted_ref(github, command, _comment_event(True), branch_prefix="amelia/")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
 
 import pytest
 
@@ -12,14 +11,14 @@ from amelia.action.review_scope import follows, plan_scope, requested_kind
 from amelia.config import ReviewScopeSetting
 from amelia.core.state import ReviewComment, ReviewKind, ReviewResult, ReviewScope, Severity
 from amelia.github.markers import review_marker, reviewed_commit
-from amelia.github.models import ReviewCommentInfo, ReviewInfo, ReviewThreadInfo
-from amelia.github.port import GitHubReads
+from amelia.github.models import ReviewCommentInfo
 from amelia.github.review_history import (
     OpenFinding,
     ReviewHistory,
     load_review_history,
     split_finding,
 )
+from amelia.testing.github import GitHubState, InMemoryGitHub
 from tests.git_helpers import IDENTITY, git, init_repo
 
 OLD, NEW = "a" * 40, "b" * 40
@@ -111,88 +110,65 @@ def test_only_the_first_line_of_a_review_names_the_reviewed_commit() -> None:
     )
 
 
-class _GitHub:
-    """Reviews as GitHub lists them, and who has which role."""
-
-    def __init__(self, reviews: list[ReviewInfo], roles: dict[str, str]) -> None:
-        self.reviews = reviews
-        self.roles = roles
-        self.comments = [
-            ReviewCommentInfo(id=10 + r.id, review_id=r.id, path="a.py", body="**major**: bad")
-            for r in reviews
-        ]
-
-    async def list_reviews(self, pull_number: int) -> list[ReviewInfo]:
-        return self.reviews
-
-    async def list_review_comments(self, pull_number: int) -> list[ReviewCommentInfo]:
-        return self.comments
-
-    async def list_review_threads(self, pull_number: int) -> list[ReviewThreadInfo]:
-        return [
-            ReviewThreadInfo(id=f"T{c.id}", is_resolved=False, comment_ids=(c.id,))
-            for c in self.comments
-        ]
-
-    async def get_permission(self, user: str) -> str:
-        return self.roles.get(user, "none")
+REPO = "octo/app"
+PULL = 7
 
 
-def _reads(reviews: list[ReviewInfo], roles: dict[str, str]) -> GitHubReads:
-    return cast(GitHubReads, _GitHub(reviews, roles))
+def _github(roles: dict[str, str]) -> InMemoryGitHub:
+    """A repository whose pull request #7 nobody reviewed yet, and who has which role."""
+    state = GitHubState()
+    state.add_repo(REPO)
+    for number in range(1, PULL):
+        state.add_issue(REPO, f"issue {number}")
+    state.add_pull(REPO, head="feature")
+    for login, role in roles.items():
+        state.set_permission(REPO, login, role)
+    return InMemoryGitHub(state, REPO)
 
 
-def _review(review_id: int, commit: str, author: str, author_type: str = "User") -> ReviewInfo:
+def _review(github: InMemoryGitHub, commit: str, author: str) -> int:
+    """A review naming `commit` as amelia's do, by `author`, with one finding on `a.py`;
+    returns its id."""
     body = f"{review_marker(commit)}\n## amelia review"
-    return ReviewInfo(
-        id=review_id, state="COMMENTED", body=body, author=author, author_type=author_type
-    )
+    finding = {"path": "a.py", "line": 1, "body": "**major**: bad", "side": "RIGHT"}
+    return github.state.add_review(REPO, PULL, user=author, body=body, comments=[finding]).id
 
 
 async def test_a_marker_counts_only_from_a_bot_or_someone_with_write_access() -> None:
-    amelia = _review(1, OLD, "github-actions[bot]", "Bot")
-    forged = _review(2, NEW, "outsider")  # would make the next increment empty
-    history = await load_review_history(_reads([amelia, forged], {"outsider": "read"}), 7)
+    github = _github({"outsider": "read"})
+    amelia = _review(github, OLD, "github-actions[bot]")  # the job's token: a Bot
+    _review(github, NEW, "outsider")  # forged: would make the next increment empty
+    history = await load_review_history(github, PULL)
     assert history.last_reviewed == OLD
-    assert [f.comment.review_id for f in history.open_findings] == [1]
+    assert [f.comment.review_id for f in history.open_findings] == [amelia]
 
-    maintainer = _review(3, NEW, "maintainer")  # amelia running with a person's token
-    history = await load_review_history(_reads([amelia, maintainer], {"maintainer": "write"}), 7)
+    github = _github({"maintainer": "write"})
+    _review(github, OLD, "github-actions[bot]")
+    _review(github, NEW, "maintainer")  # amelia running with a person's token
+    history = await load_review_history(github, PULL)
     assert history.last_reviewed == NEW
-    assert await load_review_history(_reads([forged], {}), 7) == ReviewHistory()
+    forged_only = _github({})
+    _review(forged_only, NEW, "outsider")
+    assert await load_review_history(forged_only, PULL) == ReviewHistory()
 
 
 async def test_amelia_s_fixed_reply_closes_a_thread_it_could_not_resolve() -> None:
-    amelia = _review(1, OLD, "github-actions[bot]", "Bot")
-    github = _GitHub([amelia], {"outsider": "read", "maintainer": "write"})
-    (root,) = github.comments
+    github = _github({"outsider": "read", "maintainer": "write"})
+    _review(github, OLD, "github-actions[bot]")
+    (root,) = github.state.review_comments(REPO, PULL)
 
-    def reply(comment_id: int, body: str, author: str, author_type: str = "User") -> None:
-        github.comments.append(
-            ReviewCommentInfo(
-                id=comment_id,
-                review_id=90 + comment_id,
-                path="a.py",
-                body=body,
-                author=author,
-                author_type=author_type,
-                in_reply_to_id=root.id,
-            )
-        )
+    def reply(body: str, author: str) -> None:
+        github.state.reply_to_review_comment(REPO, PULL, root.id, body, author=author)
 
-    forged = fixed_reply(NEW)  # anyone can write the same words
-    reply(20, forged, "outsider")
-    assert [
-        f.comment.id
-        for f in (await load_review_history(cast(GitHubReads, github), 7)).open_findings
-    ] == [root.id]
-    reply(21, fixed_reply(NEW), "github-actions[bot]", "Bot")
-    assert (await load_review_history(cast(GitHubReads, github), 7)).open_findings == ()
-    reply(22, "Not fixed: y is still wrong", "maintainer")  # the last word opens it again
-    assert [
-        f.comment.id
-        for f in (await load_review_history(cast(GitHubReads, github), 7)).open_findings
-    ] == [root.id]
+    async def still_open() -> list[int]:
+        return [f.comment.id for f in (await load_review_history(github, PULL)).open_findings]
+
+    reply(fixed_reply(NEW), "outsider")  # anyone can write the same words
+    assert await still_open() == [root.id]
+    reply(fixed_reply(NEW), "github-actions[bot]")
+    assert await still_open() == []
+    reply("Not fixed: y is still wrong", "maintainer")  # the last word opens it again
+    assert await still_open() == [root.id]
 
 
 def _open(comment_id: int, severity: Severity, text: str, line: int = 5) -> OpenFinding:

@@ -1,25 +1,24 @@
 from __future__ import annotations
 
-from typing import cast
-
 import pytest
 
-from amelia.errors import GitHubRetryExhaustedError
 from amelia.github.auth import may_trigger
-from amelia.github.port import GitHubReads
+from amelia.github.options import RetryPolicy
+from amelia.testing.github import Fault, GitHubState, InMemoryGitHub
+
+REPO = "octo/app"
 
 
-class Roles:
-    def __init__(self, roles: dict[str, str], fail: bool = False) -> None:
-        self.roles = roles
-        self.fail = fail
-        self.asked: list[str] = []
+def _github(roles: dict[str, str], *, policy: RetryPolicy | None = None) -> InMemoryGitHub:
+    state = GitHubState()
+    state.add_repo(REPO)
+    for login, role in roles.items():
+        state.set_permission(REPO, login, role)
+    return InMemoryGitHub(state, REPO, policy=policy)
 
-    async def get_permission(self, user: str) -> str:
-        self.asked.append(user)
-        if self.fail:
-            raise GitHubRetryExhaustedError("GitHub get permission failed after 5 attempt(s): 502")
-        return self.roles.get(user, "none")
+
+def _fail_permission_checks(github: InMemoryGitHub) -> None:
+    github.state.inject("GET", rf"/repos/{REPO}/collaborators/.*/permission", Fault(status=502))
 
 
 @pytest.mark.parametrize(
@@ -34,7 +33,7 @@ class Roles:
     ],
 )
 async def test_roles(role: str, allowed: bool) -> None:
-    decision = await may_trigger(cast(GitHubReads, Roles({"alice": role})), "alice")
+    decision = await may_trigger(_github({"alice": role}), "alice")
     assert decision.allowed is allowed
     if not allowed:
         assert decision.reason.startswith("Sorry @alice")
@@ -42,13 +41,16 @@ async def test_roles(role: str, allowed: bool) -> None:
 
 
 async def test_allowed_users_are_case_insensitive_and_skip_the_lookup() -> None:
-    roles = Roles({})
-    github = cast(GitHubReads, roles)
+    github = _github({})
+    _fail_permission_checks(github)
     assert (await may_trigger(github, "Bob", allowed_users=[" bob ", "carol"])).allowed
-    assert roles.asked == []
+    assert github.state.faults.pending() == 1  # GitHub was not asked
 
 
 async def test_lookup_failure_refuses_politely() -> None:
-    decision = await may_trigger(cast(GitHubReads, Roles({}, fail=True)), "dave")
+    github = _github({}, policy=RetryPolicy(max_attempts=1))
+    _fail_permission_checks(github)
+    decision = await may_trigger(github, "dave")
     assert not decision.allowed
     assert "could not check your permission" in decision.reason
+    assert not decision.checked

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-from typing import cast
 
 from amelia.core.state import ReviewComment, ReviewResult, ToolResult
 from amelia.github.comments import (
@@ -20,8 +19,8 @@ from amelia.github.comments import (
 from amelia.github.events import IssueCommentEvent, RoutingSettings, parse_event, route
 from amelia.github.markers import marker
 from amelia.github.models import CommentInfo
-from amelia.github.port import GitHubPort
 from amelia.redaction import Redactor
+from amelia.testing.github import GitHubState, InMemoryGitHub
 
 TOKEN = "ghp_" + "Z" * 36
 REDACTOR = Redactor(secrets=["hunter2-secret"])
@@ -150,35 +149,40 @@ def test_tool_errors_are_collapsed_truncated_and_redacted() -> None:
     assert render_tool_errors(results[:1], REDACTOR) is None
 
 
-class FakeStore:
-    def __init__(self, existing: CommentInfo | None = None) -> None:
-        self.comments: dict[int, str] = {}
-        self.writes = 0
-        if existing is not None:
-            self.comments[existing.id] = existing.body
+REPO = "octo/app"
+
+
+class CountingGitHub(InMemoryGitHub):
+    """The in-memory GitHub, counting the comments written (made or edited)."""
+
+    writes = 0
 
     async def create_comment(self, issue_number: int, body: str) -> CommentInfo:
         self.writes += 1
-        new_id = len(self.comments) + 1
-        self.comments[new_id] = body
-        return CommentInfo(id=new_id, body=body, author="bot")
+        return await super().create_comment(issue_number, body)
 
     async def edit_comment(self, comment_id: int, body: str) -> CommentInfo:
         self.writes += 1
-        self.comments[comment_id] = body
-        return CommentInfo(id=comment_id, body=body, author="bot")
+        return await super().edit_comment(comment_id, body)
 
-    async def find_comment_with_marker(self, issue_number: int, marker: str) -> CommentInfo | None:
-        for comment_id, body in self.comments.items():
-            if marker in body:
-                return CommentInfo(id=comment_id, body=body, author="bot")
-        return None
+
+def _github() -> CountingGitHub:
+    """A repository with issues #1 to #7."""
+    state = GitHubState()
+    state.add_repo(REPO)
+    for number in range(1, 8):
+        state.add_issue(REPO, f"issue {number}")
+    return CountingGitHub(state, REPO)
+
+
+def _comments(github: InMemoryGitHub, number: int) -> dict[int, str]:
+    return {c.id: c.body for c in github.state.issue_comments(REPO, number)}
 
 
 async def test_progress_comment_throttles_edits_and_always_sends_final() -> None:
     now = [0.0]
-    store = FakeStore()
-    progress = ProgressComment(cast(GitHubPort, store), 7, min_interval=10, clock=lambda: now[0])
+    github = _github()
+    progress = ProgressComment(github, 7, min_interval=10, clock=lambda: now[0])
     assert await progress.publish("step 1")
     now[0] = 3
     assert not await progress.publish("step 2")
@@ -191,14 +195,17 @@ async def test_progress_comment_throttles_edits_and_always_sends_final() -> None
     assert not await progress.flush()
     now[0] = 13
     assert await progress.publish("done", final=True)
-    assert store.writes == 4
-    assert list(store.comments.values()) == ["<!-- amelia:progress issue=7 -->\ndone"]
+    assert github.writes == 4
+    assert list(_comments(github, 7).values()) == ["<!-- amelia:progress issue=7 -->\ndone"]
 
 
 async def test_progress_comment_reuses_a_comment_of_an_earlier_run() -> None:
-    store = FakeStore(CommentInfo(id=41, body="<!-- amelia:progress issue=7 -->\nold", author="b"))
-    await ProgressComment(cast(GitHubPort, store), 7).publish("new")
-    assert store.comments == {41: "<!-- amelia:progress issue=7 -->\nnew"}
+    github = _github()
+    earlier = github.state.create_comment(
+        REPO, 7, "<!-- amelia:progress issue=7 -->\nold", author="b"
+    )
+    await ProgressComment(github, 7).publish("new")
+    assert _comments(github, 7) == {earlier.id: "<!-- amelia:progress issue=7 -->\nnew"}
 
 
 def test_huge_tool_error_lists_stay_under_githubs_comment_limit() -> None:

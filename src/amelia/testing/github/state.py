@@ -631,10 +631,16 @@ class GitHubState:
         return found[::-1] if newest_first else found
 
     def reply_to_review_comment(
-        self, full_name: str, number: int, comment_id: int, body: object
+        self,
+        full_name: str,
+        number: int,
+        comment_id: int,
+        body: object,
+        *,
+        author: str | None = None,
     ) -> ReviewComment:
-        """A reply by the token's user in the thread review comment `comment_id` starts;
-        GitHub answers 422 for a reply to a reply."""
+        """A reply in the thread review comment `comment_id` starts, by the token's user (or
+        `author`); GitHub answers 422 for a reply to a reply."""
         with self.lock:
             _issue, pull = self.pull(full_name, number)
             _missing_body(body)
@@ -643,8 +649,9 @@ class GitHubState:
                 raise ApiError(404, "Not Found")
             if target.in_reply_to_id is not None:
                 raise ApiError(422, "Validation Failed", ["Replies to replies are not supported"])
+            user = self.token_user if author is None else self._known_user(author)
             # GitHub files each reply under a review of its own (COMMENTED, empty body).
-            review = self._new_review(pull, "", "COMMENTED", author=self.token_user)
+            review = self._new_review(pull, "", "COMMENTED", author=user)
             reply = ReviewComment(
                 self.next_id(),
                 review.id,
@@ -652,7 +659,7 @@ class GitHubState:
                 target.line,
                 target.side,
                 str(body),
-                self.token_user,
+                user,
                 pull.head_sha,
                 now(),
                 in_reply_to_id=target.id,
