@@ -4,14 +4,16 @@ lets amelia push."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
 import pytest
 
-from amelia.action.held_back import workflow_permission
+from amelia.action.held_back import workflow_permission, workflow_permission_asker
 from amelia.github.client import GitHubClient
 from amelia.github.options import RetryPolicy
 from amelia.github.token_facts import JOB_TOKEN_LOGIN, TokenFacts, may_push_workflows
+from amelia.testing.github import GitHubState, InMemoryGitHub
 from amelia.testing.github_server import FakeGitHubServer, Fault
 
 REPO = "octo/app"
@@ -64,3 +66,14 @@ async def test_an_app_token_does_not_tell(server: FakeGitHubServer) -> None:
 async def test_when_github_cannot_be_asked_amelia_cannot_tell(server: FakeGitHubServer) -> None:
     server.inject("GET", rf"/repos/{REPO}", Fault(status=403, message="Forbidden"))
     assert await workflow_permission(_client(server)) is None
+
+
+async def test_the_push_asks_from_its_worker_thread_and_the_port_answers_on_the_loop() -> None:
+    state = GitHubState()
+    state.add_repo(REPO)
+    state.oauth_scopes = ("repo", "workflow")
+    ask = workflow_permission_asker(InMemoryGitHub(state, REPO))
+
+    assert await asyncio.to_thread(ask) is True
+    with pytest.raises(RuntimeError, match="worker thread"):
+        ask()  # on the event loop's own thread it would wait for itself
