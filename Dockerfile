@@ -70,12 +70,17 @@ RUN apt-get update \
     && git config --system --add safe.directory '*'
 
 # The agents' processes (the Claude Code CLI and its tools, the API driver's shell, the
-# project's test command) run as this user, through setpriv (util-linux): not root, in no
-# group but its own, so neither the Docker socket the runner mounts nor amelia's /proc
-# files are theirs. No login shell, no home: each run gives it a fresh temporary HOME.
+# project's test command) run as amelia-agent, through setpriv (util-linux): not root, in
+# no group but its own, so neither the Docker socket the runner mounts nor amelia's /proc
+# files are theirs. The MCP servers amelia starts run as amelia-mcp, so the agents cannot
+# read a server's environment, memory or files either. No login shell, no home: each run
+# gives each a fresh temporary HOME.
 RUN groupadd --system --gid 10001 amelia-agent \
     && useradd --system --uid 10001 --gid 10001 --no-user-group --no-create-home \
         --home-dir /nonexistent --shell /usr/sbin/nologin amelia-agent \
+    && groupadd --system --gid 10002 amelia-mcp \
+    && useradd --system --uid 10002 --gid 10002 --no-user-group --no-create-home \
+        --home-dir /nonexistent --shell /usr/sbin/nologin amelia-mcp \
     && command -v setpriv
 
 ARG CLAUDE_BINARY=lib/python3.11/site-packages/claude_agent_sdk/_bundled/claude

@@ -10,7 +10,7 @@ import pytest
 from loguru import logger
 
 from amelia.testing.sample_repo import create_sample_repo
-from tests.image_user import ImageUser, ensure_image_user, missing_reason
+from tests.image_user import MCP_USER, ImageUser, ensure_image_user, missing_reason
 
 
 def _to_current_stderr(message: str) -> None:
@@ -46,3 +46,10 @@ def image_user() -> ImageUser:
     if reason is not None:
         pytest.skip(reason)
     return ensure_image_user()
+
+
+@pytest.fixture(scope="session")
+def mcp_image_user(image_user: ImageUser) -> ImageUser:
+    """The image's MCP server user, `amelia-mcp` (uid and gid 10002), made like
+    `image_user`; skipped where amelia cannot run as root."""
+    return ensure_image_user(MCP_USER)

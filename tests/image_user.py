@@ -1,12 +1,14 @@
-"""The image's agent user on this machine, made by the Dockerfile's own commands.
+"""The image's users on this machine, made by the Dockerfile's own commands.
 
-The Action's image runs every agent process as `amelia-agent` (uid and gid 10001); tests of
-what that user changes (the checkout it must reach, amelia's git on a checkout another uid
-owns, its HOME, two runs sharing it) need the same user here. `ensure_image_user()` runs
-the `groupadd` and `useradd` of the Dockerfile's final stage, as written there, when the
-machine lacks the user, and leaves it in place afterwards (it is what the image has, and a
-local install of amelia as root makes it too). Tests that must not depend on whether the
-machine has it resolve users against a passwd file of their own instead.
+The Action's image runs every agent process as `amelia-agent` (uid and gid 10001) and the
+MCP servers amelia starts as `amelia-mcp` (10002); tests of what those users change (the
+checkout the agent must reach, amelia's git on a checkout another uid owns, its HOME, two
+runs sharing it, a server's secrets out of the agent's reach) need the same users here.
+`ensure_image_user(name)` runs the `groupadd` and `useradd` of the Dockerfile's final
+stage for that user, as written there, when the machine lacks it, and leaves it in place
+afterwards (it is what the image has, and a local install of amelia as root makes it too).
+Tests that must not depend on whether the machine has it resolve users against a passwd
+file of their own instead.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 DOCKERFILE = REPO / "Dockerfile"
 IMAGE_USER = "amelia-agent"
+MCP_USER = "amelia-mcp"
 _LOCK = Path("/tmp/amelia-image-user.lock")
 """One lock for every test process of the machine."""
 
@@ -54,7 +57,7 @@ def _instructions(text: str) -> list[tuple[str, str]]:
 
 def dockerfile_user_commands() -> list[list[str]]:
     """The `groupadd` and `useradd` command lines of the final stage's RUN that makes the
-    agent user, each as an argv."""
+    image's users, each as an argv."""
     instructions = _instructions(DOCKERFILE.read_text(encoding="utf-8"))
     last_from = max(i for i, (keyword, _) in enumerate(instructions) if keyword == "FROM")
     for keyword, arguments in instructions[last_from:]:
@@ -73,15 +76,18 @@ def missing_reason() -> str | None:
     return None
 
 
-def ensure_image_user() -> ImageUser:
-    """The image's agent user, made as the Dockerfile makes it unless it exists (several
-    test processes may ask at once: one makes it)."""
+def ensure_image_user(name: str = IMAGE_USER) -> ImageUser:
+    """The image's user `name` (the agents' by default), made as the Dockerfile makes it
+    unless it exists (several test processes may ask at once: one makes it)."""
     with _LOCK.open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            entry = pwd.getpwnam(IMAGE_USER)
+            entry = pwd.getpwnam(name)
         except KeyError:
-            for argv in dockerfile_user_commands():
+            commands = [argv for argv in dockerfile_user_commands() if argv[-1] == name]
+            if not commands:
+                raise AssertionError(f"the Dockerfile makes no user {name}") from None
+            for argv in commands:
                 subprocess.run(argv, check=True, capture_output=True)
-            entry = pwd.getpwnam(IMAGE_USER)
+            entry = pwd.getpwnam(name)
     return ImageUser(name=entry.pw_name, uid=entry.pw_uid, gid=entry.pw_gid)

@@ -134,6 +134,33 @@ def test_the_agent_user_and_setpriv_are_in_the_image(
     ]
 
 
+def test_the_mcp_server_user_is_in_the_image(
+    engine: Engine, image: str, directories: RunnerDirectories
+) -> None:
+    """The user MCP servers run as: uid and gid 10002, neither amelia's nor the agents'."""
+    run = start(
+        engine,
+        image,
+        directories,
+        "/bin/sh",
+        "-c",
+        "grep ^amelia-mcp: /etc/passwd /etc/group && setpriv --reuid=amelia-mcp "
+        "--regid=amelia-mcp --clear-groups --no-new-privs -- "
+        "grep -E '^(Uid|Gid|Groups):' /proc/self/status",
+    )
+    assert run.returncode == 0, run.log
+    lines = run.stdout.splitlines()
+    assert lines[:2] == [
+        "/etc/passwd:amelia-mcp:x:10002:10002::/nonexistent:/usr/sbin/nologin",
+        "/etc/group:amelia-mcp:x:10002:",
+    ]
+    assert " ".join(lines[2:]).split() == [
+        *("Uid:", "10002", "10002", "10002", "10002"),
+        *("Gid:", "10002", "10002", "10002", "10002"),
+        "Groups:",
+    ]
+
+
 def test_the_venv_runs_on_debians_python(
     engine: Engine, image: str, directories: RunnerDirectories
 ) -> None:
