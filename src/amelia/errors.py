@@ -42,6 +42,7 @@ __all__ = [
     "GitPushDeclinedError",
     "InputError",
     "LeftoverProcessError",
+    "McpServerError",
     "PathRefused",
     "PlanError",
     "PlanPathError",
@@ -126,6 +127,11 @@ class PlanError(AgentError):
 class AgentUserError(RunError):
     """Agents cannot run as the unprivileged agent user (missing from the image, no
     setpriv, a process of it that would not stop)."""
+
+
+class McpServerError(RunError):
+    """An MCP server of the configuration did not start or did not answer; the message
+    names the server."""
 
 
 class DriverError(RunError):
