@@ -6,7 +6,9 @@ the driver's child processes (the Claude Code CLI, an agent's shell commands) st
 minus its secrets; `credentials` are the variables that reach the model (API keys, base
 URLs), for this driver only; `home` is where transcripts and sessions go, masked by
 `redactor`; `cli_config_dir` is the Claude Code CLI's own configuration directory; `agent` the
-unprivileged user every agent process runs as (`amelia.isolation.agent_user`).
+unprivileged user every agent process runs as (`amelia.isolation.agent_user`);
+`mcp_grants` the MCP servers of the run per agent, of which `for_role` makes a driver's
+`mcp_servers` (`amelia.drivers.mcp`).
 
 A driver made without one (`default_environment`) gets the one amelia's settings reader
 builds from the process environment (`amelia.config.driver_environment`): secrets are
@@ -16,9 +18,10 @@ never handed to child processes just because nobody said what to hand them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import KW_ONLY, dataclass, field
+from dataclasses import KW_ONLY, dataclass, field, replace
 from pathlib import Path
 
+from amelia.drivers.mcp import McpEndpoint
 from amelia.isolation.agent_user import AgentUser
 from amelia.redaction import Redactor
 
@@ -45,6 +48,15 @@ class DriverEnvironment:
     agent: AgentUser | None = None
     """The unprivileged user the CLI, the shell tool and the test command run as, with its
     fresh HOME; None: amelia's own user."""
+
+    mcp_grants: Mapping[str, tuple[McpEndpoint, ...]] = field(default_factory=dict, repr=False)
+    """The run's MCP servers each agent was given, by role (`amelia.mcp`)."""
+    mcp_servers: tuple[McpEndpoint, ...] = field(default=(), repr=False)
+    """The MCP servers this driver's agent reaches; none unless `for_role` chose them."""
+
+    def for_role(self, role: str) -> DriverEnvironment:
+        """This environment for the driver of `role`: with the MCP servers it was given."""
+        return replace(self, mcp_servers=tuple(self.mcp_grants.get(role, ())))
 
     def lookup(self, name: str) -> str:
         """`name` from the credentials, else from the inherited environment, else ""."""

@@ -33,17 +33,17 @@ def default_make_driver(
 
     `driver_key` replaces every agent's driver with any registered key, also one registered
     at run time (a `Profile` holds only the built-in keys). `environment` (what child
-    processes start from, the model credentials, the home directory) is handed to every
-    driver that takes one; amelia builds it from its settings, never from the process
-    environment directly.
+    processes start from, the model credentials, the home directory, the MCP servers each
+    agent was given) is handed to every driver that takes one, with its agent's MCP servers
+    (`DriverEnvironment.for_role`); amelia builds it from its settings, never from the
+    process environment directly.
     """
     from amelia.drivers.factory import DriverFactory
 
     def make(role: AgentRole, tool_profile: ToolProfileName) -> DriverInterface:
         options = _driver_options(profile, role)
         key = driver_key or profile.agent(role).driver
-        return DriverFactory.get_driver(
-            key, tool_profile=tool_profile, environment=environment, **options
-        )
+        own = None if environment is None else environment.for_role(role)
+        return DriverFactory.get_driver(key, tool_profile=tool_profile, environment=own, **options)
 
     return make

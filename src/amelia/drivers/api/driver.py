@@ -26,11 +26,13 @@ from pydantic_ai.usage import RunUsage, UsageLimits
 
 from amelia.core.types import ToolProfileName
 from amelia.drivers.api.mapping import OUTPUT_TOOL_NAME, MessageMapper, error_reason
+from amelia.drivers.api.mcp import mcp_toolsets
 from amelia.drivers.api.providers import ModelName, open_model, parse_model_name
 from amelia.drivers.api.sessions import SessionStore, new_session_id
 from amelia.drivers.api.tools import ToolContext, check_tool_profile, tools_for_profile
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverUsage, GenerateResult
 from amelia.drivers.credentials import DEFAULT_API_MODEL
+from amelia.drivers.mcp import McpEndpoint, mcp_servers_for
 from amelia.drivers.runtime import DriverEnvironment, default_environment
 from amelia.drivers.spending import current_spending_limit
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
@@ -119,6 +121,11 @@ class ApiDriver:
         self.amelia_home = amelia_home if amelia_home is not None else self.environment.home
         self.max_retries = max_retries
         self.last_transcript_path: Path | None = None
+
+    @property
+    def mcp(self) -> tuple[McpEndpoint, ...]:
+        """The MCP servers of amelia's gateway this driver's agent was given."""
+        return self.environment.mcp_servers
 
     @asynccontextmanager
     async def _model(self) -> AsyncIterator[Model]:
@@ -216,6 +223,7 @@ class ApiDriver:
             model,
             deps_type=ToolContext,
             tools=tools_for_profile(self.tool_profile),
+            toolsets=mcp_toolsets(mcp_servers_for(self.tool_profile, self.mcp)),
             output_type=output_type,
         )
         mapper = MessageMapper()

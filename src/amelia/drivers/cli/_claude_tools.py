@@ -42,9 +42,10 @@ class ToolPermissions(BaseModel):
     """Which settings files the CLI reads (None: its defaults, which include the working
     directory's CLAUDE.md and `.claude/`; empty: none at all, so nothing in the working
     directory or under HOME configures the CLI: no instructions, hooks or MCP servers)."""
-    strict_mcp: bool = False
-    """Use no MCP server configuration but what amelia passes (none): also not the ones
-    `~/.claude.json` lists, which no settings source governs."""
+    strict_mcp: bool = True
+    """Use no MCP server configuration but what amelia passes (the servers of its gateway
+    this agent was given, `amelia.drivers.mcp`): never a `.mcp.json` of the working
+    directory, nor the servers `~/.claude.json` lists, which no settings source governs."""
 
 
 def tool_permissions(profile: ToolProfileName, web_tools: bool = False) -> ToolPermissions:
@@ -57,7 +58,6 @@ def tool_permissions(profile: ToolProfileName, web_tools: bool = False) -> ToolP
             allowed_tools=FILE_READING_TOOLS,
             permission_mode="default",
             setting_sources=(),
-            strict_mcp=True,
         )
     web = WEB_TOOLS if web_tools else ()
     if profile == "read_only":

@@ -33,7 +33,9 @@ from amelia.core.types import ToolProfileName
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, GenerateResult
 from amelia.drivers.cli._claude_hooks import confined_file_hooks, read_only_bash_hooks
 from amelia.drivers.cli._claude_mapping import MessageMapper, extract_json_text
+from amelia.drivers.cli._claude_mcp import claude_mcp_rules, claude_mcp_servers
 from amelia.drivers.cli._claude_tools import tool_permissions
+from amelia.drivers.mcp import McpEndpoint, mcp_servers_for
 from amelia.drivers.runtime import DriverEnvironment, default_environment
 from amelia.drivers.spending import current_spending_limit
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
@@ -98,6 +100,11 @@ class ClaudeCliDriver:
         """What each session run here had cost by the end of its last run: the CLI reports
         a resumed session's cost since the session began, not since it was resumed."""
 
+    @property
+    def mcp(self) -> tuple[McpEndpoint, ...]:
+        """The MCP servers of amelia's gateway this driver's agent was given."""
+        return self.environment.mcp_servers
+
     def cli_environment(self) -> dict[str, str]:
         """What `options.env` carries: every inherited secret blanked (the model's keys
         too), the model connection from the credentials only (amelia hands over the
@@ -159,9 +166,14 @@ class ClaudeCliDriver:
         permission_mode: PermissionMode = (
             "acceptEdits" if permissions.permission_mode == "acceptEdits" else "default"
         )
+        # MCP servers for the agentic runs only (`generate` passes `tools=[]`).
+        servers = () if tools is not None else mcp_servers_for(self.tool_profile, self.mcp)
         return ClaudeAgentOptions(
             tools=list(permissions.tools) if tools is None else tools,
-            allowed_tools=list(permissions.allowed_tools) if tools is None else tools,
+            allowed_tools=(
+                [*permissions.allowed_tools, *claude_mcp_rules(servers)] if tools is None else tools
+            ),
+            mcp_servers=claude_mcp_servers(servers),
             permission_mode=permission_mode,
             hooks=self._hooks(Path(cwd)) if tools is None else None,
             setting_sources=(

@@ -101,4 +101,5 @@ def test_the_file_reading_profile_has_no_shell_no_network_and_reads_no_settings(
     assert options.setting_sources == []  # no CLAUDE.md, settings or hooks of any directory
     assert options.strict_mcp_config  # and no MCP server from ~/.claude.json either
     read_only = ClaudeCliDriver(tool_profile="read_only")._options("/tmp", None, "s", None, deque())
-    assert not read_only.strict_mcp_config
+    # No profile takes MCP servers from a `.mcp.json` or `~/.claude.json`: only amelia's.
+    assert read_only.strict_mcp_config and read_only.mcp_servers == {}
