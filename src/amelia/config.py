@@ -182,6 +182,8 @@ class ActionInputs(_FromEnvironment):
     test_timeout_minutes: float = Field(default=10.0, gt=0, le=360, allow_inf_nan=False)
     config_file: str = ".github/amelia.yml"
     max_cost_usd: float | None = Field(default=None, gt=0, le=10_000, allow_inf_nan=False)
+    mcp_secrets: SecretStr | None = None
+    """`NAME=value` lines: the secrets the MCP servers of the configuration file name."""
 
     @field_validator("config_file")
     @classmethod
@@ -278,7 +280,12 @@ class ActionInputs(_FromEnvironment):
             self.openai_api_key,
             self.openrouter_api_key,
         )
-        return [s.get_secret_value() for s in secrets if s and s.get_secret_value()]
+        found = [s.get_secret_value() for s in secrets if s and s.get_secret_value()]
+        if self.mcp_secrets is not None:
+            from amelia.mcp.values import mcp_secret_values
+
+            found += mcp_secret_values(self.mcp_secrets.get_secret_value())
+        return found
 
 
 class RunnerContext(_FromEnvironment):
@@ -334,6 +341,9 @@ class AmeliaVariables(_FromEnvironment):
     agent_user: str = ""
     """`AMELIA_AGENT_USER`: the unprivileged user the Action's agents run as when amelia
     is root (a name, `<uid>:<gid>`, or `none`; empty: `amelia-agent`)."""
+    mcp_user: str = ""
+    """`AMELIA_MCP_USER`: the user the MCP servers amelia starts run as when amelia is root
+    (a name, `<uid>:<gid>`, or `none`; empty: `amelia-mcp`)."""
 
 
 class GitHubTuning(_FromEnvironment):

@@ -12,33 +12,43 @@
   (`amelia.isolation.agent_user`), with a fresh HOME of its own; the CLI's configuration
   directory is that user's. Root without that user stops the run before any model request
   unless `AMELIA_AGENT_USER=none` says to run agents as root.
+- The MCP servers the repository's configuration gives the agents start here
+  (`amelia.mcp.runtime`), as the MCP user, behind a local gateway; each driver gets the
+  servers of its agent. One that does not start stops the run before any model request.
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from amelia.config import Settings
+from amelia.drivers.mcp import McpEndpoint
 from amelia.drivers.runtime import DriverEnvironment
 from amelia.isolation.agent_user import AgentUser, agent_home, resolve_agent_user
 from amelia.isolation.model_access import ModelAccess, model_access, model_upstreams
 from amelia.redaction import Redactor
+
+if TYPE_CHECKING:
+    from amelia.mcp.config import McpConfig
 
 __all__ = ["agent_runtime"]
 
 
 @asynccontextmanager
 async def agent_runtime(
-    settings: Settings, redactor: Redactor, *, runs_agents: bool
+    settings: Settings, redactor: Redactor, *, runs_agents: bool, mcp: McpConfig | None = None
 ) -> AsyncIterator[DriverEnvironment]:
     """The drivers' environment while the context lasts; without `runs_agents`, one
     without model credentials and nothing started. Raises `ConfigError` for a credential
-    or base URL the proxy cannot use."""
+    or base URL the proxy cannot use, `McpServerError` for an MCP server of `mcp` that
+    does not start."""
     async with AsyncExitStack() as stack:
         access = ModelAccess()
+        grants: Mapping[str, tuple[McpEndpoint, ...]] = {}
         config_dir: Path | None = None
         agent: AgentUser | None = None
         if runs_agents:
@@ -56,6 +66,11 @@ async def agent_runtime(
                 config_dir = Path(stack.enter_context(scratch))
                 if agent is not None:
                     agent.own(config_dir)
+            if mcp is not None:
+                from amelia.mcp.runtime import mcp_runtime
+
+                servers = mcp_runtime(mcp, settings, agent=agent, redactor=redactor)
+                grants = await stack.enter_async_context(servers)
         yield DriverEnvironment(
             inherited=settings.environ,
             credentials=access.environment,
@@ -63,4 +78,5 @@ async def agent_runtime(
             redactor=redactor,
             cli_config_dir=config_dir,
             agent=agent,
+            mcp_grants=grants,
         )

@@ -170,7 +170,12 @@ class _Engine:
         from amelia.action.log_groups import LogGroupSink
 
         # Modes that prepare a checkout run agents in it: they get the credential proxy.
-        runtime = agent_runtime(settings, self.redactor, runs_agents=mode.needs_workspace)
+        runtime = agent_runtime(
+            settings,
+            self.redactor,
+            runs_agents=mode.needs_workspace,
+            mcp=None if config is None else config.mcp,
+        )
         # On a runner amelia's git reads only a global config of its own.
         private = private_git_config() if settings.runner.actions else nullcontext()
         async with runtime as environment:

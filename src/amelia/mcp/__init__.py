@@ -9,6 +9,7 @@
   a URL from amelia's own process), checking it answers, stopping it.
 - `gateway`: one local streamable-HTTP endpoint per run, with a token per agent, through
   which the agents reach every server and only the tools they were given.
+- `runtime`: all of it for one run (`mcp_runtime`).
 
 This package imports nothing heavy on import: the MCP SDK loads only when a run starts
 servers.

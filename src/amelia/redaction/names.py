@@ -22,6 +22,7 @@ SECRET_INPUTS: Final = frozenset(
         "INPUT_CLAUDE_CODE_OAUTH_TOKEN",
         "INPUT_OPENAI_API_KEY",
         "INPUT_OPENROUTER_API_KEY",
+        "INPUT_MCP_SECRETS",
     }
 )
 """The inputs of `action.yml` that hold credentials; every other input is plain text."""

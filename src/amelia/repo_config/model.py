@@ -12,6 +12,7 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from amelia.core.types import DriverType
+from amelia.mcp.config import McpConfig
 
 __all__ = [
     "DEFAULT_CONFIG_FILE",
@@ -159,3 +160,6 @@ class RepoConfig(_Strict):
     test_timeout_minutes: float | None = Field(default=None, gt=0, le=360, allow_inf_nan=False)
     scan: ScanConfig = Field(default_factory=ScanConfig)
     """How many waiting issues a scheduled scan hands out, and which first."""
+    mcp: McpConfig = Field(default_factory=McpConfig)
+    """MCP servers amelia starts for the agents, and which agent gets which of their tools
+    (see `amelia.mcp.config`)."""
