@@ -182,6 +182,10 @@ def test_the_claude_developers_shell_cannot_read_the_mcp_servers_secret(
     developer_requests = [r for r in result.model_requests if role_of(r) == "developer"]
     text_seen = json.dumps([request.body for request in developer_requests])
     assert_the_secret_stayed_out_of_reach(dump, pid_file, result, text_seen)
+    # The CLI got its servers in a file, not on its command line (which every user reads).
+    command_lines = ProbeDump(dump).sections("cmdline")
+    assert b"--mcp-config\0/" in command_lines
+    assert b"Bearer amelia-mcp-" not in command_lines
 
 
 def test_the_api_developers_shell_cannot_read_the_mcp_servers_secret(

@@ -3,7 +3,11 @@ as its engine takes them, named alike on both engines, and never with `read_file
 
 from __future__ import annotations
 
+import json
+import os
+import stat
 from collections import deque
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,9 +15,11 @@ import pytest
 from amelia.core.types import Profile, ToolProfileName
 from amelia.drivers.api.driver import ApiDriver
 from amelia.drivers.api.mcp import mcp_toolsets
+from amelia.drivers.cli._claude_mcp import write_mcp_config
 from amelia.drivers.cli.claude import ClaudeCliDriver
 from amelia.drivers.mcp import McpEndpoint, mcp_servers_for, mcp_tool_name
 from amelia.drivers.runtime import DriverEnvironment
+from amelia.isolation.agent_user import AgentUser
 from amelia.pipeline import default_make_driver
 
 DOCS = McpEndpoint(name="docs", url="http://127.0.0.1:9/mcp/docs", token="amelia-mcp-dev")
@@ -77,3 +83,24 @@ def test_pydantic_ai_gets_a_toolset_per_server_named_like_claude_codes() -> None
     assert inner.tool_error_behavior == "failed"
     driver = ApiDriver(model="openai:gpt-4o", environment=environment().for_role("reviewer"))
     assert driver.mcp == (REVIEWER_DOCS,)
+
+
+def test_claude_code_reads_its_servers_from_a_file_only_its_user_may_read(
+    tmp_path: Path,
+) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir(mode=0o700)
+    path = write_mcp_config(scratch, (DOCS,), owner=None)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert json.loads(path.read_text()) == {
+        "mcpServers": {"docs": {"type": "http", "url": DOCS.url, "headers": DOCS.headers}}
+    }
+    driver = ClaudeCliDriver(environment=environment().for_role("developer"))
+    options = driver._options("/tmp", None, "s", None, deque(), mcp_config=path)
+    assert options.mcp_servers == str(path) and "mcp__docs" in options.allowed_tools
+    if os.geteuid() == 0:
+        other = scratch / "other"
+        other.mkdir(mode=0o700)
+        user = AgentUser(uid=40001, gid=40001, name="agent", setpriv="/usr/bin/setpriv")
+        owned = write_mcp_config(other, (DOCS,), owner=user)
+        assert (owned.stat().st_uid, stat.S_IMODE(other.stat().st_mode)) == (40001, 0o711)

@@ -33,7 +33,11 @@ from amelia.core.types import ToolProfileName
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, GenerateResult
 from amelia.drivers.cli._claude_hooks import confined_file_hooks, read_only_bash_hooks
 from amelia.drivers.cli._claude_mapping import MessageMapper, extract_json_text
-from amelia.drivers.cli._claude_mcp import claude_mcp_rules, claude_mcp_servers
+from amelia.drivers.cli._claude_mcp import (
+    claude_mcp_rules,
+    claude_mcp_servers,
+    write_mcp_config,
+)
 from amelia.drivers.cli._claude_tools import tool_permissions
 from amelia.drivers.mcp import McpEndpoint, mcp_servers_for
 from amelia.drivers.runtime import DriverEnvironment, default_environment
@@ -156,9 +160,11 @@ class ClaudeCliDriver:
         stderr_lines: deque[str],
         tools: list[str] | None = None,
         script: Path | None = None,
+        mcp_config: Path | None = None,
     ) -> ClaudeAgentOptions:
         """`script`: a launcher that records the CLI's pid and runs it, as the agent user
-        when there is one (None: run the CLI directly)."""
+        when there is one (None: run the CLI directly); `mcp_config`: the agent's MCP
+        servers in a file (`write_mcp_config`; None: inline)."""
         permissions = tool_permissions(self.tool_profile, self.web_tools)
         if self.cli_path is not None and not Path(self.cli_path).is_file():
             raise DriverError(f"Claude Code CLI not found at {self.cli_path}")
@@ -166,14 +172,13 @@ class ClaudeCliDriver:
         permission_mode: PermissionMode = (
             "acceptEdits" if permissions.permission_mode == "acceptEdits" else "default"
         )
-        # MCP servers for the agentic runs only (`generate` passes `tools=[]`).
-        servers = () if tools is not None else mcp_servers_for(self.tool_profile, self.mcp)
+        servers = self._mcp_servers(tools)
         return ClaudeAgentOptions(
             tools=list(permissions.tools) if tools is None else tools,
             allowed_tools=(
                 [*permissions.allowed_tools, *claude_mcp_rules(servers)] if tools is None else tools
             ),
-            mcp_servers=claude_mcp_servers(servers),
+            mcp_servers=str(mcp_config) if mcp_config is not None else claude_mcp_servers(servers),
             permission_mode=permission_mode,
             hooks=self._hooks(Path(cwd)) if tools is None else None,
             setting_sources=(
@@ -197,6 +202,10 @@ class ClaudeCliDriver:
                 else None
             ),
         )
+
+    def _mcp_servers(self, tools: list[str] | None) -> tuple[McpEndpoint, ...]:
+        """The MCP servers of an agentic run (`generate` passes `tools=[]`: none)."""
+        return () if tools is not None else mcp_servers_for(self.tool_profile, self.mcp)
 
     def _hooks(self, cwd: Path) -> dict[HookEvent, list[HookMatcher]] | None:
         """Read-only Bash needs a hook (prefix rules cannot see options such as --output);
@@ -241,8 +250,10 @@ class ClaudeCliDriver:
                 script = agent.wrapper(scratch, self._program(), pid_file=pid_file)
             else:
                 script = launcher(scratch / "claude", [str(self._program())], pid_file=pid_file)
+            servers = self._mcp_servers(tools)
+            mcp_config = write_mcp_config(scratch, servers, owner=agent) if servers else None
             messages = self._run_cli(
-                prompt, cwd, session_id, system_prompt, schema, tools, script, pid_file
+                prompt, cwd, session_id, system_prompt, schema, tools, script, pid_file, mcp_config
             )
             async with contextlib.aclosing(messages):
                 async for message in messages:
@@ -258,9 +269,12 @@ class ClaudeCliDriver:
         tools: list[str] | None,
         script: Path,
         pid_file: Path,
+        mcp_config: Path | None = None,
     ) -> AsyncGenerator[AgenticMessage]:
         stderr_lines: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
-        options = self._options(cwd, session_id, system_prompt, schema, stderr_lines, tools, script)
+        options = self._options(
+            cwd, session_id, system_prompt, schema, stderr_lines, tools, script, mcp_config
+        )
         mapper = MessageMapper(
             model=self.model,
             structured=schema is not None,
