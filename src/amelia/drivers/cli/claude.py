@@ -38,6 +38,7 @@ from amelia.drivers.cli._claude_mcp import (
     claude_mcp_servers,
     write_mcp_config,
 )
+from amelia.drivers.cli._claude_tmp import cli_scratch, private_tmpdir
 from amelia.drivers.cli._claude_tools import tool_permissions
 from amelia.drivers.mcp import McpEndpoint, mcp_servers_for
 from amelia.drivers.runtime import DriverEnvironment, default_environment
@@ -109,12 +110,13 @@ class ClaudeCliDriver:
         """The MCP servers of amelia's gateway this driver's agent was given."""
         return self.environment.mcp_servers
 
-    def cli_environment(self) -> dict[str, str]:
+    def cli_environment(self, *, tmpdir: Path | None = None) -> dict[str, str]:
         """What `options.env` carries: every inherited secret blanked (the model's keys
         too), the model connection from the credentials only (amelia hands over the
         credential proxy's URL and token, and blanks the other key variables), the `PATH`
         the driver was handed (a project's setup may have added to it), the configuration
-        directory, quiet defaults, the caller's additions."""
+        directory, quiet defaults, the caller's additions, and last `tmpdir` as the CLI's
+        temporary directory (`CLAUDE_CODE_TMPDIR` and `TMPDIR`; `_claude_tmp`)."""
         credentials = self.environment.credentials
         inherited = self.environment.inherited
         # PATH and VIRTUAL_ENV as handed over: a project's toolchain changes both.
@@ -133,6 +135,8 @@ class ClaudeCliDriver:
             **QUIET_CLI_ENV,
             **self.extra_env,
         }
+        if tmpdir is not None:
+            environment["CLAUDE_CODE_TMPDIR"] = environment["TMPDIR"] = str(tmpdir)
         agent = self.environment.agent
         return environment if agent is None else agent.environment(environment)
 
@@ -161,10 +165,12 @@ class ClaudeCliDriver:
         tools: list[str] | None = None,
         script: Path | None = None,
         mcp_config: Path | None = None,
+        tmpdir: Path | None = None,
     ) -> ClaudeAgentOptions:
         """`script`: a launcher that records the CLI's pid and runs it, as the agent user
         when there is one (None: run the CLI directly); `mcp_config`: the agent's MCP
-        servers in a file (`write_mcp_config`; None: inline)."""
+        servers in a file (`write_mcp_config`; None: inline); `tmpdir`: the CLI's private
+        temporary directory (`private_tmpdir`; None: the CLI's shared default)."""
         permissions = tool_permissions(self.tool_profile, self.web_tools)
         if self.cli_path is not None and not Path(self.cli_path).is_file():
             raise DriverError(f"Claude Code CLI not found at {self.cli_path}")
@@ -193,7 +199,7 @@ class ClaudeCliDriver:
             # that reaches this (an `error_max_budget_usd` result).
             max_budget_usd=current_spending_limit() if tools is None else None,
             cwd=cwd,
-            env=self.cli_environment(),
+            env=self.cli_environment(tmpdir=tmpdir),
             stderr=stderr_lines.append,
             cli_path=cli_path,
             output_format=(
@@ -242,10 +248,13 @@ class ClaudeCliDriver:
         tools: list[str] | None = None,
     ) -> AsyncIterator[AgenticMessage]:
         with contextlib.ExitStack() as stack:
-            # amelia's own directory: the agent user cannot change the script it is run by.
-            scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="amelia-cli-")))
-            pid_file = scratch / "cli.pid"
             agent = self.environment.agent
+            # amelia's own directory: the agent user cannot change the script it is run by.
+            # The CLI's temporary files go there too, and go with it.
+            uid = os.geteuid() if agent is None else agent.uid
+            scratch = Path(stack.enter_context(cli_scratch(uid)))
+            tmpdir = private_tmpdir(scratch, owner=agent)
+            pid_file = scratch / "cli.pid"
             if agent is not None:
                 script = agent.wrapper(scratch, self._program(), pid_file=pid_file)
             else:
@@ -253,7 +262,16 @@ class ClaudeCliDriver:
             servers = self._mcp_servers(tools)
             mcp_config = write_mcp_config(scratch, servers, owner=agent) if servers else None
             messages = self._run_cli(
-                prompt, cwd, session_id, system_prompt, schema, tools, script, pid_file, mcp_config
+                prompt,
+                cwd,
+                session_id,
+                system_prompt,
+                schema,
+                tools,
+                script,
+                pid_file,
+                mcp_config,
+                tmpdir,
             )
             async with contextlib.aclosing(messages):
                 async for message in messages:
@@ -270,10 +288,11 @@ class ClaudeCliDriver:
         script: Path,
         pid_file: Path,
         mcp_config: Path | None = None,
+        tmpdir: Path | None = None,
     ) -> AsyncGenerator[AgenticMessage]:
         stderr_lines: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
         options = self._options(
-            cwd, session_id, system_prompt, schema, stderr_lines, tools, script, mcp_config
+            cwd, session_id, system_prompt, schema, stderr_lines, tools, script, mcp_config, tmpdir
         )
         mapper = MessageMapper(
             model=self.model,
