@@ -97,7 +97,7 @@ def test_amelia_run_as_root_plans_in_a_checkout_handed_to_the_agent_user(
 
 
 @pytest.mark.parametrize("closed", ["a directory above it", "pytest's own temporary root"])
-def test_a_checkout_the_agent_user_cannot_reach_stops_the_run_before_any_model_request(
+def test_a_checkout_the_agent_user_cannot_reach_stops_the_run_before_anything_happens(
     reachable: Path, tmp_path: Path, closed: str
 ) -> None:
     if closed == "a directory above it":
@@ -116,8 +116,13 @@ def test_a_checkout_the_agent_user_cannot_reach_stops_the_run_before_any_model_r
     with ActionHarness(root, script=script, agent_user=AGENT_USER) as harness:
         number = harness.add_planned_issue("Add a farewell", "Say goodbye too.")
         before = harness.origin_git("rev-parse", f"amelia/issue-{number}")
+        setup_ran = reachable / f"setup-ran-{closed.split()[0]}"
 
-        result = harness.run("issue_comment", harness.comment_event(number, "/amelia implement"))
+        result = harness.run(
+            "issue_comment",
+            harness.comment_event(number, "/amelia implement"),
+            inputs={"setup_script": f"touch {setup_ran}"},
+        )
 
         output = result.stdout + result.stderr
         assert result.exit_code == 1, output
@@ -126,11 +131,37 @@ def test_a_checkout_the_agent_user_cannot_reach_stops_the_run_before_any_model_r
         assert f"the agent user amelia-agent (uid 10001) cannot enter {above} (mode 0700" in error
         assert f"chmod o+x {above}" in error and "AMELIA_AGENT_USER=none" in error
         assert str(harness.workspace) in error
-        # No pull request, no commit: the run ended before the developer began.
-        assert not [r for r in result.github_writes if r.path.endswith("/pulls")]
+        # Checked before anything else: no comment (no progress comment to say "Failed"),
+        # no setup, the checkout still on the branch it was on, nothing pushed.
+        assert result.github_writes == []
+        assert not setup_ran.exists()
+        assert git(harness.workspace, "branch", "--show-current").strip() == "main"
         assert harness.origin_git("rev-parse", f"amelia/issue-{number}") == before
         assert not (harness.workspace / "farewell.py").exists()
-        assert harness.workspace.stat().st_uid == 0  # given back
+        assert harness.workspace.stat().st_uid == 0  # never handed over
+
+
+def test_amelia_run_with_a_checkout_the_agent_user_cannot_reach_writes_nothing(
+    reachable: Path,
+) -> None:
+    above = reachable / "closed"
+    above.mkdir(mode=0o700)  # a clone under /root
+    with ActionHarness(above / "action", agent_user=AGENT_USER) as harness:
+        harness.add_issue("Add a farewell", "greeter says hello; let it say goodbye too.")
+
+        result = harness.run_local(
+            "issue_comment",
+            harness.comment_event(1, "/amelia plan"),
+            dry_run=False,
+            env={"GITHUB_ACTIONS": ""},
+        )
+
+        output = result.stdout + result.stderr
+        assert result.exit_code == 1, output
+        (error,) = error_lines(result.stdout)
+        assert f"cannot enter {above} (mode 0700" in error
+        assert result.github_writes == [] and result.model_requests == []
+        assert "would create comment" not in output
 
 
 def test_a_checkout_the_agent_user_can_reach_passes_the_check_and_gets_its_work(

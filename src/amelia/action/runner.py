@@ -145,6 +145,8 @@ class _Engine:
         if not repo or "/" not in repo:
             raise ConfigError("no repository: GITHUB_REPOSITORY must be owner/name")
         dry_run = settings.inputs.dry_run if self.request.dry_run is None else self.request.dry_run
+        if mode.needs_workspace:
+            self._check_workspace(settings)
         github = open_client(settings, repo, dry_run=dry_run)
         if mode.needs_permission:
             inputs = settings.inputs
@@ -338,6 +340,17 @@ class _Engine:
         )
         context.progress = progress
         context.sinks.append(progress.sink)
+
+    def _check_workspace(self, settings: Settings) -> None:
+        """Before anything is read from or written to GitHub, any setup runs or any branch
+        changes: the agent user, when agents run as one, can enter the workspace
+        (`AgentUserError` otherwise)."""
+        from amelia.isolation.agent_user import resolve_agent_user
+
+        path = self._checkout_path(settings.runner).resolve()
+        agent = resolve_agent_user(settings.amelia.agent_user)
+        if agent is not None:
+            agent.check_entry(path)
 
     def _checkout_path(self, runner: RunnerContext) -> Path:
         if self.request.workspace is not None:

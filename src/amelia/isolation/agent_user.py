@@ -63,11 +63,13 @@ for directory in "$@" "$checkout"; do
   [ -x "$directory" ] || { printf '%s\\n' "$directory"; exit 3; }
 done
 cd -- "$checkout" || exit 4
+[ -n "$AMELIA_ENTER_ONLY" ] && exit 0
 probe=$(mktemp ./.amelia-access-check.XXXXXX) || exit 4
 rm -f -- "$probe" || exit 4
 """
 """Run as the agent user: every directory down to the checkout must be enterable (exit 3
-names the first that is not), and a file must be creatable and removable in it."""
+names the first that is not), and (unless `AMELIA_ENTER_ONLY` is set) a file must be
+creatable and removable in it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -179,17 +181,30 @@ class AgentUser:
             directory / "agent-claude", self.command([os.fspath(program)]), pid_file=pid_file
         )
 
+    def check_entry(self, checkout: Path) -> None:
+        """Make sure this user, as itself, can enter `checkout` and every directory above
+        it: the check a run makes before anything else (no setup, no branch change, no
+        comment), since the checkout is not handed over yet. Raises `AgentUserError` with
+        one line naming the directory that blocks it and what to do."""
+        self._check(checkout, enter_only=True)
+
     def check_access(self, checkout: Path) -> None:
         """Make sure this user, as itself, can enter `checkout` and create and remove a
         file there (call it once the checkout is handed over). Raises `AgentUserError`
         with one line naming the directory that blocks it and what to do."""
+        self._check(checkout, enter_only=False)
+
+    def _check(self, checkout: Path, *, enter_only: bool) -> None:
         target = Path(checkout).absolute()
         ancestors = [str(directory) for directory in reversed(target.parents)]
+        environment = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}
+        if enter_only:
+            environment["AMELIA_ENTER_ONLY"] = "1"
         try:
             ran = subprocess.run(
                 self.command(["/bin/sh", "-c", _ACCESS_CHECK, "access-check", str(target)])
                 + ancestors,
-                env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"},
+                env=environment,
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 text=True,

@@ -324,6 +324,24 @@ def test_the_access_check_names_what_blocks_the_user_and_leaves_nothing_behind(
 
 
 @needs_root
+def test_the_entry_check_needs_only_a_way_in_not_the_checkout_handed_over(
+    agent: AgentUser, reachable: Path
+) -> None:
+    checkout = reachable / "closed" / "checkout"
+    checkout.mkdir(parents=True)
+    (reachable / "closed").chmod(0o700)
+    with pytest.raises(AgentUserError) as entering:
+        agent.check_entry(checkout)
+    message = entering.value.message
+    assert f"cannot enter {reachable / 'closed'} (mode 0700, owner root)" in message
+    assert "\n" not in message
+
+    (reachable / "closed").chmod(0o755)
+    agent.check_entry(checkout)  # still root's, as before the run hands it over
+    assert checkout.stat().st_uid == 0 and list(checkout.iterdir()) == []
+
+
+@needs_root
 def test_what_the_setup_made_in_the_agents_home_becomes_the_agents(
     agent: AgentUser, reachable: Path
 ) -> None:
