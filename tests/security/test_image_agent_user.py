@@ -324,6 +324,53 @@ TESTS = (
 )
 
 
+@pytest.mark.parametrize("relied_on", ["the test command's python3", "a directory the setup added"])
+def test_a_toolchain_on_a_path_the_agent_user_cannot_reach_stops_before_any_model_request(
+    reachable: Path, relied_on: str
+) -> None:
+    # Like pyenv under /root/.pyenv on root's PATH: the setup (root) installs into it, the
+    # agent user's tests would run /usr/bin/python3 without what was installed.
+    closed = reachable / "root"
+    shims = closed / ".pyenv" / "shims"
+    shims.mkdir(parents=True)
+    closed.chmod(0o700)
+    shim = shims / "python3"
+    shim.write_text(
+        f'#!/bin/sh\nPYTHONPATH={closed / "site"} exec /usr/bin/python3 "$@"\n', encoding="utf-8"
+    )
+    shim.chmod(0o755)
+    if relied_on == "a directory the setup added":
+        setup = f'mkdir -p {closed}/bin && echo {closed}/bin >> "$GITHUB_PATH"'
+        tests = "true"
+    else:
+        setup = f"mkdir -p {closed}/site && python3 -c 'print(1)' > {closed}/site/tomli_w.py"
+        tests = 'python3 -c "import tomli_w"'
+    with ActionHarness(reachable / "action", agent_user=AGENT_USER) as harness:
+        number = harness.add_planned_issue("Add a farewell", "Say goodbye too.")
+        path = harness.environment("x", Path("x"), Path("x"), Path("x"))["PATH"]
+
+        result = harness.run(
+            "issue_comment",
+            harness.comment_event(number, "/amelia implement"),
+            inputs={"setup_script": setup, "test_command": tests},
+            env={"PATH": f"{shims}:{path}"},
+        )
+
+        output = result.stdout + result.stderr
+        assert result.exit_code == 1, output
+        assert result.model_requests == []
+        assert result.outputs["conclusion"] == "failure"
+        (error,) = error_lines(result.stdout)
+        assert "the agent user amelia-agent, who runs the tests" in error
+        assert "AMELIA_AGENT_USER=none" in error and "no agent ran" in error
+        if relied_on == "a directory the setup added":
+            assert f"the PATH entries the setup added ({closed}/bin)" in error
+        else:
+            assert f"`python3` of test_command ({shim}; it would run " in error
+        assert "Setup `mkdir -p" in result.summary and ": passed" in result.summary
+        assert not [r for r in result.github_writes if r.path.endswith("/pulls")]
+
+
 def test_the_setup_the_test_command_and_the_agents_share_one_home_and_path(
     reachable: Path,
 ) -> None:

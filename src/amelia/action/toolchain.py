@@ -20,6 +20,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from loguru import logger
+
 from amelia.action.modes.base import ModeContext, ModeOutcome
 from amelia.config import ActionInputs
 from amelia.isolation.ownership import give_home_to
@@ -29,6 +31,8 @@ from amelia.repo_config import DEFAULT_CONFIG_FILE, RepoConfig
 from amelia.text import code_fence
 from amelia.toolchain import (
     ShellRun,
+    ToolchainReach,
+    blocked_toolchain,
     extend_path,
     read_added_path,
     resolve_setup,
@@ -43,6 +47,7 @@ __all__ = [
     "render_tail",
     "toolchain_from",
     "toolchain_of",
+    "unreachable_reason",
 ]
 
 RUNNER_FILE_VARIABLES = ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_STATE")
@@ -117,6 +122,28 @@ def _tool_environment(inherited: Mapping[str, str]) -> dict[str, str]:
     return scrubbed
 
 
+def unreachable_reason(reach: ToolchainReach, user: str, test_origin: str) -> str:
+    """One line: what of the toolchain's `PATH` the agent user `user` cannot reach, what it
+    would run instead, and the ways out."""
+    parts: list[str] = []
+    if reach.added:
+        parts.append(f"the PATH entries the setup added ({', '.join(reach.added)})")
+    for blocked in reach.programs:
+        instead = (
+            f"it would run {blocked.instead} instead"
+            if blocked.instead is not None
+            else "it would find no such program"
+        )
+        parts.append(f"`{blocked.program}` of {test_origin} ({blocked.found}; {instead})")
+    return (
+        f"the agent user {user}, who runs the tests and the agents' tools, cannot reach "
+        f"{'; '.join(parts)}: a directory above it is closed to other users (such as "
+        "/root). Install the toolchain where every user can reach it (/usr/local, /opt), "
+        "let other users enter those directories (chmod o+x), or set "
+        "AMELIA_AGENT_USER=none to run agents as amelia's own user; no agent ran"
+    )
+
+
 def _describe(ran: ShellRun, timeout_minutes: float) -> str:
     if ran.timed_out:
         return f"timed out after {timeout_minutes:g} min"
@@ -179,6 +206,7 @@ async def prepare_toolchain(
     # With a toolchain, the project's python3 and pip are the system's (where the setup
     # installs), not the virtual environment amelia's own packages live in.
     inherited = without_own_virtualenv(inherited)
+    added: list[str] = []
     if toolchain.setup is None:
         await ctx.stage(setup_stage, "skipped", detail="none configured")
     else:
@@ -201,6 +229,25 @@ async def prepare_toolchain(
             )
         await ctx.stage(setup_stage, "done", detail=f"{outcome} in {ran.duration_seconds:.0f} s")
         inherited = extend_path(inherited, added)
+    agent = environment.agent if environment is not None else None
+    if agent is not None:
+        reach = blocked_toolchain(
+            inherited.get("PATH", ""),
+            can_reach=agent.can_reach,
+            added=added,
+            test_command=toolchain.test_command,
+        )
+        if reach.blocked:
+            reason = unreachable_reason(reach, agent.name, toolchain.test_origin)
+            await ctx.stage(tests_stage, "failed", detail="the agent user cannot reach it")
+            return ModeOutcome(conclusion="failure", failure_reason=reason)
+        if reach.others:
+            logger.warning(
+                "the agent user {} cannot reach these PATH entries, so the agents' commands "
+                "find nothing there: {}",
+                agent.name,
+                ", ".join(reach.others),
+            )
     if environment is not None and inherited != environment.inherited:
         from amelia.pipeline import default_make_driver
 

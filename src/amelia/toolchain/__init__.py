@@ -3,6 +3,7 @@ agent runs, and the shell commands amelia itself runs (setup, the test command),
 in time, their output streamed and its tail kept."""
 
 from amelia.toolchain.process import ShellRun, run_shell
+from amelia.toolchain.reach import BlockedProgram, ToolchainReach, blocked_toolchain
 from amelia.toolchain.setup import (
     SetupCommand,
     extend_path,
@@ -12,8 +13,11 @@ from amelia.toolchain.setup import (
 )
 
 __all__ = [
+    "BlockedProgram",
     "SetupCommand",
     "ShellRun",
+    "ToolchainReach",
+    "blocked_toolchain",
     "extend_path",
     "read_added_path",
     "resolve_setup",
