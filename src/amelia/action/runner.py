@@ -343,11 +343,18 @@ class _Engine:
 
     def _check_workspace(self, settings: Settings) -> None:
         """Before anything is read from or written to GitHub, any setup runs or any branch
-        changes: the agent user, when agents run as one, can enter the workspace
-        (`AgentUserError` otherwise)."""
+        changes: the workspace is a git checkout (`ConfigError` otherwise), and the agent
+        user, when agents run as one, can enter it (`AgentUserError` otherwise)."""
         from amelia.isolation.agent_user import resolve_agent_user
 
         path = self._checkout_path(settings.runner).resolve()
+        fix = (
+            "check out the repository first (actions/checkout), or give `amelia run --repo` a clone"
+        )
+        if not path.is_dir():
+            raise ConfigError(f"the workspace {path} does not exist: {fix}")
+        if not (path / ".git").exists():
+            raise ConfigError(f"the workspace {path} is not a git checkout: {fix}")
         agent = resolve_agent_user(settings.amelia.agent_user)
         if agent is not None:
             agent.check_entry(path)

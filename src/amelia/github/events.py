@@ -8,9 +8,9 @@ decides what to do; it never raises and never touches the network.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, cast
+from typing import Annotated, Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
 from amelia.errors import EventError
 from amelia.github.markers import COMMANDS, is_bot_text
@@ -25,10 +25,12 @@ __all__ = [
     "Event",
     "EventBase",
     "GitRefPayload",
+    "Id",
     "IssueCommentEvent",
     "IssuePayload",
     "IssuesEvent",
     "Label",
+    "Number",
     "OtherEvent",
     "PullRequestEvent",
     "PullRequestPayload",
@@ -42,6 +44,13 @@ __all__ = [
     "parse_event",
     "route",
 ]
+
+
+Number = Annotated[StrictInt, Field(ge=1, le=2**31 - 1)]
+"""An issue's or pull request's number as GitHub sends it: a JSON integer from 1 up
+(GitHub numbers each repository's issues and pull requests together from 1)."""
+Id = Annotated[StrictInt, Field(ge=1, le=2**63 - 1)]
+"""A comment's id: a positive 64-bit JSON integer."""
 
 
 class _Payload(BaseModel):
@@ -70,7 +79,7 @@ class RepositoryRef(_Payload):
 
 
 class IssuePayload(_Payload):
-    number: int
+    number: Number
     title: str = ""
     body: str | None = None
     user: Actor | None = None
@@ -84,7 +93,7 @@ class IssuePayload(_Payload):
 
 
 class CommentPayload(_Payload):
-    id: int
+    id: Id
     body: str | None = None
     user: Actor
 
@@ -92,7 +101,7 @@ class CommentPayload(_Payload):
 class ReviewCommentPayload(_Payload):
     """A review comment: on a line of a pull's diff, or a reply in such a thread."""
 
-    id: int
+    id: Id
     body: str | None = None
     user: Actor
     path: str = ""
@@ -100,7 +109,7 @@ class ReviewCommentPayload(_Payload):
     original_line: int | None = None
     diff_hunk: str = ""
     commit_id: str = ""
-    in_reply_to_id: int | None = None
+    in_reply_to_id: Id | None = None
     """Set on a reply: the comment that starts the thread."""
 
 
@@ -112,7 +121,7 @@ class GitRefPayload(_Payload):
 
 
 class PullRequestPayload(_Payload):
-    number: int
+    number: Number
     title: str = ""
     body: str | None = None
     draft: bool = False
@@ -159,7 +168,7 @@ class PullRequestEvent(EventBase):
     repository's secrets and a write token, and its checkout is the base, never the head."""
 
     name: Literal["pull_request", "pull_request_target"] = "pull_request"
-    number: int
+    number: Number
     pull_request: PullRequestPayload
 
     @property
@@ -173,7 +182,7 @@ class PullRequestEvent(EventBase):
 
 
 class DispatchInputs(_Payload):
-    issue_number: int | None = Field(default=None, ge=1)
+    issue_number: int | None = Field(default=None, ge=1, le=2**31 - 1)
     command: Literal["plan", "implement", "review", "scan", "help"] | None = None
 
     @field_validator("issue_number", "command", mode="before")

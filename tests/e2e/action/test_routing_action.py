@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from amelia.testing.action_harness import ActionHarness
@@ -115,3 +117,49 @@ def test_invalid_input_is_one_clear_error(harness: ActionHarness) -> None:
     assert result.exit_code == 2
     assert "::error::Invalid action input: INPUT_PLAN_DIR" in result.stdout
     assert "Traceback" not in result.stderr + result.stdout
+
+
+def _error_lines(output: str) -> list[str]:
+    return [line for line in output.splitlines() if line.startswith("::error")]
+
+
+@pytest.mark.parametrize("number", [-1, 0, 10**30])
+def test_amelia_run_refuses_an_issue_number_github_never_sends_before_any_request(
+    harness: ActionHarness, number: int
+) -> None:
+    harness.add_issue("Add a farewell", "Say goodbye.")
+    event = harness.comment_event(1, "/amelia plan")
+    event["issue"]["number"] = number
+
+    result = harness.run_local("issue_comment", event, dry_run=False)
+
+    output = result.stdout + result.stderr
+    assert result.exit_code == 2, output
+    (error,) = _error_lines(result.stdout)
+    assert error.startswith("::error::issue_comment event payload is invalid: field 'issue.number'")
+    assert "Traceback" not in output and "would create comment" not in output
+    assert result.github_requests == [] and result.model_requests == []
+
+
+@pytest.mark.parametrize("workspace", ["missing", "not a checkout"])
+def test_amelia_run_refuses_a_repo_that_is_no_checkout_before_any_request(
+    harness: ActionHarness, workspace: str
+) -> None:
+    number = harness.add_issue("Add a farewell", "Say goodbye.")
+    path = harness.root / "elsewhere"
+    if workspace == "not a checkout":
+        path.mkdir()
+    event = harness.comment_event(number, "/amelia plan")
+    events = harness.root / "event.json"
+    events.write_text(json.dumps(event), encoding="utf-8")
+    args = ["run", "--event-name", "issue_comment", "--event-path", str(events)]
+
+    result = harness.run("issue_comment", event, args=[*args, "--repo", str(path)])
+
+    output = result.stdout + result.stderr
+    assert result.exit_code == 2, output
+    (error,) = _error_lines(result.stdout)
+    reason = "does not exist" if workspace == "missing" else "is not a git checkout"
+    assert error.startswith(f"::error::the workspace {path} {reason}: check out the repository")
+    assert "would create comment" not in output
+    assert result.github_requests == [] and result.model_requests == []

@@ -346,6 +346,60 @@ def test_malformed_payloads_raise_event_error(payload: bytes, message: str) -> N
     assert "\n" not in str(caught.value)
 
 
+def _with(payload: bytes, **changes: Any) -> bytes:
+    data = json.loads(payload)
+    for dotted, value in changes.items():
+        *parents, last = dotted.split("__")
+        target = data
+        for part in parents:
+            target = target[part]
+        target[last] = value
+    return json.dumps(data).encode()
+
+
+@pytest.mark.parametrize("number", [-1, 0, 10**30, 2**31, "7", True, 7.5, None])
+def test_an_issue_number_github_never_sends_is_refused_before_any_request(number: Any) -> None:
+    with pytest.raises(EventError, match=r"field 'issue\.number'") as caught:
+        parse_event("issue_comment", _with(comment_payload("/amelia plan"), issue__number=number))
+    assert "\n" not in caught.value.message
+    with pytest.raises(EventError, match=r"field 'issue\.number'"):
+        parse_event("issues", _with(issues_payload("labeled", "amelia"), issue__number=number))
+
+
+@pytest.mark.parametrize("number", [-1, 0, 10**30])
+def test_a_pull_request_number_github_never_sends_is_refused(number: Any) -> None:
+    with pytest.raises(EventError, match=r"field 'number'"):
+        parse_event("pull_request", _with(pull_payload("opened"), number=number))
+    payload = _with(pull_payload("opened"), pull_request__number=number)
+    with pytest.raises(EventError, match=r"field 'pull_request\.number'"):
+        parse_event("pull_request_target", payload)
+    with pytest.raises(EventError, match=r"field 'pull_request\.number'"):
+        parse_event(
+            "pull_request_review_comment",
+            _with(review_comment_payload("/amelia fix"), pull_request__number=number),
+        )
+
+
+@pytest.mark.parametrize("value", ["-1", "0", str(10**30)])
+def test_a_dispatched_issue_number_must_be_one_github_could_have(value: str) -> None:
+    payload = json.dumps({"inputs": {"issue_number": value, "command": "plan"}, "sender": USER})
+    with pytest.raises(EventError, match=r"field 'inputs\.issue_number'"):
+        parse_event("workflow_dispatch", payload.encode())
+
+
+def test_real_numbers_and_ids_pass_the_bounds() -> None:
+    # Comment ids outgrew 32 bits long ago; issue numbers stay far below that.
+    payload = _with(comment_payload("/amelia plan"), issue__number=123456, comment__id=2862319443)
+    assert routed("issue_comment", payload) == Command(
+        kind="plan", number=123456, requested_by="alice", comment_id=2862319443
+    )
+    thread = _with(
+        review_comment_payload("/amelia fix", reply_to=2862319443),
+        comment__id=2862319999,
+    )
+    assert routed("pull_request_review_comment", thread).reply_to == 2862319443
+
+
 def test_extra_fields_are_tolerated() -> None:
     event = parse_event("issue_comment", comment_payload("/amelia plan"))
     assert isinstance(event, IssueCommentEvent)
