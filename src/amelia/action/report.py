@@ -61,9 +61,10 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
     held = context.checkout.publisher.held_back.work
     block = "\n".join(held_back_lines(held)) if held is not None else None
     sections = tuple(section for section in (block, patch) if section)
+    failed = conclusion in ("failure", "no_changes")
     if context.progress is not None:
         await context.progress.finish(
-            "failed" if conclusion == "failure" else "succeeded",
+            "failed" if failed else "succeeded",
             cost,
             links=outcome.links,
             failure_reason=reason,
@@ -76,8 +77,8 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
             note = redactor.redact(
                 f"the progress comment could not be posted: {context.progress.update_error}"
             )
-            reason = f"{reason}; {note}" if conclusion == "failure" and reason else note
-            conclusion = "failure"
+            reason = f"{reason}; {note}" if failed and reason else note
+            conclusion, failed = "failure", True
     outputs = {
         "conclusion": conclusion,
         **({"cost_usd": f"{cost:.4f}"} if cost is not None else {}),
@@ -105,7 +106,7 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
     if unpushed is not None:
         summary += "\n" + unpushed.summary_markdown(redactor)
     io.write_summary(summary)
-    if conclusion == "failure":
+    if failed:
         io.error(f"amelia {mode_name} failed: {reason or 'unknown error'}")
         return EXIT_FAILED
     return EXIT_OK

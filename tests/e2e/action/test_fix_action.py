@@ -376,3 +376,38 @@ def test_a_question_on_a_steering_file_never_shows_the_heads_text(tmp_path: Path
             if c.get("in_reply_to_id")
         ]
         assert reply["in_reply_to_id"] == comment and marker("answer") in reply["body"]
+
+
+def test_a_fix_that_changes_nothing_answers_the_threads_but_posts_no_verdict(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "action"
+
+    def model(request: RecordedRequest) -> Turn:
+        if role_of(request) == "developer":
+            return [text("thread 0: declined: the wording is fine as it is")]
+        turns: list[Turn] = [[tool_use("StructuredOutput", APPROVED)], [text("ok")]]
+        return turns[min(step_of(request), 1)]
+
+    with ActionHarness(root, script=model) as harness:
+        number, comment = _pull_with_a_person_comment(harness)
+        before = harness.origin_git("rev-parse", "feature/farewell").strip()
+
+        result = harness.run("issue_comment", harness.pull_comment_event(number, "/amelia fix"))
+
+        output = result.stdout + result.stderr
+        assert result.exit_code == 1, output
+        assert result.outputs["conclusion"] == "no_changes"
+        assert "verdict" not in result.outputs
+        said = "the developer changed nothing: no commit was pushed to feature/farewell"
+        errors = [line for line in result.stdout.splitlines() if line.startswith("::error")]
+        assert len(errors) == 1 and said in errors[0]
+        assert said in result.summary
+        assert harness.origin_git("rev-parse", "feature/farewell").strip() == before
+        assert not [r for r in result.github_writes if r.path.endswith("/reviews")]
+        replies = [
+            c
+            for c in harness.github.review_comments(harness.repo, number)
+            if c.get("in_reply_to_id") == comment
+        ]
+        assert len(replies) == 1

@@ -197,3 +197,40 @@ def test_dispatched_implement_on_the_plan_pull_updates_it(tmp_path: Path) -> Non
         assert second.outputs["pr_number"] == pull_number
         assert second.outputs["branch"] == f"amelia/issue-{number}"
         assert len(harness.github.pulls(harness.repo)) == 1
+
+
+def test_a_developer_that_changes_nothing_opens_no_pull_and_approves_nothing(
+    tmp_path: Path,
+) -> None:
+    approved: dict[str, Any] = {**VERDICT, "comments": []}
+    script = plan_script(
+        roles={
+            "developer": [[text("Everything the plan asks for is already there.")]],
+            "reviewer": [[tool_use("StructuredOutput", approved)], [text("ok")]],
+        }
+    )
+    with ActionHarness(tmp_path / "action", script=script) as harness:
+        number = _planned_issue(harness)
+        branch_before = harness.origin_git("rev-parse", f"amelia/issue-{number}")
+
+        result = harness.run("issue_comment", harness.comment_event(number, "/amelia implement"))
+
+        output = result.stdout + result.stderr
+        assert result.exit_code == 1, output
+        assert result.outputs["conclusion"] == "no_changes"
+        assert "pr_number" not in result.outputs and "verdict" not in result.outputs
+        assert result.outputs["branch"] == f"amelia/issue-{number}"
+        said = f"the developer changed nothing: branch amelia/issue-{number} holds only the plan"
+        errors = [line for line in result.stdout.splitlines() if line.startswith("::error")]
+        assert errors == [
+            f"::error::amelia implement failed: {said}, so no pull request was "
+            "opened and no verdict was posted"
+        ]
+        assert "## amelia `implement`: no_changes" in result.summary and said in result.summary
+        assert harness.github.pulls(harness.repo) == []
+        assert not [r for r in result.github_writes if "/reviews" in r.path]
+        assert harness.origin_git("rev-parse", f"amelia/issue-{number}") == branch_before
+        posted = harness.github.comments(harness.repo, number)
+        (progress,) = [c for c in posted if progress_marker(number) in c]
+        assert "**Failed**" in progress and said in progress
+        assert "Closes #" not in "".join(posted)

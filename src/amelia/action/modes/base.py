@@ -37,7 +37,9 @@ if TYPE_CHECKING:
 __all__ = ["Conclusion", "Mode", "ModeContext", "ModeOutcome", "ModePrepare", "ModeRun"]
 
 
-Conclusion = Literal["success", "failure", "refused", "skipped", "dry_run"]
+Conclusion = Literal["success", "failure", "no_changes", "refused", "skipped", "dry_run"]
+"""`no_changes`: the agents ran (and cost) but the developer changed nothing, so nothing
+was opened or approved; reported like a failure (exit 1), under its own name."""
 
 
 @dataclass(frozen=True)

@@ -165,6 +165,20 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
         body = f"{FIX_REPLY}\n{ctx.redactor.redact(text)}\n"
         await ctx.github.reply_to_review_comment(pull.number, thread.id, body)
     review = state.last_review
+    if commit is None:
+        # Nothing changed: the threads have the developer's answers, but an unchanged pull
+        # request gets no verdict (no approval) from this run.
+        await post_tool_errors(ctx.github, pull.number, state.tool_results, ctx.redactor)
+        await ctx.stage(STAGE_REPLIES, "done", detail=f"{len(threads)} thread(s) answered")
+        return ModeOutcome(
+            conclusion="no_changes",
+            failure_reason=(
+                f"the developer changed nothing: no commit was pushed to {branch}; the "
+                "threads got its answers, no verdict was posted"
+            ),
+            outputs={"pr_number": str(pull.number), "branch": branch},
+            state=state,
+        )
     if review is not None:
         diff_text = await asyncio.to_thread(diff, git, base, head=head)
         held = ctx.checkout.publisher.held_back.work

@@ -35,6 +35,7 @@ from amelia.action.verdicts import post_tool_errors, post_verdict
 from amelia.git import (
     Leak,
     Repo,
+    changed_paths,
     diff,
     fetch_branch,
     head_sha,
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MODE",
+    "NO_CHANGES",
     "STAGES",
     "STAGE_BRANCH",
     "STAGE_DEVELOPER",
@@ -84,6 +86,10 @@ STAGE_TESTS = "tests"
 STAGE_REVIEWER = "reviewer"
 STAGE_PUBLISH = "pull request"
 STAGES = (STAGE_BRANCH, STAGE_SETUP, STAGE_DEVELOPER, STAGE_TESTS, STAGE_REVIEWER, STAGE_PUBLISH)
+NO_CHANGES = (
+    "the developer changed nothing: branch {branch} holds only the plan, so no pull "
+    "request was opened and no verdict was posted"
+)
 
 
 def issue_of_branch(branch: str, prefix: str) -> int | None:
@@ -408,6 +414,20 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
         await post_tool_errors(ctx.github, where, error.state.tool_results, ctx.redactor)
         raise  # the engine reports the failure, on the progress comment too
 
+    head = await asyncio.to_thread(head_sha, git)
+    changed = await asyncio.to_thread(changed_paths, git, base, head=head)
+    if not [path for path in changed if path != plan_path]:
+        # Nothing but the plan: no pull request that closes the issue, nothing approved.
+        reason = NO_CHANGES.format(branch=branch)
+        await ctx.stage(STAGE_PUBLISH, "skipped", detail="the developer changed nothing")
+        where = existing.number if existing is not None else planned.asked_on
+        await post_tool_errors(ctx.github, where, state.tool_results, ctx.redactor)
+        return ModeOutcome(
+            conclusion="no_changes",
+            failure_reason=reason,
+            outputs={"branch": branch, "plan_path": plan_path},
+            state=state,
+        )
     pull, head = await publish_draft(state)
     review = state.last_review
     verdict = review.verdict if review is not None else None
