@@ -135,3 +135,26 @@ def test_a_later_commit_without_the_file_holds_nothing_back(tmp_path: Path) -> N
     assert holding.split(repo, ["app.py"]) == ["app.py"]
     assert holding.work is None
     assert not (tmp_path / "artifacts" / "held-back").exists()
+
+
+def test_a_held_file_holding_a_stripe_or_gitlab_key_is_not_shown(tmp_path: Path) -> None:
+    stripe = "sk_" + "live_51H8x" + "Zq3Rt" * 18
+    gitlab = "glpat-" + "xY7z" + "Ab12Cd34Ef56Gh78"
+    _repo, holding, _keep = _held(
+        tmp_path,
+        {
+            ".github/workflows/deploy.yml": f"env:\n  STRIPE: {stripe}\n  GITLAB: {gitlab}\n",
+            ".github/workflows/b.yml": "on: push\n",
+        },
+    )
+    work = holding.work
+    assert work is not None
+
+    block = "\n".join(held_back_lines(work))
+
+    assert stripe not in block and gitlab not in block
+    assert any(
+        f"Not shown here: it holds a string shaped like a {kind}" in block
+        for kind in ("Stripe API key", "GitLab token")
+    )
+    assert work.shown == (".github/workflows/b.yml",)

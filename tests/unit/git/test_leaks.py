@@ -4,6 +4,8 @@ string shaped like a credential is flagged; findings name files, never values.""
 from __future__ import annotations
 
 import base64
+import random
+import uuid
 from pathlib import Path
 
 import pytest
@@ -102,3 +104,105 @@ def test_a_commit_hidden_behind_a_remote_tracking_ref_or_a_replacement_is_still_
     report = scan_unpushed(repo, "amelia/issue-1", secrets=[SECRET], published=published)
 
     assert [leak.path for leak in report.secrets] == ["leak.txt"]
+
+
+def _alnum(count: int, *, seed: str = "Qx7") -> str:
+    """`count` characters of a made-up token body (letters and digits, never a real key)."""
+    return (seed + "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0z" * 8)[:count]
+
+
+def _hex(count: int) -> str:
+    return ("0a1b2c3d4e5f6789" * 8)[:count]
+
+
+# Made-up values in each provider's published shape, spelled in pieces so that this file
+# holds none of them whole.
+CREDENTIAL_SAMPLES: dict[str, str] = {
+    "Stripe API key": "sk_" + "live_51H8x" + _alnum(90),
+    "Stripe API key (restricted)": "rk_" + "live_51H8x" + _alnum(90),
+    "Stripe API key (test)": "sk_" + "test_4eC39" + _alnum(24),
+    "Stripe webhook secret": "whsec_" + _alnum(32),
+    "GitLab token": "glpat-" + "xY7z" + _alnum(16),
+    "GitLab token (deploy)": "gldt-" + _alnum(20),
+    "Slack token": "xoxb-" + "1234567890-1234567890123-" + _alnum(24),
+    "Slack token (user)": "xoxp-" + "1234567890-1234567890-1234567890123-" + _hex(32),
+    "Slack webhook": "https://hooks.slack.com/services/" + "T0AAAAAAA/B0BBBBBBB/" + _alnum(24),
+    "Twilio account or API key id": "AC" + _hex(32),
+    "Twilio account or API key id (API key)": "SK" + _hex(32),
+    "SendGrid API key": "SG." + _alnum(22) + "." + _alnum(43, seed="Zz"),
+    "npm token": "npm_" + _alnum(36),
+    "PyPI token": "pypi-" + "AgEIcHlwaS5vcmc" + _alnum(60),
+    "Azure storage or service key in a connection string": (
+        "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey="
+        + _alnum(86)
+        + "==;EndpointSuffix=core.windows.net"
+    ),
+    "Azure storage or service key in a connection string (service bus)": (
+        "Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=Root;"
+        "SharedAccessKey=" + _alnum(43) + "="
+    ),
+    "Azure identifiable key": _alnum(76) + "+AS" + "t" + _alnum(5) + "A==",
+    "Azure Entra ID client secret": "abc" + "8Q~" + _alnum(34),
+    "private key": "-----BEGIN " + "OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n",
+    "private key (PGP)": "-----BEGIN PGP " + "PRIVATE KEY BLOCK-----\n",
+    "OpenAI API key": "sk-" + _alnum(20) + "T3Blbk" + "FJ" + _alnum(20),
+    "Hugging Face token": "hf_" + "abcdefghijklmnopqrstuvwxyzABCDEFGH",
+    "DigitalOcean token": "dop_v1_" + _hex(64),
+    "Databricks token": "dapi" + _hex(32),
+    "Shopify token": "shpat_" + _hex(32),
+    "Docker access token": "dckr_pat_" + _alnum(27),
+    "Google OAuth client secret": "GOCSPX-" + _alnum(28),
+    "HashiCorp Vault token": "hvs." + _alnum(95),
+    "GitHub secret scanning sample token": (
+        "secret_scanning_" + "ab85fc6f8d7638cf1c11da812da308d43_" + _alnum(5)
+    ),
+}
+
+
+@pytest.mark.parametrize("label", sorted(CREDENTIAL_SAMPLES))
+def test_credential_formats_push_protection_blocks_are_flagged_by_kind(
+    repo: Path, label: str
+) -> None:
+    value = CREDENTIAL_SAMPLES[label]
+    _commit(repo, {".github/workflows/deploy.yml": f"env:\n  KEY: {value}\n".encode()})
+
+    report = scan_unpushed(repo, "amelia/issue-1", secrets=[SECRET])
+
+    kind = label.split(" (")[0]
+    assert report.tokens == (Leak(".github/workflows/deploy.yml", kind),)
+    assert all(value not in leak.kind for leak in report.tokens)
+
+
+def test_ordinary_content_is_not_flagged(repo: Path) -> None:
+    """What repositories are full of: lockfile hashes, UUIDs, commit ids, base64 data, long
+    identifiers, and docs that name a key's prefix. None of it is a credential."""
+    rng = random.Random(7)
+    lock = "".join(
+        f'"integrity": "sha512-{base64.b64encode(rng.randbytes(64)).decode()}",\n'
+        for _ in range(200)
+    )
+    hashes = "".join(f"sha256:{rng.randbytes(32).hex()}\n" for _ in range(200))
+    ids = "".join(
+        f"{uuid.UUID(int=rng.getrandbits(128))} {rng.randbytes(20).hex()}\n" for _ in range(200)
+    )
+    blob = base64.b64encode(rng.randbytes(20_000))
+    text = (
+        "Search your code for `sk_live_` and `rk_live_`, `glpat-` and `xoxb-` prefixes.\n"
+        "ACCOUNT_KEY_SETTING_NAME = 'AccountKey'\nkey-value store, SKU SK-1234\n"
+        "def acknowledge_the_request_and_continue_processing_the_queue(): ...\n"
+        "export PGPASSWORD=$PGPASSWORD  # postgres://user:${PASSWORD}@db/app\n"
+    )
+    _commit(
+        repo,
+        {
+            "package-lock.json": lock.encode(),
+            "uv.lock": hashes.encode(),
+            "ids.txt": ids.encode(),
+            "image.b64": blob,
+            "README.md": text.encode(),
+        },
+    )
+
+    report = scan_unpushed(repo, "amelia/issue-1", secrets=[SECRET])
+
+    assert report.tokens == ()
