@@ -28,7 +28,9 @@ import os
 import re
 import secrets
 import shlex
+import shutil
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,7 @@ from amelia.testing.anthropic_script import Turn, text, tool_use
 from amelia.testing.openai_server import RecordedRequest as OpenAIRequest
 from amelia.testing.openai_server import ScriptedOpenAIServer, ScriptItem, tool_call
 from amelia.testing.openai_server import text as openai_text
+from tests.image_user import ImageUser
 from tests.security.probe_results import PROBE, ProbeDump, found_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
@@ -75,6 +78,20 @@ def fresh_credentials(model_key: str = "anthropic_api_key") -> dict[str, str]:
         "openai_api_key": f"sk-proj-{secrets.token_hex(20)}",
         "ACTIONS_RUNTIME_TOKEN": f"eyJ{secrets.token_hex(24)}",
         "ACTIONS_ID_TOKEN_REQUEST_TOKEN": f"eyJ{secrets.token_hex(24)}",
+        **step_credentials(),
+    }
+
+
+def step_credentials() -> dict[str, str]:
+    """Credentials a workflow commonly puts on amelia's step under their standard names:
+    database clients' passwords, a database URL, a CI job's JWT, an error tracker's DSN."""
+    return {
+        "PGPASSWORD": f"pg-{secrets.token_hex(12)}",
+        "MYSQL_PWD": f"my-{secrets.token_hex(12)}",
+        "DATABASE_URL": f"postgres://app:{secrets.token_hex(12)}@db.internal/app",
+        "CI_JOB_JWT": f"jwt-{secrets.token_hex(16)}",
+        "SENTRY_DSN": f"https://{secrets.token_hex(16)}@o1.ingest.sentry.io/1",
+        "STRIPE_SK": f"stripe-{secrets.token_hex(12)}",
     }
 
 
@@ -289,3 +306,42 @@ def test_the_api_developers_shell_finds_no_credential_in_any_process(tmp_path: P
     assert script.asked["developer"] >= 3 and script.asked["reviewer"] >= 1
     authorizations = {request.headers.get("authorization") for request in requests}
     assert authorizations == {f"Bearer {credentials['openai_api_key']}"}
+
+
+def test_credentials_on_the_step_under_their_standard_names_are_never_shown_or_posted(
+    image_user: ImageUser,
+) -> None:
+    """The workflow puts PGPASSWORD, MYSQL_PWD, DATABASE_URL, CI_JOB_JWT, ... on amelia's
+    step. The developer, as the image's agent user, prints them and fails its command: its
+    shell has none of them, and neither the tool-errors comment nor any other write to
+    GitHub, any model request or the log holds a value."""
+    credentials = fresh_credentials()
+    step = step_credentials()
+    printed = " ".join(f"{name}=${name}" for name in step)
+    base = Path(tempfile.mkdtemp(prefix="amelia-step-credentials-"))
+    base.chmod(0o755)
+    root = base / "action"
+    developer: Sequence[Turn] = [
+        [tool_use("Bash", {"command": f"echo {printed}; exit 3", "description": "Look"})],
+        [
+            tool_use(
+                "Write", {"file_path": str(root / "workspace" / "farewell.py"), "content": FAREWELL}
+            )
+        ],
+        [text("Added farewell.py")],
+    ]
+    reviewer: Sequence[Turn] = [[tool_use("StructuredOutput", VERDICT)], [text("ok")]]
+    script = plan_script(roles={"developer": developer, "reviewer": reviewer})
+    try:
+        with ActionHarness(
+            root, script=script, token=credentials["github_token"], agent_user=image_user.name
+        ) as harness:
+            run = implement(harness, {**credentials, **step})
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+    assert run.exit_code == 0, run.stdout + run.stderr
+    posted = json.dumps([request.body for request in run.github_writes])
+    assert "PGPASSWORD=" in posted  # the failed command's output was posted
+    everything = "\n".join([posted, run.model_text(), run.stdout, run.stderr, run.summary])
+    assert [name for name, value in step.items() if value in everything] == []
