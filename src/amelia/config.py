@@ -565,8 +565,10 @@ def driver_environment(*, environ: Mapping[str, str] | None = None) -> DriverEnv
     clouds' credentials), the model's key and server come from the variables the SDKs
     read (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, `OPENROUTER_API_KEY`, …, and their base
     URLs), transcripts go under `AMELIA_HOME` (else `~/.amelia`), masked of every secret
-    value. Agents run as this process's user. amelia's own commands build theirs from the
-    settings, with the credential proxy's URL and token instead of the keys.
+    value. The Claude Code driver runs the credential proxy for its runs
+    (`proxy_model_keys`), so the CLI and the agent's commands hold a per-run token, never
+    the key. Agents run as this process's user. amelia's own commands build theirs from
+    the settings, with the credential proxy's URL and token instead of the keys.
     Raises `ConfigError` for a malformed `AMELIA_*` variable."""
     from amelia.drivers.runtime import DriverEnvironment
 
@@ -592,4 +594,5 @@ def driver_environment(*, environ: Mapping[str, str] | None = None) -> DriverEnv
         credentials=credentials,
         home=amelia.home,
         redactor=Redactor(secrets=secret_values(variables)),
+        proxy_model_keys=True,
     )

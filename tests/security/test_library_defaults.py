@@ -30,6 +30,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
 T = AgenticMessageType
 PRINT_ENVIRONMENT = "env; tr '\\0' '\\n' < /proc/self/environ"
+MODEL_KEY = "sk-ant-api03-the-model-key-0001"
 
 
 @pytest.fixture
@@ -68,7 +69,7 @@ async def test_a_claude_driver_from_the_factory_hands_the_cli_no_secret_of_the_p
     ]
     with ScriptedAnthropicServer([*one_run, *one_run]) as server:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-the-model-key-0001")
+        monkeypatch.setenv("ANTHROPIC_API_KEY", MODEL_KEY)
         monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
         monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "0")
         drivers = [
@@ -78,8 +79,11 @@ async def test_a_claude_driver_from_the_factory_hands_the_cli_no_secret_of_the_p
         for driver in drivers:
             messages = [m async for m in driver.execute_agentic(prompt="go", cwd=str(repo))]
             assert messages[-1].type == T.RESULT and not messages[-1].is_error, messages[-1]
-            assert_hidden(shown(messages), machine)
+            # The model key too: the CLI holds the credential proxy's per-run token.
+            assert_hidden(shown(messages), {**machine, "ANTHROPIC_API_KEY": MODEL_KEY})
+            assert "ANTHROPIC_BASE_URL=http://127.0.0.1:" in shown(messages)
     # The model was reached with the key from the environment, and saw no secret either.
+    assert {request.headers.get("x-api-key") for request in server.requests} == {MODEL_KEY}
     assert len(server.main_requests) == 4
     seen_by_the_model = "\n".join(str(r.body) for r in server.requests)
     assert not any(value in seen_by_the_model for value in machine.values())

@@ -48,6 +48,11 @@ class DriverEnvironment:
     agent: AgentUser | None = None
     """The unprivileged user the CLI, the shell tool and the test command run as, with its
     fresh HOME; None: amelia's own user."""
+    proxy_model_keys: bool = False
+    """`credentials` hold the real model keys (a library caller's default environment):
+    the Claude Code driver then runs the credential proxy for its runs and hands the CLI
+    the proxy's URL and a per-run token, so no command of the agent's finds the key.
+    amelia's own commands hand over the proxy's token already (False)."""
 
     mcp_grants: Mapping[str, tuple[McpEndpoint, ...]] = field(default_factory=dict, repr=False)
     """The run's MCP servers each agent was given, by role (`amelia.mcp`)."""

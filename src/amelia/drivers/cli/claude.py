@@ -46,6 +46,7 @@ from amelia.drivers.spending import current_spending_limit
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
 from amelia.errors import DriverError
 from amelia.isolation.agent_user import launcher
+from amelia.isolation.model_access import model_access, model_upstreams
 from amelia.isolation.stopped import describe_death
 from amelia.redaction import CLAUDE_CONNECTION_VARS, blanking_overrides
 from amelia.text import one_line
@@ -104,6 +105,10 @@ class ClaudeCliDriver:
         self._session_costs: dict[str, float] = {}
         """What each session run here had cost by the end of its last run: the CLI reports
         a resumed session's cost since the session began, not since it was resumed."""
+        self._proxied: Mapping[str, str] | None = None
+        """While runs last with `proxy_model_keys`: the credential proxy's URL and token."""
+        self._proxy_users = 0
+        self._proxy_stack: contextlib.AsyncExitStack | None = None
 
     @property
     def mcp(self) -> tuple[McpEndpoint, ...]:
@@ -117,7 +122,7 @@ class ClaudeCliDriver:
         the driver was handed (a project's setup may have added to it), the configuration
         directory, quiet defaults, the caller's additions, and last `tmpdir` as the CLI's
         temporary directory (`CLAUDE_CODE_TMPDIR` and `TMPDIR`; `_claude_tmp`)."""
-        credentials = self.environment.credentials
+        credentials = self._proxied if self._proxied is not None else self.environment.credentials
         inherited = self.environment.inherited
         # PATH and VIRTUAL_ENV as handed over: a project's toolchain changes both.
         path = {"PATH": inherited["PATH"]} if inherited.get("PATH") else {}
@@ -139,6 +144,34 @@ class ClaudeCliDriver:
             environment["CLAUDE_CODE_TMPDIR"] = environment["TMPDIR"] = str(tmpdir)
         agent = self.environment.agent
         return environment if agent is None else agent.environment(environment)
+
+    @contextlib.asynccontextmanager
+    async def _model_connection(self) -> AsyncIterator[None]:
+        """While a run lasts, when the environment holds the real model key
+        (`proxy_model_keys`): the credential proxy with the key, whose URL and per-run token
+        the CLI gets instead (`cli_environment`); one proxy for the runs of this driver that
+        overlap. Without a key to hide (`claude /login`, a cloud), the CLI's own."""
+        if not self.environment.proxy_model_keys:
+            yield
+            return
+        if self._proxy_users == 0:
+            credentials = self.environment.credentials
+            upstreams = model_upstreams(credentials, {**self.environment.inherited, **credentials})
+            claude = [upstream for upstream in upstreams if upstream.provider == "anthropic"]
+            stack = contextlib.AsyncExitStack()
+            access = await stack.enter_async_context(model_access(claude))
+            if access.token is not None and self.environment.redactor is not None:
+                self.environment.redactor.add_secrets([access.token])
+            self._proxy_stack = stack
+            self._proxied = dict(access.environment) if access.token is not None else None
+        self._proxy_users += 1
+        try:
+            yield
+        finally:
+            self._proxy_users -= 1
+            if self._proxy_users == 0 and self._proxy_stack is not None:
+                stack, self._proxy_stack, self._proxied = self._proxy_stack, None, None
+                await stack.aclose()
 
     def _program(self) -> Path:
         """The CLI this driver runs: `cli_path`, else the one bundled with
@@ -235,8 +268,9 @@ class ClaudeCliDriver:
         system_prompt: SystemPromptPreset = {"type": "preset", "preset": "claude_code"}
         if instructions:
             system_prompt["append"] = instructions
-        async for message in self._run(prompt, cwd, session_id, system_prompt, schema):
-            yield message
+        async with self._model_connection():
+            async for message in self._run(prompt, cwd, session_id, system_prompt, schema):
+                yield message
 
     async def _run(
         self,
@@ -404,11 +438,12 @@ class ClaudeCliDriver:
         with tempfile.TemporaryDirectory(prefix="amelia-generate-") as scratch:
             if self.environment.agent is not None:
                 self.environment.agent.own(Path(scratch))
-            async for message in self._run(
-                prompt, scratch, None, system_prompt or "", schema, tools=[]
-            ):
-                if message.type == AgenticMessageType.RESULT:
-                    result = message
+            async with self._model_connection():
+                async for message in self._run(
+                    prompt, scratch, None, system_prompt or "", schema, tools=[]
+                ):
+                    if message.type == AgenticMessageType.RESULT:
+                        result = message
         if result is None or result.is_error:
             reason = result.content if result is not None else "no result"
             wanted = f" (answer for schema {schema.__name__})" if schema is not None else ""
