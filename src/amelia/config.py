@@ -453,6 +453,17 @@ class Settings(BaseModel):
             found[GATEWAY_TOKEN_VARIABLE] = gateway
         return found
 
+    def model_key_problem(self, driver: str, model: str | None) -> str | None:
+        """Why the built-in `driver` cannot reach `model` (None: the driver's default) with
+        the keys this run holds, naming the Action input to set (`openrouter_api_key`, not
+        OPENROUTER_API_KEY); None when it can. Ask it before anything is posted."""
+        from amelia.drivers.credentials import missing_credentials
+        from amelia.drivers.runtime import DriverEnvironment
+
+        held = DriverEnvironment(inherited=self.environ, credentials=self.model_credentials())
+        inputs = {variable: field for field, variable in MODEL_KEY_VARIABLES.items()}
+        return missing_credentials(driver, model, held, inputs=inputs)
+
     def secret_values(self) -> list[str]:
         """Every secret value amelia knows of, for masking and redaction: the secret inputs
         and every secret-looking variable (longest first)."""

@@ -200,3 +200,26 @@ def test_a_drivers_default_environment_holds_the_model_keys_and_passes_the_rest_
     assert environment.agent is None and environment.redactor is not None
     masked = environment.redactor.redact("ghs_runnerToken000000000001 sk-from-an-input-0000000002")
     assert "runnerToken" not in masked and "from-an-input" not in masked
+
+
+def test_a_missing_model_key_names_the_action_input_to_set(tmp_path: Path) -> None:
+    def problem(**inputs: str) -> str | None:
+        environ = {**runner_environment(**inputs), "HOME": str(tmp_path / "home")}
+        settings = load_settings(environ=environ, container_home=tmp_path / "absent")
+        return settings.model_key_problem(settings.inputs.driver, settings.inputs.model)
+
+    assert problem(driver="api:openrouter") == (
+        "the `openrouter_api_key` input is not set: set it from a secret "
+        "(`openrouter_api_key: ${{ secrets.OPENROUTER_API_KEY }}`) to use "
+        "'openrouter:openai/gpt-4o' with the api:openrouter driver"
+    )
+    assert problem(driver="api:openrouter", openrouter_api_key="sk-or-v1-key") is None
+    assert "the `openai_api_key` input is not set" in str(
+        problem(driver="api:openai", model="gpt-4.1")
+    )
+    assert problem(driver="cli:claude") == (
+        "Claude Code has no credentials: set the `anthropic_api_key` input (an Anthropic "
+        "API key) or the `claude_code_oauth_token` input (made by `claude setup-token`) from "
+        "a secret"
+    )
+    assert problem(driver="cli:claude", anthropic_api_key="sk-ant-api03-key") is None

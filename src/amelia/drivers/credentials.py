@@ -8,12 +8,20 @@ to set instead. It reads only the `DriverEnvironment` it is handed.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from amelia.drivers.runtime import DriverEnvironment
 from amelia.errors import DriverError
 
-__all__ = ["API_DRIVER_PROVIDERS", "CLAUDE_CREDENTIALS", "DEFAULT_API_MODEL", "missing_credentials"]
+__all__ = [
+    "API_DRIVER_PROVIDERS",
+    "CLAUDE_CREDENTIALS",
+    "DEFAULT_API_MODEL",
+    "DEFAULT_API_MODELS",
+    "default_api_model",
+    "missing_credentials",
+]
 
 CLAUDE_CREDENTIALS = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN")
 """Variables any one of which lets Claude Code reach its model."""
@@ -26,7 +34,19 @@ API_DRIVER_PROVIDERS: dict[str, str | None] = {
 }
 """The provider each api driver key puts before a bare model name (None: the model's own)."""
 DEFAULT_API_MODEL = "openai:gpt-4o"
-"""The model of an api driver when none is chosen."""
+"""The model of an `ApiDriver` made without a driver key when none is chosen."""
+DEFAULT_API_MODELS: dict[str, str] = {
+    "api:openai": "openai:gpt-4o",
+    "api:openrouter": "openrouter:openai/gpt-4o",
+    "api": DEFAULT_API_MODEL,
+}
+"""The model of each api driver key when none is chosen: one of the key's own provider, so
+`api:openrouter` alone needs only OPENROUTER_API_KEY."""
+
+
+def default_api_model(key: str) -> str:
+    """The model the api driver `key` runs when none is chosen."""
+    return DEFAULT_API_MODELS.get(key, DEFAULT_API_MODEL)
 
 
 def missing_credentials(
@@ -35,18 +55,26 @@ def missing_credentials(
     environment: DriverEnvironment,
     *,
     platform: str = sys.platform,
+    inputs: Mapping[str, str] | None = None,
 ) -> str | None:
     """Why the driver `key` cannot reach `model` (None: the driver's default) with
     `environment`, naming what to set; None when it can, or when `key` is not a built-in
-    driver (its own checks apply)."""
+    driver (its own checks apply).
+
+    `inputs` maps a key's variable to the Action input that sets it
+    (`OPENROUTER_API_KEY` → `openrouter_api_key`): in the Action the message names the
+    input the workflow sets, not the variable the SDK reads."""
+    names = dict(inputs or {})
     if key in ("cli:claude", "cli"):
-        return _claude_code(environment, platform)
+        return _claude_code(environment, platform, names)
     if key in API_DRIVER_PROVIDERS:
-        return _api_model(API_DRIVER_PROVIDERS[key], model, environment)
+        return _api_model(key, model, environment, names)
     return None
 
 
-def _claude_code(environment: DriverEnvironment, platform: str) -> str | None:
+def _claude_code(
+    environment: DriverEnvironment, platform: str, inputs: Mapping[str, str]
+) -> str | None:
     if any(environment.lookup(name) for name in CLAUDE_CREDENTIALS):
         return None
     if any(environment.lookup(name) not in ("", "0", "false") for name in _CLAUDE_CLOUDS):
@@ -57,6 +85,12 @@ def _claude_code(environment: DriverEnvironment, platform: str) -> str | None:
     folder = environment.lookup("CLAUDE_CONFIG_DIR") or (f"{home}/.claude" if home else "")
     if folder and _logged_in(Path(folder)):
         return None
+    api_key, oauth = inputs.get("ANTHROPIC_API_KEY"), inputs.get("CLAUDE_CODE_OAUTH_TOKEN")
+    if api_key and oauth:
+        return (
+            f"Claude Code has no credentials: set the `{api_key}` input (an Anthropic API "
+            f"key) or the `{oauth}` input (made by `claude setup-token`) from a secret"
+        )
     return (
         "Claude Code has no credentials: set ANTHROPIC_API_KEY (an Anthropic API key) or "
         "CLAUDE_CODE_OAUTH_TOKEN (made by `claude setup-token`), or log in with "
@@ -75,11 +109,12 @@ def _logged_in(folder: Path) -> bool:
 
 
 def _api_model(
-    provider: str | None, model: str | None, environment: DriverEnvironment
+    key: str, model: str | None, environment: DriverEnvironment, inputs: Mapping[str, str]
 ) -> str | None:
     from amelia.drivers.api.providers import PROVIDERS, parse_model_name
 
-    chosen = model or DEFAULT_API_MODEL
+    provider = API_DRIVER_PROVIDERS[key]
+    chosen = model or default_api_model(key)
     if provider is not None and ":" not in chosen:
         chosen = f"{provider}:{chosen}"
     try:
@@ -89,4 +124,10 @@ def _api_model(
     variable = PROVIDERS[name.provider].key_var
     if environment.lookup(variable):
         return None
+    if variable in inputs:
+        return (
+            f"the `{inputs[variable]}` input is not set: set it from a secret "
+            f"(`{inputs[variable]}: ${{{{ secrets.{variable} }}}}`) to use "
+            f"'{name.qualified}' with the {key} driver"
+        )
     return f"{variable} is not set: set it to use '{name.qualified}' with the api driver"

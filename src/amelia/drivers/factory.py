@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from amelia.core.types import DEFAULT_DRIVER, DriverType
 from amelia.drivers.base import DriverInterface
-from amelia.drivers.credentials import API_DRIVER_PROVIDERS
+from amelia.drivers.credentials import API_DRIVER_PROVIDERS, default_api_model
 from amelia.drivers.runtime import DriverEnvironment, default_environment
 from amelia.errors import ConfigError
 
@@ -30,15 +30,17 @@ def _lazy(module: str, attribute: str, **preset: Any) -> DriverFactoryFn:
     return build
 
 
-def _api_driver(provider: str | None) -> DriverFactoryFn:
-    """Build an ApiDriver; a provider-specific key prefixes a bare model name."""
+def _api_driver(key: str) -> DriverFactoryFn:
+    """Build an ApiDriver; a provider-specific key prefixes a bare model name, and without
+    a model runs its own default (`default_api_model`)."""
     build = _lazy("amelia.drivers.api.driver", "ApiDriver")
+    provider = API_DRIVER_PROVIDERS[key]
 
     def factory(**kwargs: Any) -> DriverInterface:
-        model = kwargs.get("model")
-        if provider is not None and model and ":" not in model:
-            kwargs = {**kwargs, "model": f"{provider}:{model}"}
-        return build(**kwargs)
+        model = kwargs.get("model") or default_api_model(key)
+        if provider is not None and isinstance(model, str) and ":" not in model:
+            model = f"{provider}:{model}"
+        return build(**{**kwargs, "model": model})
 
     return factory
 
@@ -46,9 +48,9 @@ def _api_driver(provider: str | None) -> DriverFactoryFn:
 BUILTIN_DRIVERS: dict[DriverType, DriverFactoryFn] = {
     "cli:claude": _lazy("amelia.drivers.cli.claude", "ClaudeCliDriver"),
     "cli": _lazy("amelia.drivers.cli.claude", "ClaudeCliDriver"),
-    "api:openai": _api_driver(API_DRIVER_PROVIDERS["api:openai"]),
-    "api:openrouter": _api_driver(API_DRIVER_PROVIDERS["api:openrouter"]),
-    "api": _api_driver(API_DRIVER_PROVIDERS["api"]),
+    "api:openai": _api_driver("api:openai"),
+    "api:openrouter": _api_driver("api:openrouter"),
+    "api": _api_driver("api"),
 }
 """One factory for every key of `DriverType`."""
 

@@ -9,7 +9,9 @@ import pytest
 
 from amelia.git import basic_auth_header, noreply_address
 from amelia.github.markers import progress_marker
-from amelia.testing.action_harness import ActionHarness, plan_script
+from amelia.testing.action_harness import DEFAULT_PLAN, ActionHarness, plan_script
+from amelia.testing.openai_server import ScriptedOpenAIServer
+from amelia.testing.openai_server import text as openai_text
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -194,3 +196,26 @@ def test_workflow_dispatch_plans_the_given_issue(harness: ActionHarness) -> None
 
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.outputs["plan_path"] in harness.origin_files(result.outputs["branch"])
+
+
+def test_api_openrouter_with_only_its_key_input_plans_on_an_openrouter_model(
+    harness: ActionHarness,
+) -> None:
+    """`driver: api:openrouter` and the `openrouter_api_key` input, no model: the run plans
+    on the driver's default OpenRouter model, never asking for an OpenAI key."""
+    key = "sk-or-v1-" + "0a1b2c3d" * 8
+    number = harness.add_issue("Add a farewell", "greeter says hello; let it say goodbye too.")
+    with ScriptedOpenAIServer([[openai_text(DEFAULT_PLAN)]]) as openrouter:
+        result = harness.run(
+            "issue_comment",
+            harness.comment_event(number, "/amelia plan"),
+            inputs={"driver": "api:openrouter", "anthropic_api_key": "", "openrouter_api_key": key},
+            env={"OPENROUTER_BASE_URL": openrouter.url},
+        )
+        requests = list(openrouter.requests)
+
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "OPENAI_API_KEY" not in result.stdout + result.stderr
+    assert "**Goal:**" in harness.origin_file(result.outputs["branch"], result.outputs["plan_path"])
+    assert [request.body["model"] for request in requests] == ["openai/gpt-4o"]
+    assert {request.headers.get("authorization") for request in requests} == {f"Bearer {key}"}

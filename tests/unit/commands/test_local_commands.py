@@ -231,8 +231,13 @@ NO_KEYS = (
             "api:openai",
             "error: OPENAI_API_KEY is not set: set it to use 'openai:gpt-4o' with the api driver\n",
         ),
+        (
+            "api:openrouter",
+            "error: OPENROUTER_API_KEY is not set: set it to use 'openrouter:openai/gpt-4o' "
+            "with the api driver\n",
+        ),
     ],
-    ids=["cli:claude", "api:openai"],
+    ids=["cli:claude", "api:openai", "api:openrouter"],
 )
 def test_a_driver_without_a_key_is_one_line_naming_the_variable_before_anything_runs(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, driver: str, message: str

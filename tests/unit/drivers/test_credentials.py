@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from amelia.drivers.api import ApiDriver
 from amelia.drivers.credentials import missing_credentials
+from amelia.drivers.factory import DriverFactory
 from amelia.drivers.runtime import DriverEnvironment
 
 
@@ -58,3 +60,13 @@ def test_api_drivers_name_the_key_of_their_models_provider(tmp_path: Path) -> No
     keyed = DriverEnvironment(credentials={"OPENROUTER_API_KEY": "k"})
     assert missing_credentials("api:openrouter", "vendor/m", keyed) is None
     assert missing_credentials("my:own", None, bare) is None  # a registered driver checks itself
+
+
+def test_an_api_driver_keys_default_model_is_of_its_own_provider(tmp_path: Path) -> None:
+    only_openrouter = DriverEnvironment(credentials={"OPENROUTER_API_KEY": "sk-or-v1-k"})
+    assert missing_credentials("api:openrouter", None, only_openrouter) is None
+    bare = _environment(tmp_path)
+    assert "'openrouter:openai/gpt-4o'" in str(missing_credentials("api:openrouter", None, bare))
+    for key, model in (("api:openrouter", "openrouter:openai/gpt-4o"), ("api", "openai:gpt-4o")):
+        driver = DriverFactory.get_driver(key, environment=only_openrouter)
+        assert isinstance(driver, ApiDriver) and driver.model_name == model
