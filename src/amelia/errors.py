@@ -32,6 +32,7 @@ __all__ = [
     "CommandRefused",
     "ConfigError",
     "DriverError",
+    "DriverInputError",
     "EventError",
     "GitError",
     "GitHubAuthError",
@@ -91,6 +92,12 @@ class PlanPathError(InputError):
 
 class BadInputError(InputError):
     """A command-line argument or file given to a local command cannot work."""
+
+
+class DriverInputError(InputError):
+    """A driver was handed an argument that cannot work (an empty or unknown model, a model
+    of another provider than its key's, a working directory that is missing or not a
+    directory, an empty prompt); raised before the driver starts anything."""
 
 
 # --- the run failed: exit 1 --------------------------------------------------------------

@@ -20,7 +20,14 @@ import pytest
 from amelia.config import load_inputs
 from amelia.drivers.api import ApiDriver
 from amelia.drivers.factory import DriverFactory
-from amelia.errors import BranchNameError, ConfigError, DriverError, EventError, PlanPathError
+from amelia.errors import (
+    BranchNameError,
+    ConfigError,
+    DriverError,
+    DriverInputError,
+    EventError,
+    PlanPathError,
+)
 from amelia.git import validate_branch_name, validate_plan_path
 from amelia.github.events import RoutingSettings, parse_event, route
 from tests.git_helpers import init_repo
@@ -281,18 +288,18 @@ def test_hostile_plan_path_is_refused_and_nothing_written(case: str, tmp_path: P
 DRIVER_MISUSE: dict[str, tuple[Callable[[], object], type[Exception], str]] = {
     "model-unknown-provider": (
         lambda: ApiDriver(model="anthropic:claude-x"),
-        DriverError,
+        DriverInputError,
         "Unknown model provider prefix 'anthropic:'",
     ),
     "model-empty-after-prefix": (
         lambda: ApiDriver(model="openrouter:"),
-        DriverError,
+        DriverInputError,
         "empty",
     ),
-    "model-blank": (lambda: ApiDriver(model="  "), DriverError, "The model name is empty"),
+    "model-blank": (lambda: ApiDriver(model="  "), DriverInputError, "The model name is empty"),
     "factory-unknown-provider-model": (
         lambda: DriverFactory.get_driver(key="api", model="llama:7b"),
-        DriverError,
+        DriverInputError,
         "Unknown model provider prefix 'llama:'",
     ),
     "factory-unknown-key": (

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from amelia.drivers.runtime import DriverEnvironment
-from amelia.errors import DriverError
+from amelia.errors import DriverInputError
 
 __all__ = [
     "API_DRIVER_PROVIDERS",
@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_API_MODELS",
     "default_api_model",
     "missing_credentials",
+    "model_for_key",
 ]
 
 CLAUDE_CREDENTIALS = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN")
@@ -47,6 +48,35 @@ DEFAULT_API_MODELS: dict[str, str] = {
 def default_api_model(key: str) -> str:
     """The model the api driver `key` runs when none is chosen."""
     return DEFAULT_API_MODELS.get(key, DEFAULT_API_MODEL)
+
+
+_KEY_PROVIDERS: dict[str, tuple[str, ...]] = {
+    "api:openai": ("openai", "openai-chat"),
+    "api:openrouter": ("openrouter",),
+}
+"""The model prefixes a provider-specific api driver key runs (`api` runs any)."""
+
+
+def model_for_key(key: str, model: str | None) -> str:
+    """The model the api driver `key` runs for `model` (None: the key's default): a bare
+    name gets the key's provider. Raises `DriverInputError` (a `ValueError`) for a model
+    of another provider than the key's (`api:openrouter` with `openai:gpt-4o`)."""
+    provider = API_DRIVER_PROVIDERS.get(key)
+    chosen = default_api_model(key) if model is None else model
+    if provider is None or not chosen.strip():
+        return chosen
+    prefix, separator, _name = chosen.partition(":")
+    if not separator:
+        return f"{provider}:{chosen}"
+    accepted = _KEY_PROVIDERS.get(key, (provider,))
+    known = {name for names in _KEY_PROVIDERS.values() for name in names}
+    if prefix in known and prefix not in accepted:
+        runs = " or ".join(f"{name}:" for name in accepted)
+        raise DriverInputError(
+            f"The model '{chosen}' is not a model of the {key} driver, which runs {runs} "
+            f"models (a bare name means {provider}:<name>)"
+        )
+    return chosen  # an unknown prefix is refused by the driver, naming those it knows
 
 
 def missing_credentials(
@@ -113,13 +143,9 @@ def _api_model(
 ) -> str | None:
     from amelia.drivers.api.providers import PROVIDERS, parse_model_name
 
-    provider = API_DRIVER_PROVIDERS[key]
-    chosen = model or default_api_model(key)
-    if provider is not None and ":" not in chosen:
-        chosen = f"{provider}:{chosen}"
     try:
-        name = parse_model_name(chosen)
-    except DriverError as error:
+        name = parse_model_name(model_for_key(key, model or None))
+    except DriverInputError as error:
         return error.message
     variable = PROVIDERS[name.provider].key_var
     if environment.lookup(variable):

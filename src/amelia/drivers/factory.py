@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from amelia.core.types import DEFAULT_DRIVER, DriverType
 from amelia.drivers.base import DriverInterface
-from amelia.drivers.credentials import API_DRIVER_PROVIDERS, default_api_model
+from amelia.drivers.credentials import model_for_key
 from amelia.drivers.runtime import DriverEnvironment, default_environment
 from amelia.errors import ConfigError
 
@@ -31,16 +31,16 @@ def _lazy(module: str, attribute: str, **preset: Any) -> DriverFactoryFn:
 
 
 def _api_driver(key: str) -> DriverFactoryFn:
-    """Build an ApiDriver; a provider-specific key prefixes a bare model name, and without
-    a model runs its own default (`default_api_model`)."""
+    """Build an ApiDriver; a provider-specific key prefixes a bare model name, refuses a
+    model of another provider, and without a model runs its own default
+    (`model_for_key`)."""
     build = _lazy("amelia.drivers.api.driver", "ApiDriver")
-    provider = API_DRIVER_PROVIDERS[key]
 
     def factory(**kwargs: Any) -> DriverInterface:
-        model = kwargs.get("model") or default_api_model(key)
-        if provider is not None and isinstance(model, str) and ":" not in model:
-            model = f"{provider}:{model}"
-        return build(**{**kwargs, "model": model})
+        model = kwargs.get("model")
+        if model is None or isinstance(model, str):
+            kwargs = {**kwargs, "model": model_for_key(key, model)}
+        return build(**kwargs)
 
     return factory
 
@@ -99,16 +99,19 @@ class DriverFactory:
     @classmethod
     def get_driver(
         cls,
-        key: str | None,
+        key: str | None = None,
         *,
         environment: DriverEnvironment | None = None,
         **kwargs: Any,
     ) -> DriverInterface:
-        """Create a driver for `key` (None: `cli:claude`), the lookup's subject, so it comes
-        first: `get_driver("api:openrouter", model="openrouter:…")`. Keyword arguments go to
+        """Create a driver for `key` (None or left out: `cli:claude`; an empty key is a
+        `ConfigError`, a `ValueError`), the lookup's subject, so it comes first:
+        `get_driver("api:openrouter", model="openrouter:…")`. Keyword arguments go to
         the driver's constructor, and `environment` too when its factory takes one; without
         `environment` such a factory gets this process's (`default_environment`), whose
         secrets never reach a child process and whose model keys are the usual variables."""
+        if key is not None and (not isinstance(key, str) or not key.strip()):
+            raise ConfigError("Driver key must be a non-empty string")
         chosen = cls.resolve_key(key=key)
         if chosen in cls._takes_environment:
             # Without one, the process's own as amelia reads it: secrets blanked for child

@@ -1,6 +1,7 @@
 """The driver registry: five keys, environment fallback, unknown keys, custom drivers."""
 
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -9,7 +10,7 @@ from pydantic import BaseModel
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, GenerateResult
 from amelia.drivers.factory import DriverFactory
 from amelia.drivers.runtime import DriverEnvironment
-from amelia.errors import ConfigError
+from amelia.errors import ConfigError, DriverInputError
 
 
 class EchoDriver:
@@ -122,3 +123,74 @@ def test_the_builtin_keys_are_exactly_the_driver_type() -> None:
     from amelia.drivers.factory import BUILTIN_DRIVERS
 
     assert set(BUILTIN_DRIVERS) == set(get_args(DriverType))
+
+
+KEYED = DriverEnvironment(credentials={"OPENAI_API_KEY": "sk-k", "OPENROUTER_API_KEY": "sk-or-k"})
+
+
+def test_no_key_is_the_default_driver_and_an_empty_key_is_refused() -> None:
+    from amelia.drivers.cli.claude import ClaudeCliDriver
+
+    assert isinstance(DriverFactory.get_driver(environment=KEYED), ClaudeCliDriver)
+    for empty in ("", "  "):
+        with pytest.raises(ValueError) as raised:
+            DriverFactory.get_driver(empty, environment=KEYED)
+        assert isinstance(raised.value, ConfigError)
+        assert str(raised.value) == "Driver key must be a non-empty string"
+
+
+BAD_DRIVER_ARGUMENTS: dict[str, tuple[str, dict[str, Any], str]] = {
+    "model of another provider": (
+        "api:openrouter",
+        {"model": "openai:gpt-4o"},
+        "The model 'openai:gpt-4o' is not a model of the api:openrouter driver, which runs "
+        "openrouter: models (a bare name means openrouter:<name>)",
+    ),
+    "openrouter model on api:openai": (
+        "api:openai",
+        {"model": "openrouter:anthropic/claude-sonnet-4.5"},
+        "The model 'openrouter:anthropic/claude-sonnet-4.5' is not a model of the api:openai "
+        "driver, which runs openai: or openai-chat: models (a bare name means openai:<name>)",
+    ),
+    "empty model": ("api:openai", {"model": ""}, "The model name is empty"),
+    "unknown provider prefix": (
+        "api",
+        {"model": "llama:7b"},
+        "Unknown model provider prefix 'llama:' in 'llama:7b'. Supported: openai:, "
+        "openai-chat:, openrouter:",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_DRIVER_ARGUMENTS))
+def test_a_bad_model_is_an_input_error_with_its_exact_message(case: str) -> None:
+    key, kwargs, message = BAD_DRIVER_ARGUMENTS[case]
+    with pytest.raises(ValueError) as raised:
+        DriverFactory.get_driver(key, environment=KEYED, **kwargs)
+    assert isinstance(raised.value, DriverInputError)
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize("key", ["cli:claude", "api:openai"])
+async def test_both_drivers_refuse_an_empty_prompt_and_a_working_directory_that_is_none(
+    key: str, tmp_path: Path
+) -> None:
+    driver = DriverFactory.get_driver(key, environment=KEYED)
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x")
+    cases = [
+        (
+            "go",
+            str(tmp_path / "missing"),
+            f"The working directory does not exist: {tmp_path}/missing",
+        ),
+        ("go", str(a_file), f"The working directory is not a directory: {a_file}"),
+        ("", str(tmp_path), "The prompt is empty"),
+        ("  \n", str(tmp_path), "The prompt is empty"),
+    ]
+    for prompt, cwd, message in cases:
+        with pytest.raises(ValueError) as raised:
+            async for _message in driver.execute_agentic(prompt=prompt, cwd=cwd):
+                pass
+        assert isinstance(raised.value, DriverInputError)
+        assert str(raised.value) == message

@@ -1,8 +1,10 @@
 """ApiDriver: any pydantic-ai OpenAI-compatible model behind the DriverInterface.
 
-Input validation raises DriverError (empty prompt or instructions, sizes over the limits,
-unknown provider, missing API key, bad session id) before any request is sent. Once a run
-has started, model and API failures end in an error RESULT instead of an exception.
+Bad arguments raise DriverInputError, a ValueError (an empty prompt or instructions, sizes
+over the limits, an empty model or an unknown provider, a working directory that is missing
+or not a directory); a missing API key or a bad session id a DriverError; both before any
+request is sent. Once a run has started, model and API failures end in an error RESULT
+instead of an exception.
 """
 
 from __future__ import annotations
@@ -30,13 +32,14 @@ from amelia.drivers.api.mcp import mcp_toolsets
 from amelia.drivers.api.providers import ModelName, open_model, parse_model_name
 from amelia.drivers.api.sessions import SessionStore, new_session_id
 from amelia.drivers.api.tools import ToolContext, check_tool_profile, tools_for_profile
+from amelia.drivers.arguments import require_directory, require_prompt
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverUsage, GenerateResult
 from amelia.drivers.credentials import DEFAULT_API_MODEL
 from amelia.drivers.mcp import McpEndpoint, mcp_servers_for
 from amelia.drivers.runtime import DriverEnvironment, default_environment
 from amelia.drivers.spending import current_spending_limit
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
-from amelia.errors import DriverError
+from amelia.errors import DriverError, DriverInputError
 
 __all__ = [
     "DEFAULT_MAX_TURNS",
@@ -59,27 +62,22 @@ _RUN_ERRORS = (AgentRunError, openai.OpenAIError, TimeoutError, OSError)
 
 
 def validate_prompt(prompt: str, *, instructions: str | None = None) -> None:
-    """Raise DriverError for an empty prompt/instructions or ones over the size limits."""
-    if not prompt or not prompt.strip():
-        raise DriverError("The prompt is empty")
+    """Raise `DriverInputError` for an empty prompt/instructions or ones over the size
+    limits."""
+    require_prompt(prompt)
     if len(prompt) > MAX_PROMPT_CHARS:
-        raise DriverError(
+        raise DriverInputError(
             f"The prompt is {len(prompt)} characters; the limit is {MAX_PROMPT_CHARS} (100 KB)"
         )
     if instructions is None:
         return
     if not instructions.strip():
-        raise DriverError("The instructions are empty")
+        raise DriverInputError("The instructions are empty")
     if len(instructions) > MAX_INSTRUCTIONS_CHARS:
-        raise DriverError(
+        raise DriverInputError(
             f"The instructions are {len(instructions)} characters; "
             f"the limit is {MAX_INSTRUCTIONS_CHARS}"
         )
-
-
-def _require_directory(cwd: str) -> None:
-    if not Path(cwd).is_dir():
-        raise DriverError(f"The working directory does not exist: {cwd}")
 
 
 class ApiDriver:
@@ -190,7 +188,7 @@ class ApiDriver:
     ) -> AsyncIterator[AgenticMessage]:
         """Run `prompt` with the profile's tools in `cwd`; the last message is a RESULT."""
         validate_prompt(prompt, instructions=instructions)
-        _require_directory(cwd)
+        require_directory(cwd)
         home = amelia_home(override=self.amelia_home)
         store = SessionStore(home, redactor=self.environment.redactor)
         history: list[ModelMessage] = store.load(session_id) if session_id else []

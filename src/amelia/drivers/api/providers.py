@@ -18,7 +18,7 @@ from pydantic_ai.models.openrouter import OpenRouterModel
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.providers.openrouter import OpenRouterProvider
 
-from amelia.errors import DriverError
+from amelia.errors import DriverError, DriverInputError
 
 __all__ = [
     "DEFAULT_PROVIDER",
@@ -82,17 +82,17 @@ class ModelName:
 def parse_model_name(model: str) -> ModelName:
     """`provider:name`, or a bare name meaning openai; unknown prefixes are refused."""
     if not model or not model.strip():
-        raise DriverError("The model name is empty")
+        raise DriverInputError("The model name is empty")
     provider, separator, name = model.partition(":")
     if not separator:
         return ModelName(DEFAULT_PROVIDER, model)
     if provider not in PROVIDERS:
         supported = ", ".join(f"{p}:" for p in PROVIDERS)
-        raise DriverError(
+        raise DriverInputError(
             f"Unknown model provider prefix '{provider}:' in '{model}'. Supported: {supported}"
         )
     if not name:
-        raise DriverError(f"The model name after '{provider}:' is empty")
+        raise DriverInputError(f"The model name after '{provider}:' is empty")
     return ModelName(provider, name)
 
 

@@ -30,6 +30,7 @@ from loguru import logger
 from pydantic import BaseModel, ValidationError
 
 from amelia.core.types import ToolProfileName
+from amelia.drivers.arguments import require_directory, require_prompt
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, GenerateResult
 from amelia.drivers.cli._claude_hooks import confined_file_hooks, read_only_bash_hooks
 from amelia.drivers.cli._claude_mapping import MessageMapper, extract_json_text
@@ -264,7 +265,11 @@ class ClaudeCliDriver:
         instructions: str | None = None,
         schema: type[BaseModel] | None = None,
     ) -> AsyncIterator[AgenticMessage]:
-        """Run `prompt` with the profile's tools in `cwd`; the last message is a RESULT."""
+        """Run `prompt` with the profile's tools in `cwd`; the last message is a RESULT.
+        An empty prompt or a `cwd` that is not a directory is a `DriverInputError` (a
+        `ValueError`), before the CLI starts."""
+        require_prompt(prompt)
+        require_directory(cwd)
         system_prompt: SystemPromptPreset = {"type": "preset", "preset": "claude_code"}
         if instructions:
             system_prompt["append"] = instructions
@@ -434,6 +439,7 @@ class ClaudeCliDriver:
         schema: type[BaseModel] | None = None,
     ) -> GenerateResult:
         """One answer without tools: text, or a validated instance of `schema`."""
+        require_prompt(prompt)
         result: AgenticMessage | None = None
         with tempfile.TemporaryDirectory(prefix="amelia-generate-") as scratch:
             if self.environment.agent is not None:

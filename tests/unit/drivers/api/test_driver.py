@@ -25,7 +25,7 @@ from amelia.drivers.api import ApiDriver
 from amelia.drivers.api.driver import MAX_INSTRUCTIONS_CHARS, MAX_PROMPT_CHARS
 from amelia.drivers.base import AgenticMessageType, DriverInterface
 from amelia.drivers.factory import DriverFactory
-from amelia.errors import DriverError
+from amelia.errors import DriverError, DriverInputError
 from tests.unit.drivers.api.helpers import ScriptedModel, call, collect
 
 T = AgenticMessageType
@@ -49,7 +49,7 @@ def test_is_a_driver_and_parses_provider_prefixes() -> None:
 
 
 def test_unknown_prefix_lists_supported_ones() -> None:
-    with pytest.raises(DriverError) as caught:
+    with pytest.raises(DriverInputError) as caught:
         ApiDriver(model="mistral:large")
     message = str(caught.value)
     assert "'mistral:'" in message
@@ -100,9 +100,9 @@ async def test_input_validation(
 ) -> None:
     scripted = ScriptedModel(["never"])
     driver = ApiDriver(model=scripted.model)
-    with pytest.raises(DriverError, match=expected):
+    with pytest.raises(DriverInputError, match=expected):
         await collect(driver, prompt, workdir, instructions=instructions)
-    with pytest.raises(DriverError, match=expected):
+    with pytest.raises(DriverInputError, match=expected):
         await driver.generate(prompt, system_prompt=instructions)
     assert scripted.seen == []
 
@@ -115,7 +115,7 @@ async def test_prompt_at_the_limit_is_accepted(workdir: Path) -> None:
 
 async def test_missing_working_directory(tmp_path: Path) -> None:
     driver = ApiDriver(model=ScriptedModel(["ok"]).model)
-    with pytest.raises(DriverError, match="does not exist"):
+    with pytest.raises(DriverInputError, match="does not exist"):
         await collect(driver, "hi", tmp_path / "nope")
 
 
