@@ -21,6 +21,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
+from urllib.parse import urlsplit
 
 from pydantic import (
     AliasChoices,
@@ -312,6 +313,16 @@ class RunnerContext(_FromEnvironment):
     actions: bool = False
     """`GITHUB_ACTIONS=true`: amelia runs on a GitHub runner, not on someone's machine."""
 
+    @field_validator("api_url", "server_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        """GitHub's API and web addresses: an http(s) URL with a host (PyGithub fails
+        deep inside on anything else)."""
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"must be an http(s) URL like https://api.github.com, not {value!r}")
+        return value.strip()
+
     @property
     def run_url(self) -> str | None:
         if not (self.repository and self.run_id):
@@ -520,6 +531,36 @@ def _scratch_root(runner: RunnerContext, container_home: Path) -> Path:
     return Path(runner.temp or tempfile.gettempdir())
 
 
+def _writable_directory(variable: str, directory: Path) -> None:
+    """`directory`, named by `variable`, is a directory amelia can write or make, else one
+    `ConfigError` naming the variable, found before a run writes anything. A missing one is
+    made to see that it can be, and removed again: reading settings leaves nothing behind."""
+    missing: list[Path] = []
+    existing = directory
+    while not existing.exists() and existing != existing.parent:
+        missing.append(existing)
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigError(f"{variable}: {existing} is not a directory")
+    if not missing:
+        if not os.access(directory, os.W_OK | os.X_OK):
+            raise ConfigError(f"{variable}: the directory {directory} cannot be written")
+        return
+    try:
+        directory.mkdir(parents=True)
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise ConfigError(
+            f"{variable}: cannot create the directory {directory}: {reason}"
+        ) from None
+    finally:
+        for made in missing:  # the deepest first
+            try:
+                made.rmdir()
+            except OSError:
+                break
+
+
 def load_settings(
     *,
     environ: Mapping[str, str] | None = None,
@@ -548,6 +589,13 @@ def load_settings(
         raise ConfigError(
             f"Invalid amelia variable: {describe_validation_error(error, prefix='AMELIA_')}"
         ) from None
+    for variable, directory in (
+        ("AMELIA_DRY_RUN_DIR", amelia.dry_run_dir),
+        ("AMELIA_ARTIFACTS_DIR", amelia.artifacts_dir),
+        ("AMELIA_HOME", amelia.home),
+    ):
+        if directory is not None:
+            _writable_directory(variable, directory)
     tuning = GitHubTuning.from_environ(variables)
     fields: dict[str, Any] = {
         "github_timeout": tuning.timeout_seconds(),

@@ -443,3 +443,71 @@ def test_cli_refuses_bad_input_without_traceback_or_files(
     assert "Traceback" not in output
     assert message in " ".join(output.split()), output
     assert _tree(tmp_path) == before
+
+
+RUN_VARIABLE_CASES: dict[str, tuple[dict[str, str], str]] = {
+    "api-url-not-a-url": (
+        {"GITHUB_API_URL": "notaurl"},
+        "::error::Invalid runner variable: GITHUB_API_URL: Value error, must be an http(s) URL "
+        "like https://api.github.com, not 'notaurl'",
+    ),
+    "server-url-without-host": (
+        {"GITHUB_SERVER_URL": "https://"},
+        "::error::Invalid runner variable: GITHUB_SERVER_URL: Value error, must be an http(s) "
+        "URL like https://api.github.com, not 'https://'",
+    ),
+    "dry-run-dir-cannot-be-made": (
+        {"AMELIA_DRY_RUN_DIR": "/proc/amelia-nope"},
+        "::error::AMELIA_DRY_RUN_DIR: cannot create the directory /proc/amelia-nope: "
+        "No such file or directory",
+    ),
+    "dry-run-dir-under-a-file": (
+        {"AMELIA_DRY_RUN_DIR": "{tmp}/binary.bin/dry"},
+        "::error::AMELIA_DRY_RUN_DIR: {tmp}/binary.bin is not a directory",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RUN_VARIABLE_CASES))
+def test_amelia_run_with_a_bad_variable_is_one_line_and_exit_2(
+    case: str, cli_place: dict[str, str], tmp_path: Path
+) -> None:
+    """`amelia run` reads the settings first: a bad GitHub URL or dry-run directory is one
+    `::error::` line and exit 2, before any request, with no traceback and no file."""
+    variables, line = RUN_VARIABLE_CASES[case]
+    event = tmp_path / "event.json"
+    event.write_text(
+        json.dumps(
+            {
+                "action": "created",
+                "issue": {"number": 1, "title": "t", "body": "", "state": "open"},
+                "comment": {"id": 1, "body": "/amelia plan", "user": {"login": "m"}},
+                "sender": {"login": "m", "type": "User"},
+                "repository": {"full_name": "octo/app", "default_branch": "main"},
+            }
+        )
+    )
+    environment = {
+        **{name: value for name, value in os.environ.items() if not name.startswith("GITHUB_")},
+        "HOME": str(tmp_path / "home"),
+        "AMELIA_HOME": str(tmp_path / "home" / ".amelia"),
+        "INPUT_GITHUB_TOKEN": "ghs_" + "x" * 36,
+        "ANTHROPIC_API_KEY": "sk-ant-api03-unused",
+        **{name: value.format(**cli_place) for name, value in variables.items()},
+    }
+    before = _tree(tmp_path)
+    completed = subprocess.run(
+        [
+            *(sys.executable, "-m", "amelia.cli", "run", "--event-name", "issue_comment"),
+            *("--event-path", str(event), "--repo", cli_place["repo"], "--dry-run"),
+        ],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    output = completed.stdout + completed.stderr
+    assert completed.returncode == 2, output
+    assert output.strip() == line.format(**cli_place)
+    assert _tree(tmp_path) == before

@@ -118,6 +118,11 @@ def test_scratch_paths_follow_the_container_home_else_runner_temp(tmp_path: Path
             {"AMELIA_GITHUB_RETRY_MAX_ATTEMPTS": "many"},
             "invalid GitHub retry setting: AMELIA_GITHUB_RETRY_MAX_ATTEMPTS: Input should be",
         ),
+        ({"GITHUB_API_URL": "notaurl"}, "Invalid runner variable: GITHUB_API_URL: Value error"),
+        ({"GITHUB_SERVER_URL": "ftp://x"}, "Invalid runner variable: GITHUB_SERVER_URL: Value"),
+        ({"AMELIA_DRY_RUN_DIR": "/proc/amelia-nope"}, "AMELIA_DRY_RUN_DIR: cannot create"),
+        ({"AMELIA_ARTIFACTS_DIR": "/proc/amelia-nope/a"}, "AMELIA_ARTIFACTS_DIR: cannot create"),
+        ({"AMELIA_HOME": "/dev/null/home"}, "AMELIA_HOME: /dev/null is not a directory"),
     ],
 )
 def test_invalid_values_are_one_clear_configuration_error(
@@ -223,3 +228,17 @@ def test_a_missing_model_key_names_the_action_input_to_set(tmp_path: Path) -> No
         "a secret"
     )
     assert problem(driver="cli:claude", anthropic_api_key="sk-ant-api03-key") is None
+
+
+def test_github_addresses_of_an_enterprise_server_and_a_new_directory_are_accepted(
+    tmp_path: Path,
+) -> None:
+    environ = {
+        "GITHUB_API_URL": "https://ghe.example.com/api/v3",
+        "GITHUB_SERVER_URL": "http://127.0.0.1:8080",
+        "AMELIA_DRY_RUN_DIR": str(tmp_path / "new" / "dry-run"),
+    }
+    settings = load_settings(environ=environ, container_home=tmp_path / "absent")
+    assert settings.runner.api_url == "https://ghe.example.com/api/v3"
+    assert settings.dry_run_dir == tmp_path / "new" / "dry-run"
+    assert not (tmp_path / "new").exists()  # reading the settings made nothing
