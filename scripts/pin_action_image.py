@@ -8,8 +8,10 @@ that uses that release pulls the image it was tested with instead of building it
 that one value changes; every other byte of the file (comments, inputs, layout) stays.
 
 It refuses, with one line on stderr and exit 1: a reference without a sha256 digest, a
-file that is not a docker action or has no `runs.image`, and one already pinned to
-another image. Pinning again to the same image changes nothing (a re-run of the job).
+file that is not UTF-8 or not valid YAML, one that is not a docker action or has no
+`runs.image`, and one already pinned to another image. Pinning again to the same image
+changes nothing. The file's bytes are kept as they are: its line endings (CRLF too) and a
+UTF-8 byte order mark at its start.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ _REFERENCE = re.compile(
     r"@sha256:(?P<digest>[0-9a-f]{64})$"
 )
 _RUNS = re.compile(r"^runs:\s*(?:#.*)?$")
+_BOM = "\ufeff"
 _IMAGE = re.compile(
     r"^(?P<indent>[ ]+)image:(?P<space>[ \t]+)(?P<value>\S.*?)(?P<tail>[ \t]*(?:#.*)?)$"
 )
@@ -35,6 +38,15 @@ _IMAGE = re.compile(
 
 class PinError(Exception):
     """Why the file was left as it was."""
+
+
+def _one_line(error: yaml.YAMLError) -> str:
+    """PyYAML's complaint in one line: what is wrong, and where."""
+    if isinstance(error, yaml.MarkedYAMLError) and error.problem:
+        mark = error.problem_mark
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        return f"{error.problem}{where}"
+    return " ".join(str(error).split())
 
 
 def _runs(document: Any, path: Path) -> dict[str, Any]:
@@ -53,10 +65,12 @@ def pin_action_image(text: str, reference: str, *, path: Path = Path("action.yml
             f"{reference!r} is not an image named by digest "
             "(registry/owner/name@sha256:<64 hex digits>, lower case)"
         )
+    if text.startswith(_BOM):
+        return _BOM + pin_action_image(text[len(_BOM) :], reference, path=path)
     try:
         before = yaml.safe_load(text)
     except yaml.YAMLError as error:
-        raise PinError(f"{path} is not valid YAML: {error}") from None
+        raise PinError(f"{path} is not valid YAML: {_one_line(error)}") from None
     image = _runs(before, path)["image"]
     wanted = f"docker://{reference}"
     if image == wanted:
@@ -106,16 +120,24 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     path, reference = Path(arguments[0]), arguments[1]
     try:
-        text = path.read_text(encoding="utf-8")
+        # Bytes, not read_text: that would turn CRLF line endings into LF.
+        text = path.read_bytes().decode("utf-8")
         pinned = pin_action_image(text, reference, path=path)
     except OSError as error:
         print(f"pin_action_image: cannot read {path}: {error.strerror}", file=sys.stderr)
+        return 1
+    except UnicodeDecodeError as error:
+        print(
+            f"pin_action_image: {path} is not UTF-8 text (byte 0x{error.object[error.start]:02x} "
+            f"at offset {error.start})",
+            file=sys.stderr,
+        )
         return 1
     except PinError as error:
         print(f"pin_action_image: {error}", file=sys.stderr)
         return 1
     if pinned != text:
-        path.write_text(pinned, encoding="utf-8")
+        path.write_bytes(pinned.encode("utf-8"))
     print(f"{path}: runs.image is docker://{reference}")
     return 0
 

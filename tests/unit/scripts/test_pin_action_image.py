@@ -131,13 +131,77 @@ def test_the_release_workflow_pins_the_digest_it_pushed_on_the_tagged_commit() -
     assert image["outputs"]["digest"] == "${{ steps.build.outputs.digest }}"
     (build,) = [step for step in image["steps"] if step.get("id") == "build"]
     assert build["with"]["push"] is True
+    # The moving image tags follow the script's decision: none for a pre-release, and
+    # only for the newest release of their line.
+    (tags,) = [step for step in image["steps"] if step.get("id") == "tags"]
+    assert tags["run"] == 'python3 scripts/publish_release.py tags "$TAG" >> "$GITHUB_OUTPUT"'
+    (meta,) = [step for step in image["steps"] if step.get("id") == "meta"]
+    assert meta["with"]["tags"].split() == [
+        "type=semver,pattern={{version}}",
+        "type=semver,pattern={{major}}.{{minor}},enable=${{",
+        "steps.tags.outputs.minor",
+        "}}",
+        "type=semver,pattern={{major}},enable=${{",
+        "steps.tags.outputs.major",
+        "}}",
+    ]
+    assert meta["with"]["flavor"].strip() == "latest=${{ steps.tags.outputs.latest }}"
     assert (pin["needs"], pin["permissions"]) == ("image", {"contents": "write"})
     script = "\n".join(step.get("run", "") for step in pin["steps"])
-    assert 'python scripts/pin_action_image.py action.yml "$IMAGE"' in script
-    assert 'git push --force origin "refs/tags/$TAG" "refs/tags/$major"' in script
-    (release,) = [step for step in pin["steps"] if "pin_action_image" in step.get("run", "")]
+    # The tags move only through the script, which makes the release commit once.
+    assert 'python scripts/publish_release.py pin "$TAG" "$IMAGE"' in script
+    assert "git tag" not in script and "git push" not in script
+    (release,) = [step for step in pin["steps"] if "publish_release" in step.get("run", "")]
     assert release["env"]["IMAGE"] == (
         "${{ needs.image.outputs.name }}@${{ needs.image.outputs.digest }}"
     )
     # Between releases, the action builds its Dockerfile (what main and pull requests test).
     assert yaml.safe_load(ACTION_YML.read_text())["runs"]["image"] == "Dockerfile"
+
+
+def test_a_crlf_file_keeps_its_line_endings_and_a_bom_its_mark(tmp_path: Path) -> None:
+    action = tmp_path / "action.yml"
+    original = ACTION_YML.read_bytes().replace(b"\n", b"\r\n")
+    for start in (b"", b"\xef\xbb\xbf"):
+        action.write_bytes(start + original)
+
+        done = run(str(action), REFERENCE)
+
+        assert (done.returncode, done.stderr) == (0, ""), done.stderr
+        pinned = action.read_bytes()
+        assert pinned == start + original.replace(
+            b"  image: Dockerfile\r\n", f"  image: docker://{REFERENCE}\r\n".encode()
+        )
+        assert run(str(action), REFERENCE).returncode == 0 and action.read_bytes() == pinned
+
+
+@pytest.mark.parametrize(
+    ("content", "stderr"),
+    [
+        (
+            "name: caf\xe9\nruns:\n  using: docker\n  image: Dockerfile\n".encode("latin-1"),
+            "pin_action_image: {path} is not UTF-8 text (byte 0xe9 at offset 9)\n",
+        ),
+        (
+            b"name: [x\nruns:\n  using: docker\n  image: Dockerfile\n",
+            "pin_action_image: {path} is not valid YAML: expected ',' or ']', but got ':' "
+            "(line 2, column 5)\n",
+        ),
+        (
+            b"runs:\n  using: docker\n  image: Dockerfile\n\tbad: tab\n",
+            "pin_action_image: {path} is not valid YAML: found character '\\t' that cannot "
+            "start any token (line 4, column 1)\n",
+        ),
+    ],
+)
+def test_a_file_that_is_not_utf8_or_not_yaml_is_one_line_and_exit_1(
+    tmp_path: Path, content: bytes, stderr: str
+) -> None:
+    action = tmp_path / "action.yml"
+    action.write_bytes(content)
+
+    done = run(str(action), REFERENCE)
+
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == stderr.format(path=action)
+    assert action.read_bytes() == content
