@@ -68,6 +68,7 @@ __all__ = [
     "load_runner",
     "load_settings",
     "process_environment",
+    "runner_files",
 ]
 
 ReviewEventSetting = Literal[ReviewEvent, "AUTO"]
@@ -101,6 +102,7 @@ _MODEL_CONNECTION_VARIABLES = (
 
 _SAFE_PREFIX = re.compile(r"^[A-Za-z0-9._/-]*$")
 _PHRASE = re.compile(r"^\S{1,40}$")
+_DIGITS = re.compile(r"^\s*[0-9]+\s*$")
 _THROTTLE_OFF = ("0", "false", "no")
 
 
@@ -194,6 +196,17 @@ class ActionInputs(_FromEnvironment):
         if not value.strip() or path.is_absolute() or ".." in path.parts:
             raise ValueError("must be a path relative to the repository root, without '..'")
         return str(path)
+
+    @field_validator(
+        "max_review_iterations", "max_turns", "max_issues", "scan_limit", mode="before"
+    )
+    @classmethod
+    def _whole_number(cls, value: object) -> object:
+        """Counts are written in decimal digits: `5.0`, `1_0`, `+5` or `true` is refused,
+        not read as 5, 10 or 1."""
+        if isinstance(value, bool) or (isinstance(value, str) and not _DIGITS.match(value)):
+            raise ValueError(f"must be a whole number written in digits, like 20, not {value!r}")
+        return value
 
     @field_validator("model", mode="before")
     @classmethod
@@ -511,6 +524,13 @@ def load_inputs(*, environ: Mapping[str, str] | None = None) -> ActionInputs:
         return ActionInputs.from_environ(source)
     except ValidationError as error:
         raise ConfigError(f"Invalid action input: {describe_validation_error(error)}") from None
+
+
+def runner_files(*, environ: Mapping[str, str] | None = None) -> tuple[str | None, str | None]:
+    """`GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY` alone, read even when the other settings
+    are bad, so a run refused at start-up still writes its `conclusion` output."""
+    source = process_environment() if environ is None else environ
+    return (source.get("GITHUB_OUTPUT") or None, source.get("GITHUB_STEP_SUMMARY") or None)
 
 
 def load_runner(*, environ: Mapping[str, str] | None = None) -> RunnerContext:

@@ -36,7 +36,7 @@ from amelia.action.report import (
 from amelia.action.routing import read_event, route_event
 from amelia.action.signals import SignalCancellation
 from amelia.action.workflow_io import WorkflowIO
-from amelia.config import RunnerContext, Settings, load_settings
+from amelia.config import RunnerContext, Settings, load_settings, runner_files
 from amelia.errors import EXIT_OK, AmeliaError, ConfigError, RunError
 from amelia.github.events import Command, Event
 from amelia.redaction import Redactor
@@ -410,5 +410,8 @@ class _Engine:
 
 def run_action(*, request: ActionRequest | None = None) -> int:
     """Run one Action step; returns the exit code (see the module docstring)."""
-    engine = _Engine(request or ActionRequest(), WorkflowIO())
+    output, summary = runner_files()  # bad settings still get their `conclusion` output
+    engine = _Engine(
+        request or ActionRequest(), WorkflowIO(output_path=output, summary_path=summary)
+    )
     return asyncio.run(engine.run())

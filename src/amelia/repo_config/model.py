@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt
 
 from amelia.core.types import DriverType
 from amelia.mcp.config import McpConfig
@@ -94,7 +94,7 @@ class AgentConfig(_Strict):
 
     driver: DriverType | None = None
     model: str | None = Field(default=None, min_length=1, max_length=200)
-    max_turns: int | None = Field(default=None, ge=1, le=500)
+    max_turns: StrictInt | None = Field(default=None, ge=1, le=500)
     instructions: str = Field(default="", max_length=MAX_INLINE_INSTRUCTIONS_CHARS)
 
 
@@ -128,8 +128,9 @@ class ReviewConfig(_Strict):
 class ScanConfig(_Strict):
     """What a scheduled scan hands out, and in which order (see docs/configuration.md)."""
 
-    limit: int | None = Field(default=None, ge=1)
-    """At most this many waiting issues per scan, never more than 256 (GitHub's matrix
+    limit: StrictInt | None = Field(default=None, ge=1)
+    """At most this many waiting issues per scan (a whole number: `true` or `5.0` is
+    refused, not read as 1 or 5), never more than 256 (GitHub's matrix
     limit: a larger value is capped with a warning); None: the `scan_limit` input."""
     prefer_labels: tuple[LabelName, ...] = Field(default=(), max_length=_MAX_PREFERRED_LABELS)
     """Issues with these labels are handed out first, the first label listed first."""

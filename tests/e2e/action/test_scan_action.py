@@ -125,23 +125,39 @@ def test_a_bound_in_the_file_above_256_is_capped_with_a_warning(harness: ActionH
     assert "| handed out by this scan (at most 256) | 1 |" in result.summary
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "twenty"])
-def test_an_invalid_bound_is_one_clear_error(harness: ActionHarness, value: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("scan_limit", "0"),
+        ("scan_limit", "-1"),
+        ("scan_limit", "twenty"),
+        ("scan_limit", "5.0"),
+        ("scan_limit", "1_0"),
+        ("scan_limit", "true"),
+        ("max_issues", "2.0"),
+    ],
+)
+def test_an_invalid_bound_is_one_clear_error(harness: ActionHarness, name: str, value: str) -> None:
     harness.add_issue("Task", labels=["amelia"])
 
-    result = harness.run("schedule", SCHEDULE, inputs={"scan_limit": value})
+    result = harness.run("schedule", SCHEDULE, inputs={name: value})
 
     assert result.exit_code == 2
     errors = [line for line in result.stdout.splitlines() if line.startswith("::error::")]
-    assert len(errors) == 1 and "INPUT_SCAN_LIMIT" in errors[0]
+    assert len(errors) == 1 and f"INPUT_{name.upper()}" in errors[0]
     assert "Traceback" not in result.stdout + result.stderr
     assert "issues" not in result.outputs
+    # The same `conclusion` as a bad file gets.
+    assert result.outputs["conclusion"] == "failure"
     assert result.github_requests == []
 
 
-def test_an_invalid_bound_in_the_file_is_one_clear_error(harness: ActionHarness) -> None:
+@pytest.mark.parametrize("value", ["0", "true", "5.0"])
+def test_an_invalid_bound_in_the_file_is_one_clear_error(
+    harness: ActionHarness, value: str
+) -> None:
     harness.add_issue("Task", labels=["amelia"])
-    harness.commit_files("main", {".github/amelia.yml": "scan:\n  limit: 0\n"})
+    harness.commit_files("main", {".github/amelia.yml": f"scan:\n  limit: {value}\n"})
 
     result = harness.run("schedule", SCHEDULE)
 
@@ -150,6 +166,7 @@ def test_an_invalid_bound_in_the_file_is_one_clear_error(harness: ActionHarness)
     assert len(errors) == 1 and ".github/amelia.yml: scan.limit:" in errors[0]
     assert "Traceback" not in result.stdout + result.stderr
     assert "issues" not in result.outputs
+    assert result.outputs["conclusion"] == "failure"
 
 
 def test_dispatched_scan_plans_up_to_max_issues_itself(harness: ActionHarness) -> None:
@@ -186,6 +203,7 @@ def test_max_issues_plans_within_the_bound_and_a_plan_branch_keeps_an_issue_out_
     assert f"amelia/issue-{first}" in harness.origin_branches()
     assert "| handed out by this scan (at most 2) | 2 |" in result.summary
     assert "| left for the next scan | 1 |" in result.summary
+    assert "the first 1 of them are planned in this job (`max_issues` is 1)" in result.summary
 
     # The issue planned here has its branch; the one handed to a matrix that never ran
     # has none, so it is handed out again, before the one left over.

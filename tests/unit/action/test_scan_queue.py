@@ -176,13 +176,23 @@ def test_a_bound_above_256_is_capped_with_a_warning_naming_the_setting() -> None
     assert scan_bound(256, None, explicit=True).warning is None
 
 
-@pytest.mark.parametrize("value", ["0", "-3", "twenty", "2.5", ""])
+@pytest.mark.parametrize(
+    "value", ["0", "-3", "twenty", "2.5", "5.0", "1_0", "+5", "0x10", "true", "1e1", ""]
+)
 def test_an_invalid_input_is_refused_and_an_empty_one_is_the_default(value: str) -> None:
     if value == "":
         assert ActionInputs.from_environ({"INPUT_SCAN_LIMIT": value}).scan_limit == 20
         return
     with pytest.raises(ValueError, match="scan_limit"):
         ActionInputs.from_environ({"INPUT_SCAN_LIMIT": value})
+    if value != "0":  # no issue planned in the scan's own job is fine
+        with pytest.raises(ValueError, match="max_issues"):
+            ActionInputs.from_environ({"INPUT_MAX_ISSUES": value})
+
+
+def test_a_bound_in_digits_is_read_with_spaces_around_it() -> None:
+    inputs = ActionInputs.from_environ({"INPUT_SCAN_LIMIT": " 12 ", "INPUT_MAX_ISSUES": "3"})
+    assert (inputs.scan_limit, inputs.max_issues) == (12, 3)
 
 
 def test_the_file_configures_bound_labels_and_thumbs_up() -> None:
@@ -200,6 +210,9 @@ def test_the_file_configures_bound_labels_and_thumbs_up() -> None:
     [
         (b"scan: {limit: 0}", "scan.limit: Input should be greater than or equal to 1"),
         (b"scan: {limit: many}", "scan.limit: Input should be a valid integer"),
+        (b"scan: {limit: true}", "scan.limit: Input should be a valid integer"),
+        (b"scan: {limit: 5.0}", "scan.limit: Input should be a valid integer"),
+        (b"scan: {limit: '5'}", "scan.limit: Input should be a valid integer"),
         (b"scan: {prefer_labels: ['']}", "scan.prefer_labels[0]: Value error"),
         (b"scan: {order: newest}", "scan.order: unknown key"),
     ],
@@ -256,3 +269,45 @@ def test_the_report_states_a_preferred_order_and_a_max_issues_above_the_bound() 
     assert "`bot/issue-<n>`" in summary
     assert "`max_issues` is 9, above the bound: this job plans at most 5." in summary
     assert "left are handed out" not in summary
+
+
+@pytest.mark.parametrize(
+    ("limit", "max_issues", "says"),
+    [
+        (
+            2,
+            5,
+            "the first 2 of them are planned in this job (`max_issues` is 5), "
+            "the rest by the matrix.",
+        ),
+        (
+            20,
+            3,
+            "the first 3 of them are planned in this job (`max_issues` is 3), "
+            "the rest by the matrix.",
+        ),
+        (20, 0, "all of them go to the `issues` output, for the matrix (`max_issues` is 0)."),
+    ],
+)
+def test_the_report_says_how_many_this_job_plans_as_it_does(
+    limit: int, max_issues: int, says: str
+) -> None:
+    bound = scan_bound(limit, None, explicit=True)
+    waiting = [issue(n) for n in range(1, 31)]
+    selection = select_issues(waiting, limit=bound.limit, plan_here=max_issues, config=ScanConfig())
+
+    _, summary = scan_report(
+        selection,
+        bound,
+        ScanConfig(),
+        label="amelia",
+        labelled=30,
+        branch_prefix="amelia/",
+        max_issues=max_issues,
+    )
+
+    assert (
+        f"set by the `scan_limit` input (GitHub runs at most 256 jobs from one matrix); {says}"
+        in summary
+    )
+    assert f"| · planned in this job (`max_issues`) | {min(limit, max_issues)} |" in summary

@@ -59,6 +59,16 @@ def _order(config: ScanConfig) -> str:
     return "; ".join(parts)
 
 
+def _split(max_issues: int, limit: int) -> str:
+    """What `max_issues` does with the issues a scan hands out, as it happens."""
+    if max_issues == 0:
+        return "all of them go to the `issues` output, for the matrix (`max_issues` is 0)."
+    return (
+        f"the first {min(max_issues, limit)} of them are planned in this job (`max_issues` "
+        f"is {max_issues}), the rest by the matrix."
+    )
+
+
 def scan_report(
     selection: ScanSelection,
     bound: ScanBound,
@@ -96,8 +106,7 @@ def scan_report(
         *(f"| {name} | {count:,} |" for name, count in rows),
         "",
         f"- At most **{bound.limit}** issues per scan, set by {bound.setting} (GitHub runs "
-        f"at most {MATRIX_JOB_LIMIT} jobs from one matrix); the first `max_issues` of them "
-        f"({max_issues}) are planned in this job, the rest by the matrix.",
+        f"at most {MATRIX_JOB_LIMIT} jobs from one matrix); {_split(max_issues, bound.limit)}",
         f"- Order: {_order(config)}. An issue has a plan once `{branch_prefix}issue-<n>` "
         "exists; one whose plan failed is handed out again.",
     ]
