@@ -8,12 +8,13 @@ Exit codes: 0 success (review: approved), 1 the run failed (review: changes requ
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -402,24 +403,39 @@ def review(
 ) -> None:
     """Review the changes since --base.
 
-    Exit 0 when the reviewer approves, 1 when it requests changes.
+    Exit 0 when the reviewer approves or there is nothing to review, 1 when it requests
+    changes.
     """
     with _local_command(repo, verbose) as root:
-        from amelia.git import head_sha
+        import asyncio
+
+        from amelia.git import collect_changes, head_sha
 
         try:
             head_sha(root, ref=base)
         except GitError:
             raise BadInputError(f"unknown git ref for --base: {base}") from None
         markdown = _read_text(plan_file, "plan file") if plan_file else None
+        # Nothing changed at all: said before any model or key is needed.
+        if asyncio.run(collect_changes(root, base)).is_empty:
+            _nothing_to_review(base, as_json=as_json)
 
         from amelia.core.state import ExecutionState
         from amelia.pipeline import run_review
 
+        unchanged: list[bool] = []
+
         async def stage(context: RunContext) -> ExecutionState:
+            # Only paths the configuration leaves out of the review (`review.ignore_paths`).
+            ignored = context.profile.review.ignore_paths
+            if (await collect_changes(root, base, exclude=ignored)).is_empty:
+                unchanged.append(True)
+                return ExecutionState(plan_markdown=markdown)
             return await run_review(ExecutionState(plan_markdown=markdown), context, base_ref=base)
 
         state = _run_stage(root, driver, model, max_turns, transcript, stage, config=config)
+        if unchanged:
+            _nothing_to_review(base, as_json=as_json)
     verdict = state.last_review
     if verdict is None:
         raise _fail("the reviewer returned no verdict", EXIT_FAILED)
@@ -432,6 +448,16 @@ def review(
             where = f"{comment.path}:{comment.line}" if comment.line else comment.path
             typer.echo(f"- [{comment.severity}] {where}: {comment.body}")
     raise typer.Exit(0 if verdict.approved else EXIT_FAILED)
+
+
+def _nothing_to_review(base: str, *, as_json: bool) -> NoReturn:
+    """No change since `base` to review: say so and exit 0 (an empty diff is no failure)."""
+    summary = f"There are no changes since {base} to review."
+    if as_json:
+        typer.echo(json.dumps({"verdict": None, "summary": summary, "comments": []}, indent=2))
+    else:
+        typer.echo(f"nothing to review: {summary}")
+    raise typer.Exit(0)
 
 
 def demo(

@@ -312,3 +312,40 @@ def test_the_configuration_file_instructs_the_agent_and_a_flag_wins_over_it(
     (call,) = scripts.drivers[0].calls
     assert call.instructions is not None
     assert "RULE-FROM-CONFIG" in call.instructions and "RULE-FROM-AGENTS" in call.instructions
+
+
+def test_review_with_nothing_to_review_says_so_and_exits_0(
+    repo: Path, scripts: Scripts, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in NO_KEYS:  # no model is needed to see an empty diff
+        monkeypatch.delenv(name, raising=False)
+
+    outcome = _invoke("review", "--base", "HEAD", "--repo", str(repo))
+
+    assert outcome.exit_code == 0, outcome.output
+    assert outcome.stdout == "nothing to review: There are no changes since HEAD to review.\n"
+    as_json = _invoke("review", "--base", "HEAD", "--repo", str(repo), "--json")
+    assert as_json.exit_code == 0, as_json.output
+    assert json.loads(as_json.stdout) == {
+        "verdict": None,
+        "summary": "There are no changes since HEAD to review.",
+        "comments": [],
+    }
+    assert scripts.drivers == []
+
+
+def test_review_of_changes_the_configuration_ignores_only_is_nothing_to_review(
+    repo: Path, scripts: Scripts
+) -> None:
+    (repo / ".github").mkdir(exist_ok=True)
+    (repo / ".github" / "amelia.yml").write_text("review:\n  ignore_paths: ['generated/**']\n")
+    git(repo, "add", ".github/amelia.yml")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "cfg")
+    (repo / "generated").mkdir()
+    (repo / "generated" / "out.py").write_text("x = 1\n")
+
+    outcome = _invoke("review", "--base", "HEAD", "--repo", str(repo), "--driver", TEST_KEY)
+
+    assert outcome.exit_code == 0, outcome.output
+    assert "nothing to review: There are no changes since HEAD to review." in outcome.stdout
+    assert all(driver.calls == [] for driver in scripts.drivers)
