@@ -271,7 +271,7 @@ def _run_stage(
     per-run token (`amelia.isolation.model_access`), so neither the Claude Code CLI nor an
     agent's tool holds the user's key in its environment."""
     from amelia.isolation.model_access import model_access
-    from amelia.pipeline.sinks import JsonlTranscriptSink, TerminalProgressSink, log_sink
+    from amelia.pipeline.sinks import JsonlTranscriptSink, TerminalProgressSink
 
     # Before any output: a driver that cannot reach its model is one line, not a failed run.
     run = _prepare_run(root, driver, model, max_turns, config)
@@ -281,7 +281,9 @@ def _run_stage(
             model_access(run.upstreams) as access,
             TerminalProgressSink(stream=sys.stderr) as progress,
         ):
-            sinks: list[Sink] = [progress, log_sink]
+            # The progress lines show every event, errors too, on stderr: a log sink there
+            # as well would print each error twice.
+            sinks: list[Sink] = [progress]
             if transcript is not None:
                 sinks.append(JsonlTranscriptSink(transcript))
             return await stage(run.context(access, sinks))

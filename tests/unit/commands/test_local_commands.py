@@ -14,7 +14,14 @@ from typer.testing import CliRunner
 from amelia.cli import app
 from amelia.drivers.base import DriverInterface
 from amelia.drivers.factory import DriverFactory
-from amelia.testing.scripted_driver import RecordedCall, ScriptedDriver, ScriptStep, result
+from amelia.testing.scripted_driver import (
+    RecordedCall,
+    ScriptedDriver,
+    ScriptStep,
+    result,
+    tool_call,
+    tool_result,
+)
 from tests.git_helpers import git
 
 PLAN = "# Plan\n\n**Goal:** Add farewell.\n\n### Task 1: farewell"
@@ -349,3 +356,19 @@ def test_review_of_changes_the_configuration_ignores_only_is_nothing_to_review(
     assert outcome.exit_code == 0, outcome.output
     assert "nothing to review: There are no changes since HEAD to review." in outcome.stdout
     assert all(driver.calls == [] for driver in scripts.drivers)
+
+
+def test_off_a_terminal_a_tool_error_is_printed_once(repo: Path, scripts: Scripts) -> None:
+    scripts.turns.append(
+        [
+            tool_call("Bash", {"command": "pytest"}, "c1"),
+            tool_result("Bash", "ERROR-MARKER-7: 3 tests failed", "c1", is_error=True),
+            result(PLAN),
+        ]
+    )
+
+    outcome = _invoke("plan", "--title", "T", "--repo", str(repo), "--driver", TEST_KEY)
+
+    assert outcome.exit_code == 0, outcome.output
+    assert outcome.output.count("ERROR-MARKER-7") == 1, outcome.output
+    assert "amelia.pipeline.sinks" not in outcome.output
