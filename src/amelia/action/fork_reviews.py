@@ -10,20 +10,29 @@ file-reading tools only, confined to the head's directory (`files_only`).
 `head_is_data` decides it for every mode that reads a pull's head, whatever the event: a
 head from another repository than the base (a fork), on `pull_request_target` or on a
 maintainer's `/amelia review` or `/amelia ask` (`issue_comment`, which has the secrets
-too), is only ever data.
+too), is only ever data. Such a run starts none of the MCP servers of `.github/amelia.yml`
+(`serves_a_data_head`): no agent of it may use one, and a server holding secrets has no
+business running beside a stranger's code.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from amelia.github.events import Command, Event, PullRequestEvent
+from amelia.github.events import (
+    Command,
+    Event,
+    IssueCommentEvent,
+    PullRequestEvent,
+    PullRequestReviewCommentEvent,
+)
 
 if TYPE_CHECKING:
     from amelia.config import Settings
     from amelia.core.types import AgentRole, ToolProfileName
     from amelia.drivers.base import DriverInterface
     from amelia.github.models import PullInfo
+    from amelia.github.port import GitHubReads
     from amelia.pipeline import MakeDriver
 
 __all__ = [
@@ -31,6 +40,7 @@ __all__ = [
     "FORK_REVIEW_NOTE",
     "files_only",
     "head_is_data",
+    "serves_a_data_head",
     "unreviewable_fork",
 ]
 
@@ -52,6 +62,26 @@ def head_is_data(pull: PullInfo, event: Event) -> bool:
     if pull.from_fork:
         return True
     return isinstance(event, PullRequestEvent) and event.is_target
+
+
+async def serves_a_data_head(github: GitHubReads, command: Command, event: Event) -> bool:
+    """True when `command` works on a pull request whose head `head_is_data`: a review, an
+    answer, a fix or an implementation asked on a fork's pull request, or any run on
+    `pull_request_target`. The pull is read from GitHub, as the mode reads it."""
+    number = command.number
+    if number is None or command.kind not in {"review", "ask", "fix", "implement"}:
+        return False
+    if isinstance(event, PullRequestEvent) and event.is_target:
+        return True
+    if isinstance(event, PullRequestEvent | PullRequestReviewCommentEvent):
+        on_pull = event.pull_request.number == number
+    elif isinstance(event, IssueCommentEvent) and event.issue.number == number:
+        on_pull = event.issue.is_pull_request
+    else:
+        on_pull = False
+    if not on_pull:
+        on_pull = (await github.get_issue(number)).is_pull_request
+    return on_pull and head_is_data(await github.get_pull(number), event)
 
 
 def unreviewable_fork(settings: Settings, event: Event, command: Command) -> str | None:

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from amelia.core.types import Profile
     from amelia.drivers.runtime import DriverEnvironment
     from amelia.github.port import GitHubPort
+    from amelia.mcp.config import McpConfig
     from amelia.pipeline.sinks import Sink
     from amelia.repo_config import RepoConfig
 
@@ -176,7 +177,7 @@ class _Engine:
             settings,
             self.redactor,
             runs_agents=mode.needs_workspace,
-            mcp=None if config is None else config.mcp,
+            mcp=await self._mcp(config, command, event, github),
         )
         # On a runner amelia's git reads only a global config of its own.
         private = private_git_config() if settings.runner.actions else nullcontext()
@@ -211,6 +212,23 @@ class _Engine:
                     self._restore_credentials(checkout)
             groups.close()
         return await report_outcome(mode.name, context, outcome)
+
+    async def _mcp(
+        self, config: RepoConfig | None, command: Command, event: Event, github: GitHubPort
+    ) -> McpConfig | None:
+        """The MCP servers this run starts: the configuration's, none when the run works on
+        a pull request's head kept as data (a fork's, or on `pull_request_target`)."""
+        from amelia.action.fork_reviews import serves_a_data_head
+
+        if config is None or not config.mcp.used():
+            return None
+        if await serves_a_data_head(github, command, event):
+            self.io.notice(
+                "amelia: the MCP servers of the configuration are not started: this run "
+                "reads a pull request's head as data only, and no agent of it gets an MCP tool"
+            )
+            return None
+        return config.mcp
 
     async def _configured(
         self,

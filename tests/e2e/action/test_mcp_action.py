@@ -2,9 +2,9 @@
 given a server calls its tool through amelia's gateway and the call shows in the log's
 progress, the transcript and the job summary; a pull request that adds `.mcp.json` or
 changes the file's `mcp` section changes nothing for its own review; a fork's review gets
-no MCP tool on either driver; a server that does not start, or a secret that is not there,
-stops the run with one line before any model request; the servers stop with the run, also
-on SIGTERM.
+no MCP tool on either driver, and no server starts for it; a server that does not start, or
+a secret that is not there, stops the run with one line before any model request; the
+servers stop with the run, also on SIGTERM.
 
 Here amelia and its agents run as the test's user (`AMELIA_AGENT_USER=none`,
 `AMELIA_MCP_USER=none`): these tests are about what reaches whom through the gateway. That
@@ -193,7 +193,15 @@ def fork_harness(tmp_path: Path, pid_file: Path) -> Iterator[ActionHarness]:
         yield h
 
 
-def test_a_forks_review_gets_no_mcp_tool_on_claude_code(fork_harness: ActionHarness) -> None:
+NOT_STARTED = (
+    "::notice::amelia: the MCP servers of the configuration are not started: this run "
+    "reads a pull request's head as data only, and no agent of it gets an MCP tool"
+)
+
+
+def test_a_forks_review_gets_no_mcp_tool_on_claude_code(
+    fork_harness: ActionHarness, pid_file: Path
+) -> None:
     number, event = fork_harness.open_fork_pull({"greeter/farewell.py": "def farewell(): ...\n"})
     result = fork_harness.run(
         "pull_request_target",
@@ -203,6 +211,9 @@ def test_a_forks_review_gets_no_mcp_tool_on_claude_code(fork_harness: ActionHarn
     )
 
     assert result.exit_code == 0, result.stdout + result.stderr
+    # The server holding the secret never started beside the fork's head.
+    assert not pid_file.exists()
+    assert NOT_STARTED in result.stdout.splitlines()
     assert result.model_requests
     offered = {t["name"] for r in result.model_requests for t in (r.body or {}).get("tools", [])}
     assert {"Read", "Glob", "Grep"} <= offered
@@ -211,7 +222,9 @@ def test_a_forks_review_gets_no_mcp_tool_on_claude_code(fork_harness: ActionHarn
     assert "Fork review:" in review["body"]
 
 
-def test_a_forks_review_gets_no_mcp_tool_on_pydantic_ai(fork_harness: ActionHarness) -> None:
+def test_a_forks_review_gets_no_mcp_tool_on_pydantic_ai(
+    fork_harness: ActionHarness, pid_file: Path
+) -> None:
     def answer(request: OpenAIRequest) -> Sequence[ScriptItem]:
         return [tool_call("final_result", VERDICT)]
 
@@ -242,6 +255,38 @@ def test_a_forks_review_gets_no_mcp_tool_on_pydantic_ai(fork_harness: ActionHarn
     assert "read_file" in names and "final_result" in names
     assert not [name for name in names if name.startswith("mcp__")]
     assert fork_harness.github.reviews(fork_harness.repo, number)
+    assert not pid_file.exists()
+
+
+def test_a_maintainers_review_of_a_forks_pull_request_starts_no_mcp_server(
+    fork_harness: ActionHarness, pid_file: Path
+) -> None:
+    # `/amelia review` on a fork's pull request: the comment's payload does not say where
+    # the head lives, so amelia reads the pull from GitHub before starting anything.
+    number, _ = fork_harness.open_fork_pull({"greeter/farewell.py": "def farewell(): ...\n"})
+    event = fork_harness.pull_comment_event(number, "/amelia review")
+    result = fork_harness.run("issue_comment", event, inputs=SECRETS, env=RUN_AS_ONE_USER)
+
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.model_requests
+    assert mcp_tools_offered(result.model_requests) == set()
+    assert not pid_file.exists()
+    assert NOT_STARTED in result.stdout.splitlines()
+    (review,) = fork_harness.github.reviews(fork_harness.repo, number)
+    assert "Fork review:" in review["body"]
+
+
+def test_a_review_of_a_pull_request_from_the_repository_itself_still_starts_the_server(
+    fork_harness: ActionHarness, pid_file: Path
+) -> None:
+    number, _ = fork_harness.open_pull("feature", {"greeter/farewell.py": "def farewell(): ...\n"})
+    event = fork_harness.pull_comment_event(number, "/amelia review")
+    result = fork_harness.run("issue_comment", event, inputs=SECRETS, env=RUN_AS_ONE_USER)
+
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert LOOKUP in mcp_tools_offered(result.model_requests)
+    assert pid_file.exists() and not alive(pid_file)
+    assert NOT_STARTED not in result.stdout.splitlines()
 
 
 @pytest.mark.parametrize(
