@@ -9,8 +9,10 @@ can make an unretried request later.
 from __future__ import annotations
 
 import base64
+import json
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from http import HTTPStatus
 from typing import Any, TypeVar
 from urllib.parse import quote, urlencode
@@ -21,6 +23,7 @@ from github.PaginatedList import PaginatedList
 from github.PullRequestComment import PullRequestComment
 from github.PullRequestReview import PullRequestReview
 from github.Repository import Repository
+from github.Requester import Requester
 from loguru import logger
 
 from amelia.errors import GitHubError, GitHubNotFoundError
@@ -44,6 +47,19 @@ from amelia.github.payloads import (
 )
 from amelia.github.retrying import Retrier
 from amelia.github.token_facts import TokenFacts
+from amelia.github.workflows import (
+    CheckRunInfo,
+    CheckSuiteInfo,
+    JobInfo,
+    Polled,
+    WorkflowInfo,
+    WorkflowRunInfo,
+    check_run_info,
+    check_suite_info,
+    job_info,
+    workflow_info,
+    workflow_run_info,
+)
 
 __all__ = ["PyGithubCalls"]
 
@@ -398,6 +414,112 @@ class PyGithubCalls:
         thread = (data.get("resolveReviewThread") or {}).get("thread") or {}
         return bool(thread.get("isResolved"))
 
+    # GitHub Actions and checks -------------------------------------------------------------
+
+    def _wrapped_pages(self, operation: str, path: str, key: str) -> list[dict[str, Any]]:
+        """Every item of a list GitHub wraps in an object (`{"total_count", key: [...]}`),
+        page by page, each page retried on its own."""
+        items: list[dict[str, Any]] = []
+        separator = "&" if "?" in path else "?"
+        page = 1
+        while True:
+            url = f"{path}{separator}{urlencode({'per_page': _PAGE, 'page': page})}"
+            data = self._call(operation, partial(self._request, "GET", url))
+            found = list((data or {}).get(key) or ()) if isinstance(data, dict) else []
+            items += found
+            if len(found) < _PAGE:
+                return items
+            page += 1
+
+    def _conditional(
+        self, operation: str, path: str, etag: str | None
+    ) -> tuple[str | None, dict[str, Any] | None]:
+        """GET `path` with `If-None-Match: etag`: the new ETag, and the JSON (None for GitHub's
+        304 Not Modified, which costs no rate limit)."""
+        repo = self._repository()
+        headers = {"If-None-Match": etag} if etag else None
+
+        def get() -> tuple[str | None, dict[str, Any] | None]:
+            answer_headers, data = repo.requester.requestJsonAndCheck(
+                "GET", f"{repo.url}{path}", headers=headers
+            )
+            if data is None and etag:
+                return etag, None
+            return answer_headers.get("etag"), data if isinstance(data, dict) else {}
+
+        return self._call(operation, get)
+
+    def list_workflows(self) -> list[WorkflowInfo]:
+        found = self._wrapped_pages("list workflows", "/actions/workflows", "workflows")
+        return [workflow_info(item) for item in found]
+
+    def list_workflow_runs(
+        self, head_sha: str, *, event: str | None = None, etag: str | None = None
+    ) -> Polled[WorkflowRunInfo]:
+        query = {"head_sha": head_sha, "per_page": _PAGE, **({"event": event} if event else {})}
+        path = f"/actions/runs?{urlencode(query)}"
+        new_etag, data = self._conditional(f"list workflow runs of {head_sha[:12]}", path, etag)
+        if data is None:
+            return Polled(etag=new_etag)
+        runs = tuple(workflow_run_info(run) for run in data.get("workflow_runs") or ())
+        return Polled(etag=new_etag, items=runs)
+
+    def list_jobs(self, run_id: int) -> list[JobInfo]:
+        found = self._wrapped_pages(
+            f"list jobs of run {run_id}", f"/actions/runs/{run_id}/jobs", "jobs"
+        )
+        return [job_info(item) for item in found]
+
+    def get_job_log(self, job_id: int) -> str | None:
+        """GitHub answers `302 Found` with a short-lived address of the log; the request
+        there carries no token when it is on another host."""
+        repo = self._repository()
+        url = f"{repo.url}/actions/jobs/{job_id}/logs"
+
+        def read() -> str:
+            status, headers, body = repo.requester.requestJson("GET", url, follow_302_redirect=True)
+            if status >= HTTPStatus.BAD_REQUEST:
+                try:
+                    data: Any = json.loads(body) if body else None
+                except ValueError:
+                    data = {"message": body}
+                raise Requester.createException(status, headers, data)
+            return body
+
+        try:
+            return self._call(f"get log of job {job_id}", read)
+        except GitHubNotFoundError:
+            return None
+
+    def list_check_suites(self, ref: str, *, etag: str | None = None) -> Polled[CheckSuiteInfo]:
+        path = f"/commits/{quote(ref, safe='')}/check-suites?per_page={_PAGE}"
+        new_etag, data = self._conditional(f"list check suites of {ref[:12]}", path, etag)
+        if data is None:
+            return Polled(etag=new_etag)
+        suites = tuple(check_suite_info(suite) for suite in data.get("check_suites") or ())
+        return Polled(etag=new_etag, items=suites)
+
+    def list_check_runs(self, ref: str) -> list[CheckRunInfo]:
+        found = self._wrapped_pages(
+            f"list check runs of {ref[:12]}",
+            f"/commits/{quote(ref, safe='')}/check-runs",
+            "check_runs",
+        )
+        return [check_run_info(item) for item in found]
+
+    def dispatch_workflow(self, workflow_id: int, ref: str) -> None:
+        """`workflow_dispatch` on `ref` (GitHub answers 204). An attempt whose answer was
+        lost may have started a run: the wait reads the latest run of each workflow, so a
+        second one changes nothing."""
+        path = f"/actions/workflows/{workflow_id}/dispatches"
+        self._call(
+            f"dispatch workflow {workflow_id} on {ref}",
+            lambda: self._request("POST", path, {"ref": ref}),
+        )
+
+
+_PAGE = 100
+"""Items per page of the lists GitHub wraps in an object."""
 
 _THREADS_QUERY = """
 query($owner: String!, $name: String!, $number: Int!, $cursor: String) {

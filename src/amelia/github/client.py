@@ -31,6 +31,14 @@ from amelia.github.options import DEFAULT_API_URL, DEFAULT_TIMEOUT, RetryPolicy,
 from amelia.github.port import GitHubPort
 from amelia.github.retrying import RetryRecord, is_retryable, server_requested_delay
 from amelia.github.token_facts import TokenFacts
+from amelia.github.workflows import (
+    CheckRunInfo,
+    CheckSuiteInfo,
+    JobInfo,
+    Polled,
+    WorkflowInfo,
+    WorkflowRunInfo,
+)
 
 __all__ = [
     "CommentInfo",
@@ -140,6 +148,30 @@ class GitHubClient(GitHubPort):
     async def list_review_threads(self, pull_number: int) -> list[ReviewThreadInfo]:
         return await self._in_thread(self._calls.list_review_threads, pull_number)
 
+    async def list_workflows(self) -> list[WorkflowInfo]:
+        return await self._in_thread(self._calls.list_workflows)
+
+    async def list_workflow_runs(
+        self, head_sha: str, *, event: str | None = None, etag: str | None = None
+    ) -> Polled[WorkflowRunInfo]:
+        return await self._in_thread(
+            self._calls.list_workflow_runs, head_sha, event=event, etag=etag
+        )
+
+    async def list_jobs(self, run_id: int) -> list[JobInfo]:
+        return await self._in_thread(self._calls.list_jobs, run_id)
+
+    async def get_job_log(self, job_id: int) -> str | None:
+        return await self._in_thread(self._calls.get_job_log, job_id)
+
+    async def list_check_suites(
+        self, ref: str, *, etag: str | None = None
+    ) -> Polled[CheckSuiteInfo]:
+        return await self._in_thread(self._calls.list_check_suites, ref, etag=etag)
+
+    async def list_check_runs(self, ref: str) -> list[CheckRunInfo]:
+        return await self._in_thread(self._calls.list_check_runs, ref)
+
     # writes --------------------------------------------------------------------------------
 
     async def create_comment(self, issue_number: int, body: str) -> CommentInfo:
@@ -188,3 +220,6 @@ class GitHubClient(GitHubPort):
 
     async def resolve_review_thread(self, thread_id: str) -> bool:
         return await self._in_thread(self._calls.resolve_review_thread, thread_id)
+
+    async def dispatch_workflow(self, workflow_id: int, ref: str) -> None:
+        await self._in_thread(self._calls.dispatch_workflow, workflow_id, ref)

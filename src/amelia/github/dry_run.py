@@ -28,6 +28,14 @@ from amelia.github.models import (
 from amelia.github.options import ReviewEvent
 from amelia.github.port import GitHubPort, GitHubReads
 from amelia.github.token_facts import TokenFacts
+from amelia.github.workflows import (
+    CheckRunInfo,
+    CheckSuiteInfo,
+    JobInfo,
+    Polled,
+    WorkflowInfo,
+    WorkflowRunInfo,
+)
 
 __all__ = ["DryRunGitHub"]
 
@@ -105,6 +113,28 @@ class DryRunGitHub(GitHubPort):
     async def list_review_threads(self, pull_number: int) -> list[ReviewThreadInfo]:
         return await self._reads.list_review_threads(pull_number)
 
+    async def list_workflows(self) -> list[WorkflowInfo]:
+        return await self._reads.list_workflows()
+
+    async def list_workflow_runs(
+        self, head_sha: str, *, event: str | None = None, etag: str | None = None
+    ) -> Polled[WorkflowRunInfo]:
+        return await self._reads.list_workflow_runs(head_sha, event=event, etag=etag)
+
+    async def list_jobs(self, run_id: int) -> list[JobInfo]:
+        return await self._reads.list_jobs(run_id)
+
+    async def get_job_log(self, job_id: int) -> str | None:
+        return await self._reads.get_job_log(job_id)
+
+    async def list_check_suites(
+        self, ref: str, *, etag: str | None = None
+    ) -> Polled[CheckSuiteInfo]:
+        return await self._reads.list_check_suites(ref, etag=etag)
+
+    async def list_check_runs(self, ref: str) -> list[CheckRunInfo]:
+        return await self._reads.list_check_runs(ref)
+
     # writes: recorded ----------------------------------------------------------------------
 
     async def create_comment(self, issue_number: int, body: str) -> CommentInfo:
@@ -169,3 +199,6 @@ class DryRunGitHub(GitHubPort):
     async def resolve_review_thread(self, thread_id: str) -> bool:
         self._record("resolve_review_thread", thread_id=thread_id)
         return True
+
+    async def dispatch_workflow(self, workflow_id: int, ref: str) -> None:
+        self._record("dispatch_workflow", workflow_id=workflow_id, ref=ref)

@@ -32,6 +32,14 @@ from amelia.github.models import (
 )
 from amelia.github.options import ReviewEvent
 from amelia.github.token_facts import TokenFacts
+from amelia.github.workflows import (
+    CheckRunInfo,
+    CheckSuiteInfo,
+    JobInfo,
+    Polled,
+    WorkflowInfo,
+    WorkflowRunInfo,
+)
 
 __all__ = ["READ_OPERATIONS", "WRITE_OPERATIONS", "GitHubPort", "GitHubReads", "GitHubWrites"]
 
@@ -92,9 +100,39 @@ class GitHubReads(ABC):
     async def list_review_threads(self, pull_number: int) -> list[ReviewThreadInfo]:
         """The pull's review threads, with whether each is resolved."""
 
+    @abstractmethod
+    async def list_workflows(self) -> list[WorkflowInfo]:
+        """The repository's workflows (GitHub Actions)."""
+
+    @abstractmethod
+    async def list_workflow_runs(
+        self, head_sha: str, *, event: str | None = None, etag: str | None = None
+    ) -> Polled[WorkflowRunInfo]:
+        """The workflow runs of commit `head_sha` (of `event` only, when given), newest
+        first; with `etag`, a conditional read (`items` None: nothing changed)."""
+
+    @abstractmethod
+    async def list_jobs(self, run_id: int) -> list[JobInfo]:
+        """The jobs of the latest attempt of run `run_id`, with their steps."""
+
+    @abstractmethod
+    async def get_job_log(self, job_id: int) -> str | None:
+        """The plain-text log of job `job_id`; None when GitHub no longer has it."""
+
+    @abstractmethod
+    async def list_check_suites(
+        self, ref: str, *, etag: str | None = None
+    ) -> Polled[CheckSuiteInfo]:
+        """The check suites of commit `ref`; with `etag`, a conditional read."""
+
+    @abstractmethod
+    async def list_check_runs(self, ref: str) -> list[CheckRunInfo]:
+        """The latest check runs of commit `ref`."""
+
 
 class GitHubWrites(ABC):
-    """What the Action changes on GitHub: comments, pull requests, reviews, threads."""
+    """What the Action changes on GitHub: comments, pull requests, reviews, threads, and the
+    workflow runs it starts."""
 
     @abstractmethod
     async def create_comment(self, issue_number: int, body: str) -> CommentInfo:
@@ -142,6 +180,11 @@ class GitHubWrites(ABC):
     @abstractmethod
     async def resolve_review_thread(self, thread_id: str) -> bool:
         """Mark a review thread resolved; True when GitHub says it now is."""
+
+    @abstractmethod
+    async def dispatch_workflow(self, workflow_id: int, ref: str) -> None:
+        """Start workflow `workflow_id` on branch `ref` (`workflow_dispatch`; the job's
+        token needs `actions: write`)."""
 
 
 class GitHubPort(GitHubReads, GitHubWrites):

@@ -67,6 +67,7 @@ WRITES: dict[str, Write] = {
         int(ids["pull"]), int(ids["root"]), "reply"
     ),
     "resolve_review_thread": lambda g, ids: g.resolve_review_thread(str(ids["thread"])),
+    "dispatch_workflow": lambda g, ids: g.dispatch_workflow(12345, "feature"),
 }
 """One call of every write of the port."""
 

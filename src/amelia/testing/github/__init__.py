@@ -10,6 +10,7 @@
 `server.memory("octo/app")` is the in-memory GitHub over the server's own state.
 """
 
+from amelia.testing.github.actions import RunScript
 from amelia.testing.github.faults import SECONDARY_RATE_LIMIT_MESSAGE, Fault
 from amelia.testing.github.git_http import GitRequest
 from amelia.testing.github.memory import InMemoryGitHub
@@ -31,4 +32,5 @@ __all__ = [
     "GraphQLError",
     "InMemoryGitHub",
     "RecordedRequest",
+    "RunScript",
 ]

@@ -4,7 +4,8 @@ A repository registered with a bare repository is served at `<url>/<owner>/<name
 `GITHUB_SERVER_URL/<repo>` names on a runner), so the bare repository's hooks run as
 GitHub's rules would: anyone may fetch, and a push needs the repository's `git_token` as
 the password of HTTP basic auth (`x-access-token:<token>`, as actions/checkout sends it);
-without it the answer is 401.
+without it the answer is 401. A push made with a token whose pushes start workflows (not the
+job's token) starts the workflows that run on it (`GitHubState.branch_pushed`).
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ import binascii
 import re
 from dataclasses import dataclass
 from email.message import Message
+from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import parse_qs
 
 from amelia.errors import GitError
-from amelia.git import run_git_service
+from amelia.git import run_git, run_git_service
 from amelia.testing.github.state import GitHubState
 
 __all__ = ["GIT_ROUTE", "GitAnswer", "GitRequest", "answer_git", "basic_password"]
@@ -76,6 +78,20 @@ def _cgi_response(output: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
     return status, headers, body
 
 
+def _branch_heads(bare: Path) -> dict[str, str]:
+    listed = run_git(
+        [
+            "--git-dir",
+            str(bare),
+            "for-each-ref",
+            "--format=%(refname:short) %(objectname)",
+            "refs/heads",
+        ],
+        None,
+    )
+    return dict(line.split(" ", 1) for line in listed.splitlines() if " " in line)
+
+
 def answer_git(
     state: GitHubState,
     *,
@@ -117,9 +133,15 @@ def answer_git(
             if headers.get(header)
         },
     }
+    pushing = service == "git-receive-pack" and rest == "git-receive-pack"
+    before = _branch_heads(repository.bare_path) if pushing else {}
     try:
         output = run_git_service(["http-backend"], environment=environment, input=body)
     except GitError as error:
         return GitAnswer(500, [_TEXT], error.message.encode(), seen)
+    if pushing:
+        for branch, sha in _branch_heads(repository.bare_path).items():
+            if before.get(branch) != sha:
+                state.branch_pushed(repository.full_name, branch, sha)
     status, answer_headers, payload = _cgi_response(output)
     return GitAnswer(status, answer_headers, payload, seen)

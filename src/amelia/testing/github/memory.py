@@ -15,6 +15,7 @@ at once, `sleeps` records the waits the adapter would make).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -44,6 +45,16 @@ from amelia.github.options import RetryPolicy, ReviewEvent
 from amelia.github.port import GitHubPort
 from amelia.github.retrying import Retrier, RetryRecord
 from amelia.github.token_facts import TokenFacts
+from amelia.github.workflows import (
+    CheckRunInfo,
+    CheckSuiteInfo,
+    JobInfo,
+    Polled,
+    StepInfo,
+    WorkflowInfo,
+    WorkflowRunInfo,
+)
+from amelia.testing.github.actions import WorkflowRun
 from amelia.testing.github.faults import Fault
 from amelia.testing.github.records import (
     ApiError,
@@ -420,6 +431,138 @@ class InMemoryGitHub(GitHubPort):
             if not more:
                 return threads
 
+    # GitHub Actions and checks -------------------------------------------------------------
+
+    def _run(self, run: WorkflowRun) -> WorkflowRunInfo:
+        return WorkflowRunInfo(
+            id=run.id,
+            name=run.name,
+            workflow_id=run.workflow_id,
+            path=run.path,
+            head_branch=run.head_branch,
+            head_sha=run.head_sha,
+            event=run.event,
+            status=run.status,
+            conclusion=run.conclusion,
+            html_url=self._html(f"actions/runs/{run.id}"),
+            check_suite_id=run.check_suite_id,
+        )
+
+    @staticmethod
+    def _polled(items: tuple[T, ...], etag: str | None) -> Polled[T]:
+        """A conditional read's answer: nothing when `etag` still matches."""
+        tag = 'W/"' + hashlib.sha256(repr(items).encode()).hexdigest()[:40] + '"'
+        return Polled(etag=tag) if tag == etag else Polled(etag=tag, items=items)
+
+    async def list_workflows(self) -> list[WorkflowInfo]:
+        self._repository()
+        found = self._pages(
+            "list workflows",
+            f"{self._api}/actions/workflows",
+            lambda: self.state.actions(self.full_name).workflows(),
+        )
+        return [
+            WorkflowInfo(
+                id=w.id,
+                name=w.name,
+                path=w.path,
+                html_url=self._html(f"blob/{self._default_branch}/{w.path}"),
+            )
+            for w in found
+        ]
+
+    async def list_workflow_runs(
+        self, head_sha: str, *, event: str | None = None, etag: str | None = None
+    ) -> Polled[WorkflowRunInfo]:
+        self._repository()
+        runs = self._call(
+            f"list workflow runs of {head_sha[:12]}",
+            "GET",
+            f"{self._api}/actions/runs",
+            lambda: tuple(
+                self._run(run)
+                for run in self.state.actions(self.full_name).read_runs(head_sha, event)[:PER_PAGE]
+            ),
+        )
+        return self._polled(runs, etag)
+
+    async def list_jobs(self, run_id: int) -> list[JobInfo]:
+        self._repository()
+
+        def jobs() -> list[JobInfo]:
+            run = self.state.actions(self.full_name).run(run_id)
+            steps = tuple(
+                StepInfo(number=n, name=name, status=status, conclusion=conclusion)
+                for n, (name, status, conclusion) in enumerate(run.job.steps, start=1)
+            )
+            job = JobInfo(
+                id=run.job.id,
+                run_id=run.id,
+                name=run.job.name,
+                status=run.job.status,
+                conclusion=run.job.conclusion,
+                html_url=self._html(f"actions/runs/{run.id}/job/{run.job.id}"),
+                steps=steps,
+            )
+            return [job]
+
+        return self._pages(
+            f"list jobs of run {run_id}", f"{self._api}/actions/runs/{run_id}/jobs", jobs
+        )
+
+    async def get_job_log(self, job_id: int) -> str | None:
+        self._repository()
+        try:
+            return self._call(
+                f"get log of job {job_id}",
+                "GET",
+                f"{self._api}/actions/jobs/{job_id}/logs",
+                lambda: self.state.actions(self.full_name).job(job_id)[1].log,
+            )
+        except GitHubNotFoundError:
+            return None
+
+    async def list_check_suites(
+        self, ref: str, *, etag: str | None = None
+    ) -> Polled[CheckSuiteInfo]:
+        self._repository()
+        suites = self._call(
+            f"list check suites of {ref[:12]}",
+            "GET",
+            f"{self._api}/commits/{quote(ref, safe='')}/check-suites",
+            lambda: tuple(
+                CheckSuiteInfo(
+                    id=run.check_suite_id,
+                    app="github-actions",
+                    head_sha=run.head_sha,
+                    status=run.status,
+                    conclusion=run.conclusion,
+                    check_runs=1,
+                )
+                for run in self.state.actions(self.full_name).read_runs(ref)
+            ),
+        )
+        return self._polled(suites, etag)
+
+    async def list_check_runs(self, ref: str) -> list[CheckRunInfo]:
+        self._repository()
+        return self._pages(
+            f"list check runs of {ref[:12]}",
+            f"{self._api}/commits/{quote(ref, safe='')}/check-runs",
+            lambda: [
+                CheckRunInfo(
+                    id=run.job.id,
+                    name=run.job.name,
+                    app="github-actions",
+                    status=run.job.status,
+                    conclusion=run.job.conclusion,
+                    html_url=self._html(f"actions/runs/{run.id}/job/{run.job.id}"),
+                    check_suite_id=run.check_suite_id,
+                )
+                for run in self.state.actions(self.full_name).read_runs(ref)
+            ],
+        )
+
     # writes --------------------------------------------------------------------------------
 
     async def create_comment(self, issue_number: int, body: str) -> CommentInfo:
@@ -556,6 +699,15 @@ class InMemoryGitHub(GitHubPort):
 
         reply = self._retrier.create_once(f"reply to review comment {comment_id}", post, existing)
         return self._review_comment(pull_number, reply)
+
+    async def dispatch_workflow(self, workflow_id: int, ref: str) -> None:
+        self._repository()
+        self._call(
+            f"dispatch workflow {workflow_id} on {ref}",
+            "POST",
+            f"{self._api}/actions/workflows/{workflow_id}/dispatches",
+            lambda: self.state.actions(self.full_name, write=True).dispatch(str(workflow_id), ref),
+        )
 
     async def resolve_review_thread(self, thread_id: str) -> bool:
         thread = self._call(

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple, TypeVar
 from urllib.parse import quote, unquote, urlencode
 
 from amelia.git import unquote_path
+from amelia.testing.github.actions import WorkflowFile, WorkflowRun
 from amelia.testing.github.records import (
     ApiError,
     Comment,
@@ -544,6 +545,187 @@ class RestApi:
         repository = self.state.repository(full_name)
         return Answer(201, self.review_comment_json(repository, int(number), reply), {})
 
+    # GitHub Actions and checks -------------------------------------------------------------
+
+    def _wrapped(self, request: RecordedRequest, items: list[Json], key: str) -> Answer:
+        """A page of a list GitHub wraps in an object: `{"total_count", key: [...]}`."""
+        page = self._paginate(request, items)
+        return page._replace(body={"total_count": len(items), key: page.body})
+
+    def workflow_json(self, repository: Repository, workflow: WorkflowFile) -> Json:
+        api = self._api(repository)
+        web = f"{self.web_url}/{repository.full_name}"
+        return {
+            "id": workflow.id,
+            "node_id": f"W_{workflow.id}",
+            "name": workflow.name,
+            "path": workflow.path,
+            "state": "active",
+            "created_at": "2024-01-01T00:00:00Z",
+            "updated_at": "2024-01-01T00:00:00Z",
+            "url": f"{api}/actions/workflows/{workflow.id}",
+            "html_url": f"{web}/blob/{repository.default_branch}/{workflow.path}",
+            "badge_url": f"{web}/workflows/{quote(workflow.name)}/badge.svg",
+        }
+
+    def run_json(self, repository: Repository, run: WorkflowRun) -> Json:
+        api = self._api(repository)
+        web = f"{self.web_url}/{repository.full_name}"
+        return {
+            "id": run.id,
+            "node_id": f"WFR_{run.id}",
+            "name": run.name,
+            "display_title": run.name,
+            "path": run.path,
+            "workflow_id": run.workflow_id,
+            "head_branch": run.head_branch,
+            "head_sha": run.head_sha,
+            "event": run.event,
+            "status": run.status,
+            "conclusion": run.conclusion,
+            "run_number": run.id % 1000,
+            "run_attempt": 1,
+            "check_suite_id": run.check_suite_id,
+            "created_at": run.created_at,
+            "updated_at": run.created_at,
+            "url": f"{api}/actions/runs/{run.id}",
+            "html_url": f"{web}/actions/runs/{run.id}",
+            "jobs_url": f"{api}/actions/runs/{run.id}/jobs",
+            "logs_url": f"{api}/actions/runs/{run.id}/logs",
+            "workflow_url": f"{api}/actions/workflows/{run.workflow_id}",
+            "repository": self.repository_json(repository),
+        }
+
+    def job_json(self, repository: Repository, run: WorkflowRun) -> Json:
+        job = run.job
+        web = f"{self.web_url}/{repository.full_name}"
+        return {
+            "id": job.id,
+            "run_id": run.id,
+            "node_id": f"CR_{job.id}",
+            "name": job.name,
+            "workflow_name": run.name,
+            "head_branch": run.head_branch,
+            "head_sha": run.head_sha,
+            "status": job.status,
+            "conclusion": job.conclusion,
+            "started_at": run.created_at,
+            "completed_at": run.created_at if job.status == "completed" else None,
+            "url": f"{self._api(repository)}/actions/jobs/{job.id}",
+            "html_url": f"{web}/actions/runs/{run.id}/job/{job.id}",
+            "run_url": f"{self._api(repository)}/actions/runs/{run.id}",
+            "check_run_url": f"{self._api(repository)}/check-runs/{job.id}",
+            "labels": ["ubuntu-latest"],
+            "steps": [
+                {"name": name, "status": status, "conclusion": conclusion, "number": number}
+                for number, (name, status, conclusion) in enumerate(job.steps, start=1)
+            ],
+        }
+
+    def _app(self) -> Json:
+        return {"id": 15368, "slug": "github-actions", "name": "GitHub Actions"}
+
+    def check_suite_json(self, repository: Repository, run: WorkflowRun) -> Json:
+        return {
+            "id": run.check_suite_id,
+            "node_id": f"CS_{run.check_suite_id}",
+            "head_branch": run.head_branch,
+            "head_sha": run.head_sha,
+            "status": run.status,
+            "conclusion": run.conclusion,
+            "app": self._app(),
+            "latest_check_runs_count": 1,
+            "url": f"{self._api(repository)}/check-suites/{run.check_suite_id}",
+            "check_runs_url": (
+                f"{self._api(repository)}/check-suites/{run.check_suite_id}/check-runs"
+            ),
+        }
+
+    def check_run_json(self, repository: Repository, run: WorkflowRun) -> Json:
+        job = run.job
+        web = f"{self.web_url}/{repository.full_name}"
+        return {
+            "id": job.id,
+            "node_id": f"CR_{job.id}",
+            "name": job.name,
+            "head_sha": run.head_sha,
+            "status": job.status,
+            "conclusion": job.conclusion,
+            "app": self._app(),
+            "check_suite": {"id": run.check_suite_id},
+            "html_url": f"{web}/actions/runs/{run.id}/job/{job.id}",
+            "details_url": f"{web}/actions/runs/{run.id}/job/{job.id}",
+            "url": f"{self._api(repository)}/check-runs/{job.id}",
+        }
+
+    def list_workflows(self, request: RecordedRequest, owner: str, repo: str) -> Answer:
+        full_name = f"{owner}/{repo}"
+        repository = self.state.repository(full_name)
+        found = self.state.actions(full_name).workflows()
+        rendered = [self.workflow_json(repository, w) for w in found]
+        return self._wrapped(request, rendered, "workflows")
+
+    def dispatch_workflow(
+        self, request: RecordedRequest, owner: str, repo: str, workflow: str
+    ) -> Answer:
+        actions = self.state.actions(f"{owner}/{repo}", write=True)
+        actions.dispatch(unquote(workflow), _payload(request).get("ref"))
+        return Answer(204, None, {})
+
+    def list_runs(self, request: RecordedRequest, owner: str, repo: str) -> Answer:
+        full_name = f"{owner}/{repo}"
+        repository = self.state.repository(full_name)
+        found = self.state.actions(full_name).read_runs(
+            request.query.get("head_sha", [None])[0],
+            request.query.get("event", [None])[0],
+            request.query.get("branch", [None])[0],
+        )
+        rendered = [self.run_json(repository, run) for run in found]
+        return self._wrapped(request, rendered, "workflow_runs")
+
+    def get_run(self, request: RecordedRequest, owner: str, repo: str, id: str) -> Answer:
+        full_name = f"{owner}/{repo}"
+        run = self.state.actions(full_name).run(int(id))
+        return Answer(200, self.run_json(self.state.repository(full_name), run), {})
+
+    def list_jobs(self, request: RecordedRequest, owner: str, repo: str, id: str) -> Answer:
+        full_name = f"{owner}/{repo}"
+        run = self.state.actions(full_name).run(int(id))
+        rendered = [self.job_json(self.state.repository(full_name), run)]
+        return self._wrapped(request, rendered, "jobs")
+
+    def job_logs(self, request: RecordedRequest, owner: str, repo: str, id: str) -> Answer:
+        """302 to a short-lived address of the log, as GitHub answers."""
+        self.state.actions(f"{owner}/{repo}").job(int(id))
+        location = f"{self._api_url()}/_job-logs/{owner}/{repo}/{id}?sig=local"
+        return Answer(302, None, {"Location": location})
+
+    def job_log_blob(self, request: RecordedRequest, owner: str, repo: str, id: str) -> Answer:
+        """Where the log redirect points: the log as plain text, no token needed."""
+        with self.state.lock:
+            actions = self.state.actions(f"{owner}/{repo}")
+        _run, job = actions.job(int(id))
+        return Answer(200, job.log, {"Content-Type": "text/plain; charset=utf-8"})
+
+    def _runs_of(self, full_name: str, ref: str) -> list[WorkflowRun]:
+        return self.state.actions(full_name).read_runs(unquote(ref))
+
+    def list_check_suites(
+        self, request: RecordedRequest, owner: str, repo: str, ref: str
+    ) -> Answer:
+        full_name = f"{owner}/{repo}"
+        repository = self.state.repository(full_name)
+        runs = self._runs_of(full_name, ref)
+        rendered = [self.check_suite_json(repository, run) for run in runs]
+        return self._wrapped(request, rendered, "check_suites")
+
+    def list_check_runs(self, request: RecordedRequest, owner: str, repo: str, ref: str) -> Answer:
+        full_name = f"{owner}/{repo}"
+        repository = self.state.repository(full_name)
+        runs = self._runs_of(full_name, ref)
+        rendered = [self.check_run_json(repository, run) for run in runs]
+        return self._wrapped(request, rendered, "check_runs")
+
     def graphql(self, request: RecordedRequest) -> Answer:
         from amelia.testing.github.graphql import execute
 
@@ -581,6 +763,15 @@ _ROUTES: list[tuple[str, str, str]] = [
         _REPO + r"/pulls/(?P<number>\d+)/comments/(?P<id>\d+)/replies",
         "reply_to_review_comment",
     ),
+    ("GET", _REPO + r"/actions/workflows", "list_workflows"),
+    ("POST", _REPO + r"/actions/workflows/(?P<workflow>[^/]+)/dispatches", "dispatch_workflow"),
+    ("GET", _REPO + r"/actions/runs", "list_runs"),
+    ("GET", _REPO + r"/actions/runs/(?P<id>\d+)", "get_run"),
+    ("GET", _REPO + r"/actions/runs/(?P<id>\d+)/jobs", "list_jobs"),
+    ("GET", _REPO + r"/actions/jobs/(?P<id>\d+)/logs", "job_logs"),
+    ("GET", r"/_job-logs/(?P<owner>[^/]+)/(?P<repo>[^/]+)/(?P<id>\d+)", "job_log_blob"),
+    ("GET", _REPO + r"/commits/(?P<ref>[^/]+)/check-suites", "list_check_suites"),
+    ("GET", _REPO + r"/commits/(?P<ref>[^/]+)/check-runs", "list_check_runs"),
     ("POST", r"/graphql", "graphql"),
 ]
 """(method, path regex, handler method) of every route served."""

@@ -16,18 +16,21 @@ a test may seed through the server and read through the port, or the other way r
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import re
 import socket
 import struct
 import time
 from collections.abc import Callable, Mapping
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from amelia.github.options import RetryPolicy
 from amelia.github.token_facts import JOB_TOKEN_LOGIN
+from amelia.testing.github.actions import RunScript
 from amelia.testing.github.faults import Fault
 from amelia.testing.github.git_http import GIT_ROUTE, GitRequest, answer_git
 from amelia.testing.github.memory import InMemoryGitHub
@@ -41,7 +44,7 @@ from amelia.testing.github.rest import (
 from amelia.testing.github.state import GitHubState
 from amelia.testing.local_server import LocalServer, QuietHandler
 
-__all__ = ["FakeGitHubServer"]
+__all__ = ["FakeGitHubServer", "entity_tag"]
 
 
 class FakeGitHubServer(LocalServer):
@@ -192,6 +195,10 @@ class FakeGitHubServer(LocalServer):
         """The pull's head moved (a push: `synchronize`); `diff` is its new diff."""
         self.state.push_to_pull(full_name, number, head_sha, diff)
 
+    def script_runs(self, full_name: str, workflow: str, *scripts: RunScript) -> None:
+        """What the next runs of `workflow` (its file name, e.g. `ci.yml`) do."""
+        self.state.script_runs(full_name, workflow, *scripts)
+
     def inject(self, method: str, path_pattern: str, *faults: Fault) -> None:
         """Queue `faults` for requests whose `METHOD path` fully matches the regex given."""
         self.state.inject(method, path_pattern, *faults)
@@ -255,6 +262,12 @@ class FakeGitHubServer(LocalServer):
         ]
 
 
+def entity_tag(payload: Any) -> str:
+    """A weak ETag of a JSON (or text) answer, as GitHub sends with every GET."""
+    data = payload if isinstance(payload, str) else json.dumps(payload, sort_keys=True)
+    return f'W/"{hashlib.sha256(data.encode()).hexdigest()[:40]}"'
+
+
 class _RequestHandler(QuietHandler):
     fake: FakeGitHubServer
 
@@ -302,6 +315,13 @@ class _RequestHandler(QuietHandler):
             status, payload, headers = fake.rest.dispatch(request)
         except ApiError as error:
             status, payload, headers = error.status, error_document(error), {}
+        if request.method == "GET" and status == HTTPStatus.OK:
+            # GitHub's conditional requests: an answer that has not changed since the ETag
+            # sent back is 304 Not Modified, without a body.
+            tag = entity_tag(payload)
+            headers = {**headers, "ETag": tag}
+            if request.headers.get("if-none-match") == tag:
+                status, payload = HTTPStatus.NOT_MODIFIED, None
         self._send(status, payload, headers)
 
     def _request_body(self) -> bytes:

@@ -28,6 +28,13 @@ from unidiff.patch import PatchedFile, PatchSet
 from amelia.errors import GitError
 from amelia.git import run_git, run_git_bytes, unquote_path
 from amelia.github.token_facts import JOB_TOKEN_LOGIN
+from amelia.testing.github.actions import (
+    ActionsPermission,
+    RunScript,
+    WorkflowRun,
+    WorkflowsOfRepository,
+    check_permission,
+)
 from amelia.testing.github.faults import Fault, FaultQueues
 from amelia.testing.github.records import (
     ApiError,
@@ -139,6 +146,10 @@ class GitHubState:
         self.oauth_scopes: tuple[str, ...] | None = None
         """The token's OAuth scopes, which GitHub lists (`X-OAuth-Scopes`) for a classic
         personal access token (None: it does not, as for the job's token or an App's)."""
+        self.actions_permission: ActionsPermission = "write"
+        """What the job's token may do with GitHub Actions: `write` (dispatch), `read`
+        (read runs: a dispatch is 403) or `none` (every Actions request is 403)."""
+        self._actions: dict[str, WorkflowsOfRepository] = {}
         self._ids = itertools.count(1000)
 
     def next_id(self) -> int:
@@ -318,6 +329,47 @@ class GitHubState:
     def take_fault(self, method: str, path: str) -> Fault | None:
         with self.lock:
             return self.faults.take(method, path)
+
+    # GitHub Actions ------------------------------------------------------------------------
+
+    def actions(self, full_name: str, *, write: bool = False) -> WorkflowsOfRepository:
+        """The repository's workflows and runs; 403 when the token may not (see
+        `actions_permission`)."""
+        with self.lock:
+            repository = self.repository(full_name)
+            check_permission(self.actions_permission, write=write)
+            key = full_name.lower()
+            if key not in self._actions:
+                self._actions[key] = WorkflowsOfRepository(repository, self.next_id)
+            return self._actions[key]
+
+    def script_runs(self, full_name: str, workflow: str, *scripts: RunScript) -> None:
+        """Queue what the next runs of `workflow` (its file name) do."""
+        with self.lock:
+            repository = self.repository(full_name)
+            key = full_name.lower()
+            if key not in self._actions:
+                self._actions[key] = WorkflowsOfRepository(repository, self.next_id)
+            self._actions[key].script(workflow, *scripts)
+
+    def pushes_start_workflows(self) -> bool:
+        """GitHub starts no workflow for a push made with the job's token."""
+        return self.token_user.login != JOB_TOKEN_LOGIN
+
+    def branch_pushed(self, full_name: str, branch: str, sha: str) -> list[WorkflowRun]:
+        """What a push of `branch` to `sha` starts (nothing with the job's token)."""
+        with self.lock:
+            if not self.pushes_start_workflows():
+                return []
+            repository = self.repository(full_name)
+            pull_open = any(
+                issue.pull is not None and issue.state == "open" and issue.pull.head == branch
+                for issue in repository.issues.values()
+            )
+            key = full_name.lower()
+            if key not in self._actions:
+                self._actions[key] = WorkflowsOfRepository(repository, self.next_id)
+            return self._actions[key].pushed(branch, sha, pull_open=pull_open)
 
     # lookups -------------------------------------------------------------------------------
 
