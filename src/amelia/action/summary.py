@@ -75,6 +75,10 @@ def render_summary(
             "</details>",
             "",
         ]
+    if state is not None and state.last_ci is not None:
+        from amelia.ci.render import ci_lines
+
+        lines += [*ci_lines(state.last_ci), ""]
     if state is not None and state.usage:
         lines += [
             "| agent | model | turns | tool calls | tool errors | tokens in / out | cost "

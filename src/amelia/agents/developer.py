@@ -17,6 +17,7 @@ from amelia.agents.prompts import (
     FIX_TASK,
     as_data,
     check_section,
+    ci_section,
     issue_section,
     request_section,
     with_project_instructions,
@@ -84,6 +85,11 @@ def build_developer_prompt(state: ExecutionState) -> str:
     if failing:
         parts += check_section(state.last_check)
         parts += ["The test command above fails on your changes: make it pass.", ""]
+    ci_failed = state.last_ci is not None and state.last_ci.failed
+    if ci_failed:
+        parts += ci_section(state.last_ci)
+        parts += ["The repository's CI above fails on your changes: make it pass.", ""]
+        failing = True
     parts += issue_section(state.issue)
     plan_location = f" (saved at `{state.plan_path}`)" if state.plan_path else ""
     if state.plan_markdown:
@@ -98,8 +104,8 @@ def build_developer_prompt(state: ExecutionState) -> str:
     parts += request_section(state.request)
     if fixing or failing:
         task = (
-            "Fix the review findings and the failing tests above; the plan is repeated for "
-            "reference."
+            "Fix the review findings and the failing tests or CI above; the plan is repeated "
+            "for reference."
         )
     elif state.threads:
         task = FIX_TASK

@@ -6,6 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from amelia.core.ci import CiReport
     from amelia.core.state import CheckRun, PersonRequest
     from amelia.core.types import Issue
 
@@ -21,6 +22,7 @@ __all__ = [
     "REVIEWER_INSTRUCTIONS",
     "as_data",
     "check_section",
+    "ci_section",
     "issue_as_data",
     "issue_section",
     "request_section",
@@ -202,6 +204,7 @@ DATA_TAGS = (
     "plan",
     "review",
     "diff",
+    "ci_log",
     "files",
     "findings",
     "test_output",
@@ -268,4 +271,25 @@ def check_section(check: CheckRun | None) -> list[str]:
     ]
     if check.tail.strip():
         lines += ["Last lines of its output:", as_data("test_output", check.tail)]
+    return [*lines, ""]
+
+
+def ci_section(report: CiReport | None) -> list[str]:
+    """The `## Repository CI` part of a prompt, ending in a blank line: the outcome of the
+    repository's own workflows on the pushed commit, as amelia read it from GitHub (nothing
+    when it did not look or nothing ran). Names and outcomes are facts; the log lines are
+    the project's output, so they are data."""
+    if report is None or not report.ran:
+        return []
+    lines = [
+        "## Repository CI (read by amelia from GitHub after the push, not reported by an agent)",
+        f"Commit `{report.head_sha[:12]}`: {report.outcome}",
+    ]
+    for run in report.runs:
+        lines.append(f"- workflow `{run.workflow}`: {run.label}")
+        for failure in run.failures:
+            step = f", step `{failure.step}`" if failure.step else ""
+            lines.append(f"  failed in job `{failure.job}`{step}")
+            if failure.log_tail.strip():
+                lines += ["  Last lines of its log:", as_data("ci_log", failure.log_tail)]
     return [*lines, ""]

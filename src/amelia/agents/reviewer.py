@@ -18,6 +18,7 @@ from amelia.agents.prompts import (
     REVIEWER_INSTRUCTIONS,
     as_data,
     check_section,
+    ci_section,
     issue_section,
     request_section,
     with_project_instructions,
@@ -67,6 +68,8 @@ def build_review_prompt(
             as_data("diff", changes.as_text()),
             "",
             *check_section(state.last_check),
+            *ci_section(state.last_ci),
+            *ci_section(state.last_ci),
             "## Your Task",
             "Review this change and return your verdict.",
         ]
@@ -83,6 +86,7 @@ def build_review_prompt(
         as_data("diff", changes.as_text()),
         "",
         *check_section(state.last_check),
+        *ci_section(state.last_ci),
         "## Your Task",
         INCREMENTAL_TASK.format(base=changes.base_ref),
     ]

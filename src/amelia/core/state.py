@@ -7,6 +7,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from amelia.core.ci import CiReport
 from amelia.core.types import Issue
 
 __all__ = [
@@ -228,6 +229,8 @@ class ExecutionState(BaseModel):
     review_iteration: int = 0
     last_check: CheckRun | None = None
     """The test command's latest run, when the project has one."""
+    last_ci: CiReport | None = None
+    """The repository's own CI on the latest pushed commit, when amelia looked."""
     usage: tuple[AgentUsage, ...] = ()
     last_agent: str | None = None
     """The agent that ran last (its usage is in `usage`)."""

@@ -11,6 +11,7 @@ from amelia.core.state import ExecutionState
 from amelia.core.types import AgentRole, StreamEventType
 from amelia.errors import GitError
 from amelia.pipeline.checks import enforce_check, run_check
+from amelia.pipeline.ci_gate import enforce_ci
 from amelia.pipeline.context import RunContext, StageHook
 from amelia.pipeline.stages import (
     BudgetExceededError,
@@ -42,11 +43,12 @@ async def develop_and_review(
     Reviews cover the changes since `base_ref`. `after_stage(role, state)` runs after every
     developer and reviewer round and may return an updated state. The context's test
     command runs after each developer round (and its hook), before the review; while it
-    fails the verdict is never `approved`. Approval is `result.last_review.approved`;
-    `StageFailedError` ends the loop early. A developer stopped by the budget
-    (`BudgetExceededError`) still gets `after_stage`, so its work is kept; nothing runs
-    after it. Drivers are created once per role and reused
-    across rounds.
+    fails, or the repository's CI on the pushed commit (`state.last_ci`, which
+    `after_stage` may set) fails, the verdict is never `approved`. Approval is
+    `result.last_review.approved`; `StageFailedError` ends the loop early. A developer
+    stopped by the budget (`BudgetExceededError`) still gets `after_stage`, so its work is
+    kept; nothing runs after it. Drivers are created once per role and reused across
+    rounds.
     """
     run = context.reusing_drivers()
     origin = run.test_command.origin if run.test_command is not None else "test_command"
@@ -61,6 +63,7 @@ async def develop_and_review(
         state = await _after(after_stage, "developer", implemented)
         state = await run_check(state, run)
         reviewed = enforce_check(await run_review(state, run, base_ref=base_ref), origin=origin)
+        reviewed = enforce_ci(reviewed)
         state = await _after(after_stage, "reviewer", reviewed)
         if state.last_review is not None and state.last_review.approved:
             break

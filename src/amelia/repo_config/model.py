@@ -11,6 +11,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt
 
+from amelia.ci.config import CiConfig
 from amelia.core.types import DriverType
 from amelia.mcp.config import McpConfig
 
@@ -164,3 +165,6 @@ class RepoConfig(_Strict):
     mcp: McpConfig = Field(default_factory=McpConfig)
     """MCP servers amelia starts for the agents, and which agent gets which of their tools
     (see `amelia.mcp.config`)."""
+    ci: CiConfig = Field(default_factory=CiConfig)
+    """Which of the repository's workflows amelia runs on its pushed commits, and how long
+    it waits for them (see `amelia.ci`)."""

@@ -52,6 +52,7 @@ def test_implement_prepares_before_its_progress_comment_and_declares_its_stages(
         "check out plan",
         "setup",
         "developer",
+        "repository CI",
         "tests",
         "reviewer",
         "pull request",

@@ -33,6 +33,7 @@ from amelia.action.modes.implement import (
 )
 from amelia.action.pull_description import ChangeReport, earlier_rounds, next_round, round_line
 from amelia.action.replies import post_where_asked
+from amelia.action.repository_ci import STAGE_CI, RepositoryCi
 from amelia.action.review_threads import FIX_REPLY, open_threads, outcomes, reply_text
 from amelia.action.steering import reset_steering_files
 from amelia.action.verdicts import post_tool_errors, post_verdict
@@ -49,7 +50,15 @@ STAGE_BRANCH = "check out pull request"
 STAGE_DEVELOPER = "developer"
 STAGE_REVIEWER = "reviewer"
 STAGE_REPLIES = "replies"
-STAGES = (STAGE_BRANCH, STAGE_SETUP, STAGE_DEVELOPER, STAGE_TESTS, STAGE_REVIEWER, STAGE_REPLIES)
+STAGES = (
+    STAGE_BRANCH,
+    STAGE_SETUP,
+    STAGE_DEVELOPER,
+    STAGE_CI,
+    STAGE_TESTS,
+    STAGE_REVIEWER,
+    STAGE_REPLIES,
+)
 
 
 async def answer(ctx: ModeContext, text: str) -> None:
@@ -145,10 +154,13 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
         **_plan_of(ctx, branch),
     )
     message = f"Address review comments on #{pull.number}"
+    ci = RepositoryCi(ctx, branch)
 
-    async def publish_round(role: AgentRole, current: ExecutionState) -> None:
+    async def publish_round(role: AgentRole, current: ExecutionState) -> ExecutionState | None:
         if role == "developer":
             await commit_and_push(ctx, branch, message)
+            return await ci.after_push(current)
+        return None
 
     try:
         state = await develop_and_review(state, context, base_ref=base, after_stage=publish_round)
@@ -185,6 +197,7 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
         notes = [
             *(["_Files that steer agents were kept at the base's version._"] if restored else []),
             *([verdict_note(held)] if held is not None else []),
+            *([note] if (note := ci.review_note(state)) else []),
         ]
         await post_verdict(
             ctx.github,
@@ -195,7 +208,7 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
             ctx.redactor,
             setting=ctx.inputs.review_event,
             note="\n\n".join(notes),
-            may_approve=held is None,
+            may_approve=held is None and ci.may_approve(state),
         )
         await _update_description(ctx, pull, state, base=base, head=head, review=review)
     await post_tool_errors(ctx.github, pull.number, state.tool_results, ctx.redactor)
@@ -210,6 +223,7 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
         },
         links=links,
         state=state,
+        warnings=ci.warnings,
     )
 
 
@@ -263,6 +277,7 @@ async def _update_description(
             check=state.last_check,
             report=report,
             held_back=ctx.checkout.publisher.held_back.work,
+            ci=state.last_ci,
         )
         return merge_pull_body(current.body, ctx.redactor.redact(ours))
 

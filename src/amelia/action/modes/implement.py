@@ -31,7 +31,9 @@ from amelia.action.held_back_report import held_back_lines, verdict_note
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome, ModeRun
 from amelia.action.modes.plan import co_author, commit_subject
 from amelia.action.pull_description import ChangeReport, earlier_rounds, round_line
+from amelia.action.repository_ci import STAGE_CI, RepositoryCi
 from amelia.action.verdicts import post_tool_errors, post_verdict
+from amelia.ci.render import ci_lines
 from amelia.git import (
     Leak,
     Repo,
@@ -53,6 +55,7 @@ from amelia.text import code_fence, inline_code
 
 if TYPE_CHECKING:
     from amelia.action.held_back import HeldBackWork
+    from amelia.core.ci import CiReport
     from amelia.core.state import CheckRun
 
 __all__ = [
@@ -85,7 +88,15 @@ STAGE_DEVELOPER = "developer"
 STAGE_TESTS = "tests"
 STAGE_REVIEWER = "reviewer"
 STAGE_PUBLISH = "pull request"
-STAGES = (STAGE_BRANCH, STAGE_SETUP, STAGE_DEVELOPER, STAGE_TESTS, STAGE_REVIEWER, STAGE_PUBLISH)
+STAGES = (
+    STAGE_BRANCH,
+    STAGE_SETUP,
+    STAGE_DEVELOPER,
+    STAGE_CI,
+    STAGE_TESTS,
+    STAGE_REVIEWER,
+    STAGE_PUBLISH,
+)
 NO_CHANGES = (
     "the developer changed nothing: branch {branch} holds only the plan, so no pull "
     "request was opened and no verdict was posted"
@@ -122,6 +133,7 @@ def pull_body(
     report: ChangeReport | None = None,
     stopped: str | None = None,
     held_back: HeldBackWork | None = None,
+    ci: CiReport | None = None,
 ) -> str:
     """amelia's part of the pull request's description, between its begin and end markers.
 
@@ -130,7 +142,8 @@ def pull_body(
     the test command's last run (its tail collapsed). `report` lists the change by file,
     the review rounds, the tests the developer ran and the cost. `stopped` says why the
     run ended before the reviewer saw this change (the budget). `held_back` are the files
-    of the change GitHub would refuse in a push: named, with their change as a patch."""
+    of the change GitHub would refuse in a push: named, with their change as a patch.
+    `ci` is the repository's CI on the pushed commit: each workflow with a link."""
     lines = [
         BODY_BEGIN,
         marker("implement"),
@@ -171,6 +184,8 @@ def pull_body(
         lines += ["", *held_back_lines(held_back)]
     if check is not None:
         lines += ["", *check_lines(check)]
+    if ci is not None and (shown := ci_lines(ci)):
+        lines += ["", *shown]
     return "\n".join([*lines, BODY_END]) + "\n"
 
 
@@ -356,13 +371,16 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
     )
     message = commit_title(number, info.title)
     rounds: list[str] = []
+    ci = RepositoryCi(ctx, branch)
 
-    async def publish_round(role: AgentRole, current: ExecutionState) -> None:
+    async def publish_round(role: AgentRole, current: ExecutionState) -> ExecutionState | None:
         review = current.last_review
         if role == "reviewer" and review is not None:
             rounds.append(round_line("implement", review, current.review_iteration))
         if role == "developer":
             await commit_and_push(ctx, branch, message)
+            return await ci.after_push(current)
+        return None
 
     async def publish_draft(
         current: ExecutionState, *, stopped: str | None = None
@@ -393,6 +411,7 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
                 report=report,
                 stopped=stopped,
                 held_back=ctx.checkout.publisher.held_back.work,
+                ci=current.last_ci or ci.latest,
             )
             return ctx.redactor.redact(body)
 
@@ -443,8 +462,12 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
             head,
             ctx.redactor,
             setting=ctx.inputs.review_event,
-            note=verdict_note(held) if held is not None else "",
-            may_approve=held is None,
+            note="\n\n".join(
+                n
+                for n in (verdict_note(held) if held is not None else "", ci.review_note(state))
+                if n
+            ),
+            may_approve=held is None and ci.may_approve(state),
         )
     await post_tool_errors(ctx.github, pull.number, state.tool_results, ctx.redactor)
     links = (
@@ -461,6 +484,7 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
         },
         links=tuple((label, url) for label, url in links if url),
         state=state,
+        warnings=ci.warnings,
     )
 
 
