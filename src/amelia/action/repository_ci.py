@@ -17,6 +17,7 @@ from loguru import logger
 from amelia.ci import run_ci
 from amelia.ci.config import CiConfig
 from amelia.ci.render import review_note, waiting_detail
+from amelia.ci.run import ci_trigger, read_ci
 from amelia.core.ci import CiReport
 from amelia.core.state import ExecutionState
 from amelia.git import head_sha
@@ -53,6 +54,26 @@ class RepositoryCi:
         """What the run could not do about CI (each said once)."""
         return tuple(self._notes)
 
+    async def before_rounds(self, state: ExecutionState) -> ExecutionState:
+        """`state` with the CI that already failed on the branch's head as `last_ci` (a run
+        started to fix it), so the first round gets that failure as evidence."""
+        if self.ctx.dry_run or not self.config.enabled:
+            return state
+        sha = await asyncio.to_thread(head_sha, self.ctx.checkout.git)
+        facts = await self._token_facts()
+        earlier = await read_ci(
+            self.ctx.github, head_sha=sha, redactor=self.ctx.redactor, trigger=ci_trigger(facts)
+        )
+        if earlier is None or not earlier.failed:
+            return state
+        self.latest = earlier
+        return state.evolve(last_ci=earlier)
+
+    async def _token_facts(self) -> TokenFacts:
+        if self._facts is None:
+            self._facts = await self.ctx.github.token_facts()
+        return self._facts
+
     async def after_push(self, state: ExecutionState) -> ExecutionState:
         """`state` with the CI outcome of the commit just pushed as `last_ci` (the last one
         again when nothing new was pushed)."""
@@ -60,10 +81,9 @@ class RepositoryCi:
             return state
         sha = await asyncio.to_thread(head_sha, self.ctx.checkout.git)
         previous = state.last_ci or self.latest
-        if previous is not None and previous.head_sha == sha:
+        if previous is not None and previous.head_sha == sha and previous.round > 0:
             return state.evolve(last_ci=previous)  # nothing new pushed: the same outcome
-        if self._facts is None:
-            self._facts = await self.ctx.github.token_facts()
+        facts = await self._token_facts()
         round_number = previous.round + 1 if previous is not None else 1
         minutes = self.config.timeout_minutes
 
@@ -75,7 +95,7 @@ class RepositoryCi:
             branch=self.branch,
             head_sha=sha,
             config=self.config,
-            facts=self._facts,
+            facts=facts,
             redactor=self.ctx.redactor,
             round_number=round_number,
             progress=progress,

@@ -4,6 +4,7 @@ runs on its pushed commits, and how long it waits for them.
     ci:
       workflows: [ci.yml]      # default: every workflow that runs on push or pull_request
       timeout_minutes: 30      # then the run goes on and says CI is still running
+      wait: true               # false: start it, do not wait (see docs/ci.md)
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ class CiConfig(BaseModel):
     )
     """The workflows to run, by file name (`ci.yml`), path or name; empty: every workflow
     that runs on `push` or `pull_request`."""
+    wait: bool = True
+    """False: start the CI (with the job's token) but do not wait for it, so no runner is
+    held while it runs; a workflow on `workflow_run` hands a failure back (see docs/ci.md).
+    The change is then never approved by this run."""
     timeout_minutes: float = Field(
         default=DEFAULT_CI_TIMEOUT_MINUTES, gt=0, le=360, allow_inf_nan=False
     )

@@ -19,7 +19,15 @@ from loguru import logger
 from amelia.ci.choose import ChosenWorkflows, choose_workflows
 from amelia.ci.config import CiConfig
 from amelia.ci.outcome import run_outcome
-from amelia.ci.waiting import Clock, Pauses, Sleep, WaitProgress, wait_for_runs, wait_for_suites
+from amelia.ci.waiting import (
+    Clock,
+    Pauses,
+    Sleep,
+    WaitProgress,
+    latest_by_workflow,
+    wait_for_runs,
+    wait_for_suites,
+)
 from amelia.core.ci import CiReport, CiRunOutcome, CiTrigger
 from amelia.errors import GitHubAuthError, GitHubError
 from amelia.github.port import GitHubPort
@@ -30,6 +38,7 @@ from amelia.redaction import Redactor
 __all__ = [
     "ADD_DISPATCH_NOTE",
     "ci_trigger",
+    "read_ci",
     "read_permission_note",
     "run_ci",
     "write_permission_note",
@@ -103,7 +112,8 @@ class _Waiter:
         )
 
     def pauses(self) -> Pauses:
-        deadline = self.clock() + self.config.timeout_minutes * 60
+        waited = self.config.timeout_minutes * 60 if self.config.wait else 0.0
+        deadline = self.clock() + waited
         return Pauses(self.config.poll_seconds, deadline, clock=self.clock, sleep=self.sleep)
 
     async def outcomes(
@@ -159,6 +169,25 @@ class _Waiter:
                 latest[run.workflow_id] = run
         ran = tuple(w for w in chosen.ci if w.id in latest)
         return self.report("push", runs=await self.outcomes(ran, latest))
+
+
+async def read_ci(
+    github: GitHubPort, *, head_sha: str, redactor: Redactor, trigger: CiTrigger
+) -> CiReport | None:
+    """The outcome of the runs that finished on `head_sha` before this run (one look, no
+    dispatch, no wait): a failure found there is the first round's evidence. None when no
+    run finished there, or the runs cannot be read."""
+    try:
+        polled = await github.list_workflow_runs(head_sha)
+        latest = latest_by_workflow(polled.items or ())
+        done = [run for run in latest.values() if run.completed]
+        if not done:
+            return None
+        runs = tuple([await run_outcome(github, run, redactor) for run in done])
+    except GitHubError as error:
+        logger.info("no earlier CI outcome of {}: {}", head_sha[:12], error.message)
+        return None
+    return CiReport(head_sha=head_sha, trigger=trigger, runs=runs, round=0)
 
 
 async def run_ci(

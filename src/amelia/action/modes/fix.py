@@ -162,6 +162,7 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
             return await ci.after_push(current)
         return None
 
+    state = await ci.before_rounds(state)
     try:
         state = await develop_and_review(state, context, base_ref=base, after_stage=publish_round)
     except StageFailedError as error:

@@ -420,6 +420,7 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
         await ctx.stage(STAGE_PUBLISH, "done", detail=f"#{pull.number} ({changed})")
         return pull, head
 
+    state = await ci.before_rounds(state)
     try:
         state = await develop_and_review(state, context, base_ref=base, after_stage=publish_round)
     except BudgetExceededError as stop:

@@ -1,0 +1,270 @@
+"""`amelia action` end to end with the repository's own CI: after each push amelia starts
+the repository's workflows (a dispatch with the job's token; nothing with a personal
+token, whose push starts them) on the local GitHub, which completes them with scripted
+conclusions and logs; a failure goes back to the developer, and only passing CI lets a
+change be approved."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from amelia.github.markers import progress_marker
+from amelia.testing.action_harness import ActionHarness, ActionRun
+from amelia.testing.anthropic_script import RecordedRequest, Turn, text, tool_use
+from amelia.testing.github import RunScript
+from amelia.testing.scripted_claude import role_of
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(400)]
+
+CI = """name: CI
+on:
+  pull_request:
+  push:
+    branches: [main]
+  workflow_dispatch:
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: pytest
+"""
+CI_WITHOUT_DISPATCH = "name: CI\non: [push, pull_request]\njobs: {}\n"
+FAILING_LINE = "FAILED tests/test_farewell.py::test_bye - AssertionError: 'Bye' != 'Goodbye'"
+FAILING_LOG = (
+    "2026-01-01T10:00:00.0000000Z ##[group]Run pytest\n"
+    "2026-01-01T10:00:01.0000000Z collected 4 items\n"
+    f"2026-01-01T10:00:02.0000000Z {FAILING_LINE}\n"
+    "2026-01-01T10:00:03.0000000Z ##[error]Process completed with exit code 1.\n"
+)
+BUGGY = 'def farewell(name: str) -> str:\n    return f"Bye, {name}!"\n'
+FIXED = 'def farewell(name: str) -> str:\n    return f"Goodbye, {name}!"\n'
+APPROVED: dict[str, Any] = {
+    "verdict": "approved",
+    "severity": "none",
+    "summary": "farewell mirrors greet",
+    "comments": [],
+}
+FIX_MARK = "The repository's CI above fails on your changes"
+
+
+def _texts(request: RecordedRequest) -> list[tuple[str, str]]:
+    """(role, text) of every message of the request."""
+    found: list[tuple[str, str]] = []
+    for message in (request.body or {}).get("messages", []):
+        content = message.get("content")
+        blocks = [content] if isinstance(content, str) else content or []
+        parts = [b if isinstance(b, str) else str(b.get("text") or "") for b in blocks]
+        found.append((str(message.get("role")), "\n".join(parts)))
+    return found
+
+
+class Model:
+    """The developer writes a farewell that fails CI, and fixes it once the CI failure is
+    in its prompt; the reviewer approves whatever it sees."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+
+    def __call__(self, request: RecordedRequest) -> Turn:
+        if role_of(request) != "developer":
+            return [tool_use("StructuredOutput", APPROVED)]
+        messages = _texts(request)
+        fixing = [i for i, (role, t) in enumerate(messages) if role == "user" and FIX_MARK in t]
+        since = messages[fixing[-1] :] if fixing else messages
+        answered = sum(1 for role, _ in since if role == "assistant")
+        if answered:
+            return [text("Done.")]
+        content = FIXED if fixing else BUGGY
+        path = str(self.workspace / "greeter" / "farewell.py")
+        return [tool_use("Write", {"file_path": path, "content": content})]
+
+
+def _configure(harness: ActionHarness, workflow: str, *, timeout: float = 2.0) -> int:
+    config = f"ci:\n  timeout_minutes: {timeout}\n  poll_seconds: 0.05\n"
+    harness.commit_files(
+        "main", {".github/workflows/ci.yml": workflow, ".github/amelia.yml": config}
+    )
+    number = harness.add_planned_issue("Add a farewell", "Let greeter say goodbye too.")
+    harness.fresh_checkout()
+    return number
+
+
+def _implement(harness: ActionHarness, number: int, **inputs: str) -> ActionRun:
+    return harness.run(
+        "issue_comment", harness.comment_event(number, "/amelia implement"), inputs=inputs
+    )
+
+
+def _developer_prompts(result: ActionRun) -> list[str]:
+    return [
+        "\n".join(t for role, t in _texts(r) if role == "user")
+        for r in result.model_requests
+        if role_of(r) == "developer"
+    ]
+
+
+def test_a_failing_ci_goes_back_to_the_developer_and_the_passing_one_is_shown(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "action"
+    with ActionHarness(root, script=Model(root / "workspace")) as harness:
+        number = _configure(harness, CI)
+        harness.github.script_runs(
+            harness.repo,
+            "ci.yml",
+            RunScript(conclusion="failure", log=FAILING_LOG, reads=2),
+            RunScript(conclusion="success", reads=1),
+        )
+        result = _implement(harness, number, review_event="AUTO")
+
+        assert result.exit_code == 0, result.stdout + result.stderr
+        branch = f"amelia/issue-{number}"
+        assert harness.origin_file(branch, "greeter/farewell.py") == FIXED
+        # Dispatched on amelia's branch after each of the two pushes.
+        actions = harness.github.state.actions(harness.repo)
+        assert actions.dispatches == [(".github/workflows/ci.yml", branch)] * 2
+        dispatches = harness.github.requests_to("POST", r".*/actions/workflows/\d+/dispatches")
+        assert [r.body for r in dispatches] == [{"ref": branch}] * 2
+        # Round 2's developer prompt holds the failing test's log line.
+        rounds = [p for p in _developer_prompts(result) if FIX_MARK in p]
+        assert rounds and FAILING_LINE in rounds[0]
+        assert "job `test`, step `Run tests`" in rounds[0]
+
+        head = harness.origin_git("rev-parse", branch).strip()
+        (passing,) = [run for run in actions.runs if run.head_sha == head]
+        run_url = f"https://github.com/octo/app/actions/runs/{passing.id}"
+        (pull,) = harness.github.pulls(harness.repo)
+        assert f"Repository CI on `{head[:12]}`" in pull["body"]
+        assert f"[CI]({run_url}): **success**" in pull["body"]
+        (review,) = harness.github.reviews(harness.repo, pull["number"])
+        assert review["state"] == "APPROVED" and review["commit_id"] == head
+        assert f"[CI]({run_url}): success" in review["body"]
+        assert f"[CI]({run_url}): **success**" in result.summary
+        assert result.outputs["verdict"] == "approved"
+        comments = harness.github.comments(harness.repo, number)
+        (progress,) = [c for c in comments if progress_marker(number) in c]
+        assert "repository CI" in progress and f"passed on {head[:12]}" in progress
+        # The wait looked with conditional requests.
+        looks = harness.github.requests_to("GET", r"/repos/octo/app/actions/runs")
+        assert any(r.headers.get("if-none-match") for r in looks)
+
+
+def test_ci_that_does_not_finish_in_time_is_shown_running_and_never_approved(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "action"
+    with ActionHarness(root, script=Model(root / "workspace")) as harness:
+        number = _configure(harness, CI, timeout=0.02)
+        harness.github.script_runs(harness.repo, "ci.yml", RunScript(reads=None))
+        result = _implement(harness, number, review_event="AUTO")
+
+        assert result.exit_code == 0, result.stdout + result.stderr
+        (run,) = harness.github.state.actions(harness.repo).runs
+        run_url = f"https://github.com/octo/app/actions/runs/{run.id}"
+        (pull,) = harness.github.pulls(harness.repo)
+        assert "**still running** after amelia waited 0.02 min" in pull["body"]
+        assert f"[CI]({run_url}): **still running**" in pull["body"]
+        (review,) = harness.github.reviews(harness.repo, pull["number"])
+        assert review["state"] == "COMMENTED"
+        assert "still running" in review["body"] and "does not approve" in review["body"]
+
+
+def test_with_a_personal_token_nothing_is_dispatched_and_the_push_starts_ci(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "action"
+    with ActionHarness(root, script=Model(root / "workspace")) as harness:
+        number = _configure(harness, CI)
+        harness.github.state.token_user.login = "octo-maintainer"
+        harness.github.oauth_scopes = ("repo", "workflow")
+        # The draft is opened after the rounds: its pull_request runs come with a pull.
+        harness.github.state.add_pull(harness.repo, head=f"amelia/issue-{number}")
+        harness.github.script_runs(harness.repo, "ci.yml", RunScript(reads=2))
+        result = _implement(harness, number)
+
+        assert result.exit_code == 0, result.stdout + result.stderr
+        assert harness.github.requests_to("POST", r".*/dispatches") == []
+        suites = harness.github.requests_to(
+            "GET", r"/repos/octo/app/commits/[0-9a-f]+/check-suites"
+        )
+        assert suites
+        (run,) = harness.github.state.actions(harness.repo).runs
+        assert (run.event, run.conclusion) == ("pull_request", "success")
+        pull = harness.github.pulls(harness.repo)[0]
+        assert "started by amelia's push" in pull["body"] and "**passed**" in pull["body"]
+
+
+def test_without_actions_write_a_warning_names_it_and_no_approval_claims_ci(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "action"
+    with ActionHarness(root, script=Model(root / "workspace")) as harness:
+        number = _configure(harness, CI)
+        harness.github.state.actions_permission = "read"
+        result = _implement(harness, number, review_event="AUTO")
+
+        assert result.exit_code == 0, result.stdout + result.stderr
+        warnings = [line for line in result.stdout.splitlines() if "actions: write" in line]
+        assert len(warnings) == 1 and warnings[0].startswith("::warning::")
+        assert "`actions: write`" in result.summary
+        (pull,) = harness.github.pulls(harness.repo)
+        (review,) = harness.github.reviews(harness.repo, pull["number"])
+        assert "CI" not in review["body"]
+        assert "Repository CI on" not in pull["body"]
+
+
+def test_a_repository_whose_workflows_take_no_dispatch_is_told_what_to_add(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "action"
+    with ActionHarness(root, script=Model(root / "workspace")) as harness:
+        number = _configure(harness, CI_WITHOUT_DISPATCH)
+        result = _implement(harness, number)
+
+        assert result.exit_code == 0, result.stdout + result.stderr
+        assert harness.github.requests_to("POST", r".*/dispatches") == []
+        line = "Add `workflow_dispatch:` to their `on:` triggers"
+        assert line in result.summary
+        (pull,) = harness.github.pulls(harness.repo)
+        assert line in pull["body"] and "`ci.yml`" in pull["body"]
+
+
+def test_without_waiting_a_dispatched_implement_hands_the_failed_run_to_the_developer(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "action"
+    with ActionHarness(root, script=Model(root / "workspace")) as harness:
+        config = "ci:\n  wait: false\n"
+        harness.commit_files("main", {".github/workflows/ci.yml": CI, ".github/amelia.yml": config})
+        number = harness.add_planned_issue("Add a farewell", "Let greeter say goodbye too.")
+        harness.fresh_checkout()
+        harness.github.script_runs(
+            harness.repo,
+            "ci.yml",
+            RunScript(conclusion="failure", log=FAILING_LOG, reads=1),
+            RunScript(reads=None),
+        )
+        first = _implement(harness, number, review_event="AUTO")
+        assert first.exit_code == 0, first.stdout + first.stderr
+        pull = harness.github.pulls(harness.repo)[0]
+        assert "**still running**" in pull["body"]
+        assert harness.github.reviews(harness.repo, pull["number"])[0]["state"] != "APPROVED"
+        assert not [p for p in _developer_prompts(first) if FIX_MARK in p]
+
+        # CI finishes (failed) after amelia's job ended; the workflow on `workflow_run`
+        # dispatches amelia's workflow on the pull request (as github-actions[bot]).
+        harness.github.state.actions(harness.repo).read_runs(None)
+        harness.fresh_checkout()
+        payload = harness.dispatch_event(issue_number=str(pull["number"]), command="implement")
+        payload["sender"] = {"login": "github-actions[bot]", "id": 41898282, "type": "Bot"}
+        second = harness.run("workflow_dispatch", payload)
+
+        assert second.exit_code == 0, second.stdout + second.stderr
+        rounds = [p for p in _developer_prompts(second) if FIX_MARK in p]
+        assert rounds and FAILING_LINE in rounds[0]
+        branch = f"amelia/issue-{number}"
+        assert harness.origin_file(branch, "greeter/farewell.py") == FIXED
