@@ -199,6 +199,12 @@ def _image(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome
     return Outcome(figures=image_benchmark(root, settings.memory_runs))
 
 
+def _ci_wait(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
+    from benchmarks.ci_wait import ci_wait
+
+    return Outcome(figures=ci_wait((5.0,) if settings.quick else (5.0, 30.0, 60.0)))
+
+
 BENCHMARKS: dict[str, Benchmark] = {
     "startup": _startup,
     "action": _action,
@@ -209,6 +215,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "scan": _scan,
     "sanitize": _sanitize,
     "incremental-review": _incremental_review,
+    "ci-wait": _ci_wait,
     "image": _image,
 }
 OPT_IN = frozenset({"image"})

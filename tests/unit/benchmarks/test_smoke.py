@@ -157,3 +157,11 @@ def test_the_image_benchmark_runs_only_when_named_and_reads_buildkits_step_times
         "[builder 1/9] FROM docker.io/library/debian:bookworm-slim": 0.0,
         "[builder 2/9] RUN apt-get update && apt-get install -y python3": 14.8,
     }
+
+
+def test_the_ci_wait_benchmark_counts_few_requests_for_a_five_minute_wait() -> None:
+    from benchmarks.ci_wait import wait_costs
+
+    requests, conditional, waited = wait_costs(5.0)
+    assert waited >= 5.0
+    assert conditional >= 1 and requests <= conditional + 6
