@@ -12,6 +12,7 @@ and the rest is pushed once more. Fix mode and a budget stop take the same path.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ import pytest
 from amelia.github.markers import BODY_BEGIN
 from amelia.testing.github_push_rules import pushes_seen, refuse_like_github
 from tests.faults.conftest import APPROVAL, EngineBench
-from tests.faults.refused_pushes import BRANCH, GREET, implement, pull, writes
+from tests.faults.refused_pushes import BRANCH, GREET, implement, plan, pull, writes
 from tests.git_helpers import git
 
 pytestmark = [pytest.mark.timeout(180)]
@@ -32,6 +33,12 @@ WORKFLOW_TEXT = (
 )
 BIG = "data/model.bin"
 BIG_BYTES = 101 * 1024 * 1024
+GITHUB_TOKEN_SHAPE = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+GOOGLE_KEY_SHAPE = "AIza" + "SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q"
+PRIVATE_KEY = (
+    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n"
+    "-----END OPENSSH PRIVATE KEY-----\n"
+)
 
 
 def _held_back_dir(bench: EngineBench) -> Path:
@@ -163,6 +170,79 @@ def test_a_token_amelia_cannot_read_is_tried_and_githubs_refusal_is_foreseen(
     body = pull(bench)["body"]
     assert "> refusing to allow a GitHub App to create or update workflow" in body
     _applies(bench, _shown_patch(body), WORKFLOW, WORKFLOW_TEXT)
+
+
+def _saved_files(bench: EngineBench) -> list[Path]:
+    """Every file amelia saved for an upload step to keep."""
+    root = bench.harness.runner_temp / "amelia-artifacts"
+    return [path for path in root.rglob("*") if path.is_file()]
+
+
+def test_credentials_in_a_held_back_file_are_masked_in_everything_saved(
+    bench: EngineBench,
+) -> None:
+    """An artifact of a public repository's run can be downloaded by anyone signed in: a
+    held-back workflow file is saved with every credential-shaped string masked."""
+    h = bench.harness
+    refuse_like_github(h.origin, workflows="app")
+    workflow = (
+        f"name: ci\non: push\nenv:\n  TOKEN: {GITHUB_TOKEN_SHAPE}\n"
+        f"  MAPS_KEY: {GOOGLE_KEY_SHAPE}\njobs: {{}}\n"
+    )
+    bench.developer = writes(
+        {"greeter/shout.py": GREET, WORKFLOW: workflow, ".github/workflows/key.txt": PRIVATE_KEY}
+    )
+
+    run = implement(bench)
+
+    assert run.exit_code == 0, run.stdout
+    assert WORKFLOW not in h.origin_files(BRANCH)
+    saved = _saved_files(bench)
+    assert saved, "nothing was saved"
+    for path in saved:
+        data = path.read_bytes()
+        for planted in (GITHUB_TOKEN_SHAPE, GOOGLE_KEY_SHAPE, "b3BlbnNzaC1rZXktdjEAAAAABG5v"):
+            assert planted.encode() not in data, path
+    kept = (_held_back_dir(bench) / "files" / WORKFLOW).read_text(encoding="utf-8")
+    assert "name: ci" in kept and "MAPS_KEY: ***" in kept and "TOKEN: ***" in kept
+    # The workflow file itself stays in the checkout as the agents left it.
+    assert (h.workspace / WORKFLOW).read_text(encoding="utf-8") == workflow
+    for text in (run.summary, *(json.dumps(r.body) for r in bench.github.requests)):
+        assert GITHUB_TOKEN_SHAPE not in text and GOOGLE_KEY_SHAPE not in text
+    assert "credentials masked" in pull(bench)["body"]
+
+
+def test_credentials_in_unpushed_commits_are_masked_in_everything_saved(
+    bench: EngineBench,
+) -> None:
+    """A push refused by a ruleset (GH013) saves the commits: token-shaped strings in them
+    are masked as the lines GitHub's push protection names are after a GH009."""
+    h = bench.harness
+    plan(bench)
+    hook = h.origin / "hooks" / "pre-receive"
+    hook.write_text(
+        "#!/bin/sh\necho 'error: GH013: Repository rule violations found.' >&2\nexit 1\n",
+        encoding="utf-8",
+    )
+    hook.chmod(0o755)
+    settings = f'TOKEN = "{GITHUB_TOKEN_SHAPE}"\nMAPS_KEY = "{GOOGLE_KEY_SHAPE}"\n'
+    bench.developer = writes({"greeter/shout.py": GREET, "greeter/settings.py": settings})
+
+    run = implement(bench)
+
+    assert run.exit_code == 1, run.stdout
+    saved = _saved_files(bench)
+    assert any(path.name == "unpushed.patch" for path in saved)
+    assert any(path.name == "settings.py" for path in saved)
+    for path in saved:
+        data = path.read_bytes()
+        assert GITHUB_TOKEN_SHAPE.encode() not in data, path
+        assert GOOGLE_KEY_SHAPE.encode() not in data, path
+    patch = (bench.harness.runner_temp / "amelia-artifacts" / "4242" / "unpushed.patch").read_text()
+    assert "+def shout" in patch and 'MAPS_KEY = "***"' in patch
+    assert GITHUB_TOKEN_SHAPE not in run.summary and GOOGLE_KEY_SHAPE not in run.summary
+    (progress,) = bench.progress_comments()
+    assert "```diff" not in progress
 
 
 # Files over GitHub's size limit ---------------------------------------------------------------

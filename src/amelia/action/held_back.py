@@ -7,7 +7,9 @@ for the rules. After each decision the held files are searched like everything a
 pushes or posts (the values of the run's secrets, strings shaped like credentials) and
 saved under `<artifacts>/held-back/`: `held-back.patch` (every held file but those over
 GitHub's size limit, for `git apply`) and `files/<path>` (each held file as the agents
-left it), every spelling of a secret of the run masked. `work` says what was held back,
+left it), every spelling of a secret of the run and every string shaped like a credential
+masked (`amelia.git.mask_credentials`): an upload step makes them an artifact, which anyone
+signed in to GitHub may download from a public repository. `work` says what was held back,
 the patch to show (only of files the search found nothing in), and where it was saved;
 `amelia.action.held_back_report` renders it.
 """
@@ -38,7 +40,7 @@ from amelia.git import (
     held_back_diff,
     hold_back,
     is_workflow_file,
-    mask_secrets,
+    mask_credentials,
     secret_spellings,
     unpushed_paths,
 )
@@ -204,7 +206,7 @@ class HoldBack:
                 hidden[item.path] = why
             else:
                 shown.append(item.path)
-        patch = mask_secrets(held_back_diff(repo, shown), self._secrets)
+        patch = mask_credentials(held_back_diff(repo, shown), self._secrets)
         directory = self._save(repo, held, patch)
         self.work = HeldBackWork(
             files=tuple(held),
@@ -244,7 +246,7 @@ class HoldBack:
                     continue
                 target = self.directory / "files" / item.path
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(mask_secrets(source.read_bytes(), self._secrets))
+                target.write_bytes(mask_credentials(source.read_bytes(), self._secrets))
         except OSError as error:
             logger.warning("could not save the held-back files in {}: {}", self.directory, error)
             return None

@@ -65,7 +65,8 @@ def _file_line(work: HeldBackWork, item: HeldFile) -> str:
     why = work.hidden.get(item.path)
     if why:
         saved = work.saved(item.path)
-        where = f" amelia saved it as {inline_code(str(saved))}." if saved else ""
+        masked = ", credentials masked" if why.startswith("it holds") else ""
+        where = f" amelia saved it as {inline_code(str(saved))}{masked}." if saved else ""
         line += f" Not shown here: {why}.{where}"
     return line
 
@@ -127,7 +128,8 @@ def held_back_summary(work: HeldBackWork) -> str:
     if work.patch_path is not None:
         lines += [
             f"The patch of the files that may be shown: `{work.patch_path}` (`git apply`); "
-            f"each file as the agents left it under `{work.directory}/files/`; {_KEEP_HINT}.",
+            "each file as the agents left it (credentials masked) under "
+            f"`{work.directory}/files/`; {_KEEP_HINT}.",
             "",
         ]
     return "\n".join(lines)

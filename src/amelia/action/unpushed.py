@@ -4,12 +4,14 @@ When origin cannot be reached or keeps refusing a branch, the commits exist only
 runner's checkout, which is thrown away when the job ends. They are saved under
 `$RUNNER_TEMP/amelia-artifacts/<run id>/` (`unpushed.patch`, applicable with `git am`, and
 `files/<path>` with each changed file's new content) so an `actions/upload-artifact` step
-can keep them, and the job summary says so. Every spelling of a secret of the run (see
-`amelia.git.mask_secrets`) is masked in what is saved: a push refused because the change
-holds a secret is saved too, without it; so is every line GitHub's push protection pointed
-at. The patch is shown in the job summary, and on the progress comment when it is short
-and holds nothing shaped like a credential, unless GitHub's push protection refused it: it
-found a secret amelia's own search did not know, so the patch is only saved.
+can keep them, and the job summary says so. Every spelling of a secret of the run and every
+string shaped like a credential (see `amelia.git.mask_credentials`) is masked in what is
+saved (an artifact of a public repository's run can be downloaded by anyone signed in): a
+push refused because the change holds a secret is saved too, without it; so is every line
+GitHub's push protection pointed at. The patch is shown in the job summary, and on the
+progress comment when it is short and held nothing shaped like a credential, unless
+GitHub's push protection refused it: it found a secret amelia's own search did not know,
+so the patch is only saved.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from amelia.git import (
     PushRefusal,
     Repo,
     display,
-    mask_secrets,
+    mask_credentials,
     run_git,
     run_git_bytes,
     run_git_paths,
@@ -70,6 +72,8 @@ class UnpushedWork(BaseModel):
     holds_secret: bool = False
     """GitHub's push protection refused it: it holds a secret amelia's search did not
     know, so it is only saved, never shown."""
+    held_credentials: bool = False
+    """It held strings shaped like credentials (masked in `patch` and the saved files)."""
 
     @property
     def patch_path(self) -> Path:
@@ -101,10 +105,7 @@ class UnpushedWork(BaseModel):
         """The patch for the progress comment, collapsed; None when it may not be posted:
         GitHub found a secret in it, it holds a string shaped like a credential, or it is
         longer than `COMMENT_PATCH_LIMIT`."""
-        data = self.patch.encode("utf-8", "replace")
-        if self.holds_secret or len(self.patch) > COMMENT_PATCH_LIMIT:
-            return None
-        if any(pattern.search(data) for _kind, pattern in TOKEN_KINDS):
+        if self.holds_secret or self.held_credentials or len(self.patch) > COMMENT_PATCH_LIMIT:
             return None
         title = f"The unpushed commits of {self.branch} (apply with <code>git am</code>)"
         return redactor.redact("\n".join(_patch_block(title, self.patch, COMMENT_PATCH_LIMIT)))
@@ -142,8 +143,9 @@ def save_unpushed(
     """Save the commits of `branch` that no remote-tracking ref holds; None when none.
 
     The patch and the files are saved byte for byte, whatever their encoding, except that
-    every spelling of `secrets` is masked. When GitHub's push protection refused them
-    (`refusal`), every line it pointed at is masked too (see `UnpushedWork.holds_secret`)."""
+    every spelling of `secrets` and every string shaped like a credential is masked. When
+    GitHub's push protection refused them (`refusal`), every line it pointed at is masked
+    too (see `UnpushedWork.holds_secret`)."""
     holds_secret = refusal is not None and refusal.kind == "secret"
     if refusal is not None and refusal.locations:
         secrets = [*secrets, *secret_lines(repo, refusal.locations)]
@@ -159,15 +161,15 @@ def save_unpushed(
     else:  # the branch's first commit is unpushed
         span = ["--root", f"refs/heads/{branch}"]
         listing = ["ls-tree", "-r", "-z", "--name-only", f"refs/heads/{branch}"]
-    patch = mask_secrets(
-        run_git_bytes(["format-patch", "--stdout", "--no-color", *span], repo), secrets
-    )
+    raw = run_git_bytes(["format-patch", "--stdout", "--no-color", *span], repo)
+    held_credentials = any(pattern.search(raw) for _kind, pattern in TOKEN_KINDS)
+    patch = mask_credentials(raw, secrets)
     changed = run_git_paths(listing, repo)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / PATCH_NAME).write_bytes(patch)
     for path in changed:
         shown = run_git_bytes(["show", f"refs/heads/{branch}:{path}"], repo)
-        content = mask_secrets(shown, secrets)
+        content = mask_credentials(shown, secrets)
         target = directory / "files" / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content)
@@ -177,4 +179,5 @@ def save_unpushed(
         patch=display(patch),
         files=tuple(changed),
         holds_secret=holds_secret,
+        held_credentials=held_credentials,
     )

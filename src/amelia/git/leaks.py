@@ -11,7 +11,9 @@ bytes, text or not) and searched for two things:
   flagged, so that a person decides; what amelia posts itself (a held-back or unpushed
   patch) is not shown when it holds one.
 
-Findings name the file and the kind, never the value.
+Findings name the file and the kind, never the value. `mask_credentials` takes both out of
+what amelia saves for an upload step (an artifact of a public repository's run can be
+downloaded by anyone signed in to GitHub).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ __all__ = [
     "TOKEN_KINDS",
     "Leak",
     "LeakReport",
+    "mask_credentials",
     "mask_secrets",
     "remote_tracking_commits",
     "scan_unpushed",
@@ -149,6 +152,17 @@ without the provider's checksum, and a few more that are credentials as plainly 
 restricted keys, Slack and Discord webhooks). Generic shapes (a password in a database
 URL, any 88-character base64 string) are left out: ordinary code is full of them."""
 
+_PRIVATE_KEY_BLOCK = re.compile(
+    rb"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?"
+    rb"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
+    re.DOTALL,
+)
+_CREDENTIAL_SHAPES: tuple[re.Pattern[bytes], ...] = (
+    _PRIVATE_KEY_BLOCK,
+    *(pattern for kind, pattern in TOKEN_KINDS if kind != "private key"),
+)
+"""What `mask_credentials` masks: a private key from its first line to its last."""
+
 _ZERO = "0" * 40
 
 
@@ -201,6 +215,15 @@ def mask_secrets(data: bytes, secrets: Iterable[str], *, mask: bytes = b"***") -
     )
     for spelling in spellings:
         data = data.replace(spelling, mask)
+    return data
+
+
+def mask_credentials(data: bytes, secrets: Iterable[str], *, mask: bytes = b"***") -> bytes:
+    """`data` with every spelling of every secret masked (`mask_secrets`) and every string
+    shaped like a credential (`TOKEN_KINDS`; a private key as a whole block) too."""
+    data = mask_secrets(data, secrets, mask=mask)
+    for pattern in _CREDENTIAL_SHAPES:
+        data = pattern.sub(mask, data)
     return data
 
 

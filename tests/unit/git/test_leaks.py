@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from amelia.git import Leak, mask_secrets, scan_unpushed, secret_spellings
+from amelia.git import Leak, mask_credentials, mask_secrets, scan_unpushed, secret_spellings
 from tests.git_helpers import IDENTITY, git, init_repo
 
 SECRET = "ghs_" + "RunTokenOfThisJob0123456789abcdefghij"
@@ -206,3 +206,16 @@ def test_ordinary_content_is_not_flagged(repo: Path) -> None:
     report = scan_unpushed(repo, "amelia/issue-1", secrets=[SECRET])
 
     assert report.tokens == ()
+
+
+def test_mask_credentials_masks_secrets_and_every_credential_shape() -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    google = "AIza" + "SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q"
+    key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----"
+    data = f"a={token}\nb={google}\nc={SECRET}\n{key}\nkept\n".encode()
+
+    masked = mask_credentials(data, [SECRET])
+
+    assert masked == b"a=***\nb=***\nc=***\n***\nkept\n"
+    # A private key cut off before its last line is masked to the end.
+    assert mask_credentials(b"x\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE", []) == b"x\n***"
