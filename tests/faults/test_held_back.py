@@ -93,6 +93,14 @@ def test_a_workflow_file_is_held_back_before_the_push_with_the_jobs_token(
     (review,) = bench.github.reviews(h.repo, opened["number"])
     assert review["state"] == "COMMENTED"
     assert f"Not pushed: `{WORKFLOW}`" in review["body"]
+    # Nowhere is the change called approved: a workflow auto-merging on
+    # `verdict == 'approved'` must not merge it.
+    assert run.outputs["verdict"] == "not_all_pushed"
+    assert "## amelia review: ⚠️ Not all pushed" in review["body"]
+    assert "Approved" not in review["body"].splitlines()[1]
+    assert "Latest automated verdict: **not_all_pushed**" in body
+    assert "verdict: **approved**" not in body
+    assert "| `verdict` | `not_all_pushed` |" in run.summary
     saved = _held_back_dir(bench)
     assert (saved / "files" / WORKFLOW).read_text(encoding="utf-8") == WORKFLOW_TEXT
     _applies(
@@ -312,6 +320,8 @@ def test_fix_holds_back_a_workflow_file_and_never_approves(bench: EngineBench) -
     assert WORKFLOW not in h.origin_files(BRANCH)
     review = bench.github.reviews(h.repo, number)[-1]
     assert review["state"] == "COMMENTED" and f"Not pushed: `{WORKFLOW}`" in review["body"]
+    assert run.outputs["verdict"] == "not_all_pushed"
+    assert "## amelia review: ⚠️ Not all pushed" in review["body"]
     (progress,) = bench.progress_comments(number)
     _applies(bench, _shown_patch(progress), WORKFLOW, WORKFLOW_TEXT)
 
@@ -346,4 +356,7 @@ def test_nothing_is_held_back_without_a_reason(bench: EngineBench) -> None:
     assert "Not pushed" not in pull(bench)["body"]
     (review,) = bench.github.reviews(bench.harness.repo, pull(bench)["number"])
     assert review["state"] == "APPROVED"
+    assert "## amelia review: ✅ Approved" in review["body"]
+    assert run.outputs["verdict"] == "approved"
+    assert "Latest automated verdict: **approved**" in pull(bench)["body"]
     assert not _held_back_dir(bench).exists()

@@ -19,11 +19,26 @@ from amelia.redaction import Redactor
 
 __all__ = [
     "APPROVAL_WITHHELD_NOTE",
+    "NOT_ALL_PUSHED",
     "choose_review_event",
     "post_tool_errors",
     "post_verdict",
+    "reported_verdict",
     "withhold_approval",
 ]
+
+NOT_ALL_PUSHED = "not_all_pushed"
+"""The verdict amelia reports (step output, description) for a change the reviewer approved
+but that is not all on the branch: files were held back from the push, or the push failed.
+Never `approved`, so a workflow that merges on `verdict == 'approved'` leaves it alone."""
+
+
+def reported_verdict(result: ReviewResult, *, all_pushed: bool) -> str:
+    """The verdict for the step's output and the description: the reviewer's, except that
+    an approved change not all on the branch is `NOT_ALL_PUSHED`."""
+    if result.approved and not all_pushed:
+        return NOT_ALL_PUSHED
+    return result.verdict
 
 
 def choose_review_event(
@@ -81,9 +96,12 @@ async def post_verdict(
     may_approve: bool = True,
 ) -> ReviewInfo:
     """Post `result` as one review of `commit_sha`; `note` is appended to the body, which
-    names the range reviewed when `scope` is given. Without `may_approve` it never
-    approves (see `choose_review_event`)."""
-    body, inline = build_review(result, diff_text, commit_sha, redactor=redactor, scope=scope)
+    names the range reviewed when `scope` is given. Without `may_approve` (parts of the
+    change are not on the branch) it never approves (see `choose_review_event`), and its
+    headline does not call the change approved."""
+    body, inline = build_review(
+        result, diff_text, commit_sha, redactor=redactor, scope=scope, all_pushed=may_approve
+    )
     if note:
         body += "\n" + redactor.redact(note.strip()) + "\n"
     return await github.create_review(

@@ -288,8 +288,12 @@ def build_review(
     *,
     redactor: Redactor | None = None,
     scope: ReviewScope | None = None,
+    all_pushed: bool = True,
 ) -> tuple[str, list[InlineComment]]:
     """The review body and the inline comments GitHub will accept for this diff.
+
+    Without `all_pushed` (parts of the change are not on the branch) an approval is headed
+    "Not all pushed", never "Approved".
 
     A finding on a line outside every hunk (or without a line) would make GitHub refuse
     the whole review with 422, so such findings are listed in the body instead. The body's
@@ -309,7 +313,12 @@ def build_review(
             )
         else:
             outside.append(comment)
-    verdict = "✅ Approved" if result.approved else "❌ Changes requested"
+    if not result.approved:
+        verdict = "❌ Changes requested"
+    elif all_pushed:
+        verdict = "✅ Approved"
+    else:
+        verdict = "⚠️ Not all pushed (the reviewer found nothing to change)"
     counts = {level: 0 for level in SEVERITY_ORDER}
     for comment in result.comments:
         counts[comment.severity] += 1

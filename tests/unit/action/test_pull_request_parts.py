@@ -18,9 +18,10 @@ from amelia.action.modes.implement import (
 from amelia.action.modes.review import steering_note
 from amelia.action.modes.scan import planned_issue_numbers
 from amelia.action.steering import is_steering_path, restore_steering_files
-from amelia.action.verdicts import choose_review_event
+from amelia.action.verdicts import NOT_ALL_PUSHED, choose_review_event, reported_verdict
 from amelia.config import ReviewEventSetting
 from amelia.core.state import ReviewResult
+from amelia.github.comments import build_review
 from tests.git_helpers import IDENTITY, git
 
 
@@ -129,6 +130,20 @@ def test_a_change_with_parts_held_back_is_never_approved(setting: ReviewEventSet
     assert choose_review_event(APPROVED, setting, may_approve=False) in ("COMMENT",)
     held = choose_review_event(CHANGES, setting, may_approve=False)
     assert held == choose_review_event(CHANGES, setting)
+
+
+def test_a_change_not_all_pushed_is_never_called_approved() -> None:
+    assert reported_verdict(APPROVED, all_pushed=True) == "approved"
+    assert reported_verdict(APPROVED, all_pushed=False) == NOT_ALL_PUSHED == "not_all_pushed"
+    assert reported_verdict(CHANGES, all_pushed=False) == "changes_requested"
+    body, _inline = build_review(APPROVED, "", "a" * 40, all_pushed=False)
+    assert body.splitlines()[1] == (
+        "## amelia review: ⚠️ Not all pushed (the reviewer found nothing to change)"
+    )
+    assert "Approved" not in body
+    held = pull_body(1, "docs/plans/p.md", "https://x/p.md", NOT_ALL_PUSHED)
+    assert "Latest automated verdict: **not_all_pushed**: the reviewer found nothing" in held
+    assert "**approved**" not in held
 
 
 def test_planned_issue_numbers_come_from_one_ls_remote(tmp_path: Path, repo: Path) -> None:

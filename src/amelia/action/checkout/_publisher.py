@@ -98,6 +98,12 @@ class Publisher:
         start = self._sessions.published_at_start
         return None if start is None else [*start, *self._pushed]
 
+    @property
+    def all_pushed(self) -> bool:
+        """Whether the agents' change is all on origin as far as this run knows: no file
+        held back from the push, no commit left unpushed."""
+        return self.held_back.work is None and self.unpushed is None
+
     def commit_agent_work(self, message: str, *, co_author: str | None = None) -> CommittedWork:
         """Commit what the agents created, changed or deleted since before the first one
         ran, and nothing else; files that hold credentials are left out (`withheld`), and

@@ -36,7 +36,7 @@ from amelia.action.replies import post_where_asked
 from amelia.action.repository_ci import STAGE_CI, RepositoryCi
 from amelia.action.review_threads import FIX_REPLY, open_threads, outcomes, reply_text
 from amelia.action.steering import reset_steering_files
-from amelia.action.verdicts import post_tool_errors, post_verdict
+from amelia.action.verdicts import post_tool_errors, post_verdict, reported_verdict
 from amelia.core.state import ExecutionState, ReviewResult, ReviewThread
 from amelia.git import diff, head_sha, switch_to_branch, validate_branch_name
 from amelia.github.comments import render_reply
@@ -213,6 +213,7 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
         )
         await _update_description(ctx, pull, state, base=base, head=head, review=review)
     await post_tool_errors(ctx.github, pull.number, state.tool_results, ctx.redactor)
+    all_pushed = ctx.checkout.publisher.all_pushed
     pushed = f"pushed {head[:12]}" if commit else "no new commit"
     await ctx.stage(STAGE_REPLIES, "done", detail=f"{len(threads)} thread(s) answered, {pushed}")
     links = ((f"Pull request #{pull.number}", pull.html_url),) if pull.html_url else ()
@@ -220,7 +221,7 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
         outputs={
             "pr_number": str(pull.number),
             "branch": branch,
-            **({"verdict": review.verdict} if review is not None else {}),
+            **({"verdict": reported_verdict(review, all_pushed=all_pushed)} if review else {}),
         },
         links=links,
         state=state,
@@ -272,7 +273,7 @@ async def _update_description(
             number,
             state.plan_path or "",
             plan_url,
-            review.verdict,
+            reported_verdict(review, all_pushed=ctx.checkout.publisher.all_pushed),
             flagged=tuple(ctx.checkout.publisher.flagged),
             withheld=tuple(ctx.checkout.publisher.withheld),
             check=state.last_check,

@@ -32,7 +32,7 @@ from amelia.action.modes.base import Mode, ModeContext, ModeOutcome, ModeRun
 from amelia.action.modes.plan import co_author, commit_subject
 from amelia.action.pull_description import ChangeReport, earlier_rounds, round_line
 from amelia.action.repository_ci import STAGE_CI, RepositoryCi
-from amelia.action.verdicts import post_tool_errors, post_verdict
+from amelia.action.verdicts import NOT_ALL_PUSHED, post_tool_errors, post_verdict, reported_verdict
 from amelia.ci.render import ci_lines
 from amelia.git import (
     Leak,
@@ -164,7 +164,14 @@ def pull_body(
         "This draft was written by amelia's developer agent and checked by its reviewer "
         "agent; a human review decides whether it is merged.",
     ]
-    if verdict:
+    if verdict == NOT_ALL_PUSHED:
+        lines += [
+            "",
+            f"Latest automated verdict: **{verdict}**: the reviewer found nothing to change, "
+            "but part of the change is not on this branch (see *Not pushed* below), so it is "
+            "not approved.",
+        ]
+    elif verdict:
         lines += ["", f"Latest automated verdict: **{verdict}**."]
     if flagged:
         found = ", ".join(f"`{leak.path}` ({leak.kind})" for leak in flagged)
@@ -390,6 +397,7 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
         head = await asyncio.to_thread(head_sha, git)
         review = current.last_review
         plan_url = ctx.blob_url(head, plan_path)
+        publisher = ctx.checkout.publisher
 
         def body_for(description: str) -> str:
             report = ChangeReport.build(
@@ -404,7 +412,7 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
                 number,
                 plan_path,
                 plan_url,
-                review.verdict if review is not None else None,
+                reported_verdict(review, all_pushed=publisher.all_pushed) if review else None,
                 flagged=tuple(ctx.checkout.publisher.flagged),
                 withheld=tuple(ctx.checkout.publisher.withheld),
                 check=current.last_check,
@@ -450,7 +458,8 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
         )
     pull, head = await publish_draft(state)
     review = state.last_review
-    verdict = review.verdict if review is not None else None
+    all_pushed = ctx.checkout.publisher.all_pushed
+    verdict = reported_verdict(review, all_pushed=all_pushed) if review is not None else None
     plan_url = ctx.blob_url(head, plan_path)
     if review is not None:
         diff_text = await asyncio.to_thread(diff, git, base, head=head)
