@@ -107,6 +107,8 @@ def test_a_workflow_file_is_held_back_before_the_push_with_the_jobs_token(
         bench, (saved / "held-back.patch").read_text(encoding="utf-8"), WORKFLOW, WORKFLOW_TEXT
     )
     assert "### Not pushed" in run.summary
+    assert "`path: ${{ runner.temp }}/amelia-artifacts/`" in run.summary
+    assert "_github_home" not in run.summary
 
 
 def test_the_reviewer_sees_the_held_back_workflow_file(bench: EngineBench) -> None:

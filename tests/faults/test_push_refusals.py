@@ -43,6 +43,10 @@ def test_push_protection_ends_the_run_with_githubs_words_and_keeps_the_patch_unp
     assert "def shout" in saved and "greeter/settings.py" in saved
     assert UNKNOWN_SECRET not in saved  # the line GitHub pointed at is masked
     assert str(patch) in run.summary and "actions/upload-artifact" in run.summary
+    # The host flavour saves under $RUNNER_TEMP: the upload step the summary asks for
+    # names that directory.
+    assert "`path: ${{ runner.temp }}/amelia-artifacts/`" in run.summary
+    assert "_github_home" not in run.summary
     # Nothing posted or summarised holds it.
     assert UNKNOWN_SECRET not in run.summary
     for request in bench.github.requests:

@@ -108,6 +108,8 @@ class HeldBackWork(BaseModel):
     """Where the patch and the files were saved (None: nowhere)."""
     refusal: str = ""
     """GitHub's words, when it refused a push that amelia had thought it would take."""
+    runner_temp: str | None = None
+    """The step's `RUNNER_TEMP`, to name `directory` as later steps of the job see it."""
 
     @property
     def patch_path(self) -> Path | None:
@@ -127,9 +129,11 @@ class HoldBack:
         allowance: PushAllowance | None = None,
         directory: Path | None = None,
         secrets: Sequence[str] = (),
+        runner_temp: str | None = None,
     ) -> None:
         self.allowance = allowance or PushAllowance()
         self.directory = directory
+        self.runner_temp = runner_temp
         self._secrets = tuple(secrets)
         self.work: HeldBackWork | None = None
         """The held files of the last commit (None: nothing held back)."""
@@ -215,6 +219,7 @@ class HoldBack:
             hidden=hidden,
             directory=directory,
             refusal=self._refusal,
+            runner_temp=self.runner_temp,
         )
 
     def _why_hidden(self, repo: Repo, item: HeldFile) -> str:

@@ -11,6 +11,9 @@ passes the text through the run's `Redactor` before posting it.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from amelia.action.artifacts import saved_at, workflow_path
 from amelia.action.held_back import HeldBackWork
 from amelia.git import HeldFile, display_path
 from amelia.text import code_fence, inline_code, one_line
@@ -32,10 +35,21 @@ PERMISSION_HINT = (
     "fine-grained personal access token with *Workflows: Read and write*, or a GitHub App "
     "installation token whose App has *Workflows: Read and write*."
 )
-_KEEP_HINT = (
-    "an `actions/upload-artifact` step after amelia's keeps it with the workflow run "
-    "(see the example workflows)"
-)
+
+
+def _keep_hint(work: HeldBackWork) -> str:
+    """The upload step that keeps what was saved, naming the directory of every run."""
+    if work.directory is None:
+        return ""
+    base = workflow_path(str(work.directory.parent.parent), runner_temp=work.runner_temp)
+    return (
+        f"an `actions/upload-artifact` step after amelia's with `if: always()` and "
+        f"`path: {base.rstrip('/')}/` keeps it with the workflow run (see the example workflows)"
+    )
+
+
+def _at(work: HeldBackWork, path: Path) -> str:
+    return saved_at(str(path), runner_temp=work.runner_temp)
 
 
 def _megabytes(size: int) -> str:
@@ -66,7 +80,7 @@ def _file_line(work: HeldBackWork, item: HeldFile) -> str:
     if why:
         saved = work.saved(item.path)
         masked = ", credentials masked" if why.startswith("it holds") else ""
-        where = f" amelia saved it as {inline_code(str(saved))}{masked}." if saved else ""
+        where = f" amelia saved it as {_at(work, saved)}{masked}." if saved else ""
         line += f" Not shown here: {why}.{where}"
     return line
 
@@ -93,7 +107,7 @@ def held_back_lines(work: HeldBackWork, *, inline_limit: int = INLINE_LIMIT) -> 
     names = ", ".join(_name(path) for path in work.shown)
     saved = work.patch_path
     where = (
-        f"amelia saved it as {inline_code(str(saved))}; {_KEEP_HINT}."
+        f"amelia saved it as {_at(work, saved)}; {_keep_hint(work)}."
         if saved
         else "it could not be saved."
     )
@@ -118,18 +132,18 @@ def held_back_lines(work: HeldBackWork, *, inline_limit: int = INLINE_LIMIT) -> 
             f"show here: {where}"
         )
     elif saved:
-        lines.append(f"The files as the agents left them: {_KEEP_HINT}.")
+        lines.append(f"The files as the agents left them: {_keep_hint(work)}.")
     return lines
 
 
 def held_back_summary(work: HeldBackWork) -> str:
     """A job summary section: the files, why, and where they were saved."""
     lines = ["### Not pushed", "", *(_file_line(work, item) for item in work.files), ""]
-    if work.patch_path is not None:
+    if work.directory is not None and work.patch_path is not None:
         lines += [
-            f"The patch of the files that may be shown: `{work.patch_path}` (`git apply`); "
-            "each file as the agents left it (credentials masked) under "
-            f"`{work.directory}/files/`; {_KEEP_HINT}.",
+            f"The patch of the files that may be shown: {_at(work, work.patch_path)} "
+            "(`git apply`); each file as the agents left it (credentials masked) under "
+            f"{_at(work, work.directory / 'files')}; {_keep_hint(work)}.",
             "",
         ]
     return "\n".join(lines)

@@ -338,6 +338,8 @@ class _Engine:
             # The bot's commits carry the noreply address of this GitHub (an Enterprise
             # Server's own host), never github.com's.
             server_url=runner.server_url,
+            # What amelia saves is named in the summary as later steps of the job see it.
+            runner_temp=runner.temp,
         )
 
     async def _open_progress(self, mode: Mode, context: ModeContext) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from amelia.action.artifacts import keep_step, saved_at
 from amelia.git import (
     TOKEN_KINDS,
     PushRefusal,
@@ -53,11 +54,9 @@ SUMMARY_PATCH_LIMIT = 60_000
 """Characters of the patch shown in the job summary (GitHub caps a summary at 1 MiB)."""
 COMMENT_PATCH_LIMIT = 20_000
 """Characters of a patch small enough to show on the progress comment."""
-KEEP_STEP = (
-    "To keep it after the job, add an `actions/upload-artifact` step after amelia's with "
-    "`if: always()` and `path: ${{ runner.temp }}/_github_home/amelia-artifacts/` (the "
-    "example workflows have one); the runner deletes its temporary files when the job ends."
-)
+KEEP_STEP = keep_step("${{ runner.temp }}/amelia-artifacts", runner_temp=None)
+"""The upload step for the host flavour's default place (see `keep_step`; the summary names
+the directory this run saved to)."""
 
 
 class UnpushedWork(BaseModel):
@@ -74,6 +73,8 @@ class UnpushedWork(BaseModel):
     know, so it is only saved, never shown."""
     held_credentials: bool = False
     """It held strings shaped like credentials (masked in `patch` and the saved files)."""
+    runner_temp: str | None = None
+    """The step's `RUNNER_TEMP`, to name `directory` as later steps of the job see it."""
 
     @property
     def patch_path(self) -> Path:
@@ -85,10 +86,10 @@ class UnpushedWork(BaseModel):
         lines = [
             f"### Unpushed work on `{self.branch}`",
             "",
-            f"The push failed, so the commits are saved as `{self.patch_path}` (apply with "
-            f"`git am`), each changed file under `{self.directory / 'files'}/`.",
+            f"The push failed, so the commits are saved as {self._at(self.patch_path)} "
+            f"(apply with `git am`), each changed file under {self._at(self.directory / 'files')}.",
             "",
-            KEEP_STEP,
+            keep_step(str(self.directory.parent), runner_temp=self.runner_temp),
             "",
         ]
         if self.holds_secret:
@@ -100,6 +101,9 @@ class UnpushedWork(BaseModel):
         else:
             lines += _patch_block("Patch", self.patch, SUMMARY_PATCH_LIMIT)
         return redactor.redact("\n".join(lines))
+
+    def _at(self, path: Path) -> str:
+        return saved_at(str(path), runner_temp=self.runner_temp)
 
     def comment_markdown(self, redactor: Redactor) -> str | None:
         """The patch for the progress comment, collapsed; None when it may not be posted:
@@ -139,13 +143,15 @@ def save_unpushed(
     *,
     secrets: Iterable[str] = (),
     refusal: PushRefusal | None = None,
+    runner_temp: str | None = None,
 ) -> UnpushedWork | None:
     """Save the commits of `branch` that no remote-tracking ref holds; None when none.
 
     The patch and the files are saved byte for byte, whatever their encoding, except that
     every spelling of `secrets` and every string shaped like a credential is masked. When
     GitHub's push protection refused them (`refusal`), every line it pointed at is masked
-    too (see `UnpushedWork.holds_secret`)."""
+    too (see `UnpushedWork.holds_secret`). `runner_temp` (the step's `RUNNER_TEMP`) names the
+    directory for later steps (see `amelia.action.artifacts`)."""
     holds_secret = refusal is not None and refusal.kind == "secret"
     if refusal is not None and refusal.locations:
         secrets = [*secrets, *secret_lines(repo, refusal.locations)]
@@ -180,4 +186,5 @@ def save_unpushed(
         files=tuple(changed),
         holds_secret=holds_secret,
         held_credentials=held_credentials,
+        runner_temp=runner_temp,
     )

@@ -36,6 +36,7 @@ class Checkout:
         allowance: PushAllowance | None = None,
         global_config: Path | None = None,
         server_url: str = "https://github.com",
+        runner_temp: str | None = None,
     ) -> None:
         self.guard = CredentialGuard(
             path,
@@ -61,6 +62,7 @@ class Checkout:
             artifacts_dir=artifacts_dir,
             secrets=secrets,
             allowance=allowance,
+            runner_temp=runner_temp,
         )
 
     @property

@@ -65,12 +65,15 @@ class Publisher:
         artifacts_dir: Path | None = None,
         secrets: Iterable[str] = (),
         allowance: PushAllowance | None = None,
+        runner_temp: str | None = None,
     ) -> None:
         self._guard = guard
         self._sessions = sessions
         self.dry_run = dry_run
         self.artifacts_dir = artifacts_dir
         """Where unpushed commits are saved when a push fails for good (None: nowhere)."""
+        self.runner_temp = runner_temp
+        """The step's `RUNNER_TEMP`: what is saved is named as later steps see it."""
         self._secrets = tuple(secret for secret in secrets if secret)
         self.unpushed: UnpushedWork | None = None
         self.flagged: list[Leak] = []
@@ -81,6 +84,7 @@ class Publisher:
             allowance=allowance,
             directory=None if artifacts_dir is None else artifacts_dir / HELD_BACK_DIR,
             secrets=self._secrets,
+            runner_temp=runner_temp,
         )
         """Files of the agents' change GitHub would refuse in a push (`allowance`: what the
         token may push): left out of the commits, kept and described."""
@@ -203,7 +207,12 @@ class Publisher:
         refusal = read_refusal(error.stderr)
         try:
             self.unpushed = save_unpushed(
-                self.git, branch, self.artifacts_dir, secrets=self._secrets, refusal=refusal
+                self.git,
+                branch,
+                self.artifacts_dir,
+                secrets=self._secrets,
+                refusal=refusal,
+                runner_temp=self.runner_temp,
             )
         except (GitError, OSError) as saving:
             return GitError(f"{error}; saving the unpushed commits failed too: {saving}")
