@@ -137,7 +137,8 @@ def render_progress(report: ProgressReport, redactor: Redactor) -> str:
             redactor.redact(report.failure_reason or "unknown error"), limit=MAX_REASON_CHARS
         )
         logs = f" See [the log]({report.run_url})." if report.run_url else ""
-        lines.append(f"**Failed**{suffix}: {reason}.{logs}")
+        stop = "" if reason.endswith((".", "!", "?")) else "."
+        lines.append(f"**Failed**{suffix}: {reason}{stop}{logs}")
         if report.failure_details and report.failure_details.strip():
             details = redactor.redact(report.failure_details.rstrip())
             if len(details) > MAX_DETAILS_CHARS:  # the end explains, keep it

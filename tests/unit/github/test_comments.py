@@ -116,6 +116,26 @@ def test_progress_comment_rendering() -> None:
     assert "- [Plan](https://github.com/o/r/blob/b/plan.md)" in text
 
 
+def test_a_failure_reason_ending_in_a_full_stop_gets_no_second_one() -> None:
+    reason = (
+        "push declined: GH013: Repository rule violations found. Set the branch_prefix "
+        "input to a prefix no rule covers."
+    )
+    report = ProgressReport(
+        issue_number=7,
+        command="implement",
+        requested_by="alice",
+        run_url="https://github.com/o/r/actions/runs/1",
+        outcome="failed",
+        failure_reason=reason,
+    )
+
+    text = render_progress(report, REDACTOR)
+
+    assert f"**Failed**: {reason} See [the log]" in text
+    assert ".." not in text
+
+
 def test_help_and_replies_are_marked_so_routing_ignores_them() -> None:
     for body in (render_help("/amelia"), render_reply("/amelia plan is not allowed", REDACTOR)):
         comment = {"id": 1, "body": body, "user": {"login": "alice"}}
