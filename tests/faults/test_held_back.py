@@ -255,6 +255,34 @@ def test_credentials_in_unpushed_commits_are_masked_in_everything_saved(
     assert "```diff" not in progress
 
 
+def test_when_the_push_of_the_rest_is_refused_too_nothing_says_it_was_pushed(
+    bench: EngineBench,
+) -> None:
+    h = bench.harness
+    plan(bench)
+    refuse_like_github(h.origin, workflows="app")
+    hook = h.origin / "hooks" / "pre-receive"
+    hook.write_text(
+        "#!/bin/sh\necho 'error: GH013: Repository rule violations found for "
+        "refs/heads/amelia/issue-1.' >&2\necho '- Cannot update this protected ref.' >&2\n"
+        "exit 1\n",
+        encoding="utf-8",
+    )
+    hook.chmod(0o755)
+    bench.developer = writes({"greeter/shout.py": GREET, WORKFLOW: WORKFLOW_TEXT})
+
+    run = implement(bench)
+
+    assert run.exit_code == 1, run.stdout
+    assert "greeter/shout.py" not in h.origin_files(BRANCH)
+    (progress,) = bench.progress_comments()
+    assert "**Failed**" in progress and f"`{WORKFLOW}`" in progress
+    assert "pushed the rest" not in progress
+    assert "the push of the rest failed as well" in progress
+    assert "pushed the rest" not in run.summary
+    assert "covers.." not in progress
+
+
 # Files over GitHub's size limit ---------------------------------------------------------------
 
 

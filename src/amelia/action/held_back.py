@@ -113,7 +113,9 @@ class HeldBackWork(BaseModel):
 
     @property
     def patch_path(self) -> Path | None:
-        return None if self.directory is None else self.directory / PATCH_NAME
+        """Where the patch of the files in `shown` was saved (None: nowhere, or no file's
+        change may be shown, so there is no patch)."""
+        return None if self.directory is None or not self.shown else self.directory / PATCH_NAME
 
     def saved(self, path: str) -> Path | None:
         """Where the held file `path` was saved, as the agents left it."""
@@ -244,7 +246,8 @@ class HoldBack:
             if self.directory.exists():
                 shutil.rmtree(self.directory)
             (self.directory / "files").mkdir(parents=True)
-            (self.directory / PATCH_NAME).write_bytes(patch)
+            if patch:
+                (self.directory / PATCH_NAME).write_bytes(patch)
             for item in held:
                 source = Git.of(repo).path / item.path
                 if item.size is None or not source.is_file():

@@ -37,14 +37,15 @@ PERMISSION_HINT = (
 )
 
 
-def _keep_hint(work: HeldBackWork) -> str:
-    """The upload step that keeps what was saved, naming the directory of every run."""
+def _keep_hint(work: HeldBackWork, *, it: str = "it") -> str:
+    """The upload step that keeps what was saved (`it`), naming the directory of every run."""
     if work.directory is None:
         return ""
     base = workflow_path(str(work.directory.parent.parent), runner_temp=work.runner_temp)
     return (
         f"an `actions/upload-artifact` step after amelia's with `if: always()` and "
-        f"`path: {base.rstrip('/')}/` keeps it with the workflow run (see the example workflows)"
+        f"`path: {base.rstrip('/')}/` keeps {it} with the workflow run (see the example "
+        "workflows)"
     )
 
 
@@ -85,12 +86,25 @@ def _file_line(work: HeldBackWork, item: HeldFile) -> str:
     return line
 
 
-def held_back_lines(work: HeldBackWork, *, inline_limit: int = INLINE_LIMIT) -> list[str]:
-    """The block for the pull request's description and the progress comment."""
+def _shown_inline(work: HeldBackWork, inline_limit: int = INLINE_LIMIT) -> bool:
+    return bool(work.shown) and len(work.patch) <= inline_limit
+
+
+def held_back_lines(
+    work: HeldBackWork, *, inline_limit: int = INLINE_LIMIT, rest_pushed: bool = True
+) -> list[str]:
+    """The block for the pull request's description and the progress comment; without
+    `rest_pushed` the push of the rest of the change failed too (the run's reason says why)."""
+    outcome = (
+        "so amelia pushed the rest of the change without them."
+        if rest_pushed
+        else "so amelia left them out of its commits, and the push of the rest failed as "
+        "well (see the reason above)."
+    )
     lines = [
         "> [!WARNING]",
-        "> **Not pushed:** GitHub would refuse these files in a push made with this token, "
-        "so amelia pushed the rest of the change without them.",
+        f"> **Not pushed:** GitHub would refuse these files in a push made with this token, "
+        f"{outcome}",
         "",
         *(_file_line(work, item) for item in work.files),
     ]
@@ -111,7 +125,7 @@ def held_back_lines(work: HeldBackWork, *, inline_limit: int = INLINE_LIMIT) -> 
         if saved
         else "it could not be saved."
     )
-    if work.shown and len(work.patch) <= inline_limit:
+    if _shown_inline(work, inline_limit):
         fence = code_fence(work.patch)
         lines += [
             "<details>",
@@ -131,19 +145,30 @@ def held_back_lines(work: HeldBackWork, *, inline_limit: int = INLINE_LIMIT) -> 
             f"The held-back change of {names} is {len(work.patch):,} characters, too long to "
             f"show here: {where}"
         )
-    elif saved:
-        lines.append(f"The files as the agents left them: {_keep_hint(work)}.")
+    elif work.directory is not None:
+        files = _at(work, work.directory / "files")
+        lines.append(
+            f"amelia saved each held-back file (credentials masked) under {files}; "
+            f"{_keep_hint(work, it='them')}."
+        )
+    else:
+        lines.append("amelia could not save them.")
     return lines
 
 
 def held_back_summary(work: HeldBackWork) -> str:
     """A job summary section: the files, why, and where they were saved."""
     lines = ["### Not pushed", "", *(_file_line(work, item) for item in work.files), ""]
-    if work.directory is not None and work.patch_path is not None:
+    if work.directory is not None:
+        patch = (
+            f"The patch of {', '.join(_name(path) for path in work.shown)}: "
+            f"{_at(work, work.patch_path)} (`git apply`); "
+            if work.patch_path is not None
+            else ""
+        )
         lines += [
-            f"The patch of the files that may be shown: {_at(work, work.patch_path)} "
-            "(`git apply`); each file as the agents left it (credentials masked) under "
-            f"{_at(work, work.directory / 'files')}; {_keep_hint(work)}.",
+            f"{patch}each held-back file as the agents left it (credentials masked) under "
+            f"{_at(work, work.directory / 'files')}; {_keep_hint(work, it='them')}.",
             "",
         ]
     return "\n".join(lines)
@@ -155,10 +180,22 @@ def verdict_note(work: HeldBackWork) -> str:
         f"{_name(item.path)} ({'workflow file' if item.reason == 'workflow' else 'over 100 MB'})"
         for item in work.files
     )
+    if _shown_inline(work) and not work.hidden:
+        described = "the pull request's description shows their change as a patch"
+    elif _shown_inline(work):
+        names = ", ".join(_name(path) for path in work.shown)
+        described = (
+            f"the pull request's description shows the change of {names} as a patch, and "
+            "says why it does not show the others' and where amelia saved them"
+        )
+    else:
+        described = (
+            "the pull request's description does not show their change; it says why, and "
+            "where amelia saved them"
+        )
     return (
-        f"_Not pushed: {files}. This review covers them with the rest of the change; the "
-        "pull request's description has them as a patch. amelia does not approve a change "
-        "that is not all on the branch._"
+        f"_Not pushed: {files}. This review covers them with the rest of the change; "
+        f"{described}. amelia does not approve a change that is not all on the branch._"
     )
 
 

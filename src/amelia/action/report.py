@@ -59,7 +59,8 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
     unpushed = context.checkout.publisher.unpushed
     patch = unpushed.comment_markdown(redactor) if unpushed is not None else None
     held = context.checkout.publisher.held_back.work
-    block = "\n".join(held_back_lines(held)) if held is not None else None
+    rest_pushed = unpushed is None
+    block = "\n".join(held_back_lines(held, rest_pushed=rest_pushed)) if held is not None else None
     sections = tuple(section for section in (block, patch) if section)
     failed = conclusion in ("failure", "no_changes")
     if context.progress is not None:

@@ -158,3 +158,43 @@ def test_a_held_file_holding_a_stripe_or_gitlab_key_is_not_shown(tmp_path: Path)
         for kind in ("Stripe API key", "GitLab token")
     )
     assert work.shown == (".github/workflows/b.yml",)
+
+
+def test_when_no_change_is_shown_every_text_says_so_and_where_the_files_are(
+    tmp_path: Path,
+) -> None:
+    _repo, holding, _keep = _held(tmp_path, {WORKFLOW: f"env:\n  TOKEN: {SECRET}\n"})
+    work = holding.work
+    assert work is not None and work.shown == ()
+    block = "\n".join(held_back_lines(work))
+    note = verdict_note(work)
+    summary = held_back_summary(work)
+
+    # The review does not point to a patch the description does not have.
+    assert "as a patch" not in note
+    assert "does not show their change" in note
+    # One whole sentence: what was saved, where, and the upload step that keeps it.
+    assert "The files as the agents left them:" not in block
+    files = tmp_path / "artifacts" / "held-back" / "files"
+    assert f"amelia saved each held-back file (credentials masked) under `{files}`" in block
+    assert "actions/upload-artifact" in block and "keeps them with the workflow run" in block
+    # No empty patch is saved, nor pointed to.
+    assert not (tmp_path / "artifacts" / "held-back" / "held-back.patch").exists()
+    assert work.patch_path is None
+    assert "held-back.patch" not in summary and "git apply" not in summary
+    assert str(files) in summary
+
+
+def test_when_the_push_of_the_rest_failed_the_block_does_not_say_it_was_pushed(
+    tmp_path: Path,
+) -> None:
+    _repo, holding, _keep = _held(tmp_path, {WORKFLOW: "on: push\n"})
+    work = holding.work
+    assert work is not None
+
+    pushed = "\n".join(held_back_lines(work))
+    failed = "\n".join(held_back_lines(work, rest_pushed=False))
+
+    assert "amelia pushed the rest of the change without them" in pushed
+    assert "pushed the rest" not in failed
+    assert "so amelia left them out of its commits, and the push of the rest failed" in failed
