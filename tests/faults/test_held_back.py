@@ -298,7 +298,11 @@ def test_a_file_over_100_mb_is_held_back(bench: EngineBench) -> None:
     assert h.origin_file(BRANCH, "greeter/shout.py") == GREET
     assert BIG not in h.origin_files(BRANCH)
     body = pull(bench)["body"]
-    assert f"`{BIG}`" in body and "101.00 MB" in body and "too large to show" in body
+    assert (
+        f"`{BIG}`" in body
+        and "101.00 MiB, 105,906,176 bytes" in body
+        and "too large to show" in body
+    )
     saved = _held_back_dir(bench) / "files" / BIG
     assert saved.stat().st_size == BIG_BYTES
     assert str(saved) in body
@@ -324,7 +328,8 @@ def test_a_server_with_a_lower_size_limit_is_foreseen_by_its_gh001(bench: Engine
     assert h.origin_file(BRANCH, "greeter/shout.py") == GREET
     assert "data/table.csv" not in h.origin_files(BRANCH)
     body = pull(bench)["body"]
-    assert "`data/table.csv`: too large for GitHub (0.01 MB;" in body
+    assert "`data/table.csv`: too large for this server (8,192 bytes;" in body
+    assert "100 MiB" not in body
     assert "> File data/table.csv is 0.01 MB; this exceeds GitHub's file size limit" in body
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from amelia.action.artifacts import saved_at, workflow_path
 from amelia.action.held_back import HeldBackWork
-from amelia.git import HeldFile, display_path
+from amelia.git import MAX_FILE_BYTES, HeldFile, display_path
 from amelia.text import code_fence, inline_code, one_line
 
 __all__ = [
@@ -53,8 +53,20 @@ def _at(work: HeldBackWork, path: Path) -> str:
     return saved_at(str(path), runner_temp=work.runner_temp)
 
 
-def _megabytes(size: int) -> str:
-    return f"{size / (1024 * 1024):.2f} MB"
+_MIB = 1024 * 1024
+
+
+def _size(size: int) -> str:
+    """A file's size with every byte visible: `100.00 MiB, 104,857,601 bytes`."""
+    if size < _MIB:
+        return f"{size:,} bytes"
+    return f"{size / _MIB:.2f} MiB, {size:,} bytes"
+
+
+def _too_large(item: HeldFile) -> str:
+    if item.size is None or item.size > MAX_FILE_BYTES:
+        return "over 100 MiB"
+    return "too large for this server"
 
 
 def _name(path: str) -> str:
@@ -68,10 +80,17 @@ def _reason(item: HeldFile) -> str:
             "`workflows` permission, and the token amelia pushed with has none (the job's "
             "`GITHUB_TOKEN` never has it)"
         )
-    size = f"{_megabytes(item.size)}; " if item.size is not None else ""
+    size = f"{_size(item.size)}; " if item.size is not None else ""
+    if item.size is not None and item.size <= MAX_FILE_BYTES:
+        # Held back by GitHub's own GH001: a server with a lower limit than github.com's.
+        return (
+            f"too large for this server ({size}it refused the file: `GH001: Large files "
+            "detected`); store it with Git LFS or keep it out of the repository"
+        )
     return (
-        f"too large for GitHub ({size}GitHub refuses files over 100 MB: `GH001: Large files "
-        "detected`); store it with Git LFS or keep it out of the repository"
+        f"too large for GitHub ({size}GitHub refuses files over 100 MiB, "
+        f"{MAX_FILE_BYTES:,} bytes: `GH001: Large files detected`); store it with Git LFS or "
+        "keep it out of the repository"
     )
 
 
@@ -177,7 +196,7 @@ def held_back_summary(work: HeldBackWork) -> str:
 def verdict_note(work: HeldBackWork) -> str:
     """What the review says about the files that could not be pushed."""
     files = "; ".join(
-        f"{_name(item.path)} ({'workflow file' if item.reason == 'workflow' else 'over 100 MB'})"
+        f"{_name(item.path)} ({'workflow file' if item.reason == 'workflow' else _too_large(item)})"
         for item in work.files
     )
     if _shown_inline(work) and not work.hidden:
@@ -200,11 +219,11 @@ def verdict_note(work: HeldBackWork) -> str:
 
 
 def large_file_note(large: dict[str, int]) -> str | None:
-    """A note on files pushed although GitHub warns about their size (over 50 MB)."""
+    """A note on files pushed although GitHub warns about their size (over 50 MiB)."""
     if not large:
         return None
-    files = ", ".join(f"{_name(path)} ({_megabytes(size)})" for path, size in large.items())
+    files = ", ".join(f"{_name(path)} ({_size(size)})" for path, size in large.items())
     return (
-        f"Pushed, but larger than GitHub's recommended 50 MB: {files}. Git LFS keeps large "
+        f"Pushed, but larger than GitHub's recommended 50 MiB: {files}. Git LFS keeps large "
         "files out of the repository's history."
     )

@@ -191,14 +191,17 @@ def test_implement_with_a_file_over_100_mb_holds_it_back(tmp_path: Path) -> None
         assert BIG not in harness.origin_files(BRANCH)
         (pull,) = harness.github.pulls(harness.repo)
         body = pull["body"]
-        assert f"`{BIG}`: too large for GitHub (101.00 MB; GitHub refuses files over 100 MB" in body
+        assert (
+            f"`{BIG}`: too large for GitHub (101.00 MiB, 105,906,176 bytes; GitHub refuses "
+            "files over 100 MiB, 104,857,600 bytes" in body
+        )
         saved = harness.runner_temp / "amelia-artifacts" / "4242" / "held-back" / "files" / BIG
         assert saved.stat().st_size == BIG_BYTES
         assert f"too large to show. amelia saved it as `{saved}`" in body
         assert len(body) < 65_536
         assert f"`{BIG}`" in _progress(harness)
         (review,) = harness.github.reviews(harness.repo, pull["number"])
-        assert review["state"] == "COMMENTED" and f"`{BIG}` (over 100 MB)" in review["body"]
+        assert review["state"] == "COMMENTED" and f"`{BIG}` (over 100 MiB)" in review["body"]
 
 
 def test_a_secret_githubs_push_protection_finds_fails_the_run_and_keeps_the_patch(

@@ -107,7 +107,8 @@ def test_a_file_over_the_limit_is_never_diffed_and_is_saved_whole(tmp_path: Path
     assert work is not None and work.patch == "" and work.shown == ()
     block = "\n".join(held_back_lines(work))
     assert (
-        "`data/big.bin`: too large for GitHub (100.00 MB; GitHub refuses files over 100 MB" in block
+        "`data/big.bin`: too large for GitHub (100.00 MiB, 104,858,624 bytes; GitHub refuses "
+        "files over 100 MiB, 104,857,600 bytes" in block
     )
     assert "Not shown here: too large to show" in block and "Git LFS" in block
     assert PERMISSION_HINT not in block
@@ -124,7 +125,18 @@ def test_nothing_held_back_leaves_no_block_and_no_files(tmp_path: Path) -> None:
 def test_files_github_warns_about_are_named() -> None:
     assert large_file_note({}) is None
     note = large_file_note({"data/a.bin": 60 * 1024 * 1024})
-    assert note is not None and "`data/a.bin` (60.00 MB)" in note and "50 MB" in note
+    assert note is not None and "`data/a.bin` (60.00 MiB, 62,914,560 bytes)" in note
+    assert "50 MiB" in note
+
+
+def test_a_file_one_byte_over_the_limit_shows_why_it_is_too_large(tmp_path: Path) -> None:
+    _repo, holding, _keep = _held(tmp_path, {"data/big.bin": MAX_FILE_BYTES + 1})
+    work = holding.work
+    assert work is not None
+
+    block = "\n".join(held_back_lines(work))
+
+    assert "(100.00 MiB, 104,857,601 bytes; GitHub refuses files over 100 MiB, 104,857,600" in block
 
 
 def test_a_later_commit_without_the_file_holds_nothing_back(tmp_path: Path) -> None:
