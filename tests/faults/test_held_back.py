@@ -83,6 +83,7 @@ def test_a_workflow_file_is_held_back_before_the_push_with_the_jobs_token(
     assert opened["draft"] is True
     body = opened["body"]
     assert f"`{WORKFLOW}`" in body and "`workflows` permission" in body
+    assert "amelia pushed with the job's `GITHUB_TOKEN`, which never has it" in body
     assert "<details>" in body and "git apply" in body
     _applies(bench, _shown_patch(body), WORKFLOW, WORKFLOW_TEXT)
     (progress,) = bench.progress_comments()
@@ -150,7 +151,10 @@ def test_a_classic_token_without_the_workflow_scope_holds_them_back(bench: Engin
     assert run.exit_code == 0, run.stdout
     assert [line for line in pushes_seen(h.origin) if "refused" in line] == []
     assert WORKFLOW not in h.origin_files(BRANCH)
-    assert f"`{WORKFLOW}`" in pull(bench)["body"]
+    body = pull(bench)["body"]
+    assert f"`{WORKFLOW}`" in body
+    assert "a personal access token (classic) or OAuth token whose scopes (`repo`) lack" in body
+    assert "GITHUB_TOKEN" not in body
 
 
 def test_a_token_amelia_cannot_read_is_tried_and_githubs_refusal_is_foreseen(
@@ -179,6 +183,8 @@ def test_a_token_amelia_cannot_read_is_tried_and_githubs_refusal_is_foreseen(
     assert log.startswith("amelia[bot]\nImplement issue #1")
     body = pull(bench)["body"]
     assert "> refusing to allow a GitHub App to create or update workflow" in body
+    assert "GitHub refused it from the token amelia pushed with (a GitHub App's)" in body
+    assert "GITHUB_TOKEN" not in body
     _applies(bench, _shown_patch(body), WORKFLOW, WORKFLOW_TEXT)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from loguru import logger
@@ -45,13 +45,14 @@ from amelia.git import (
     unpushed_paths,
 )
 from amelia.github.port import GitHubReads
-from amelia.github.token_facts import may_push_workflows
+from amelia.github.token_facts import JOB_TOKEN_LOGIN, TokenFacts, may_push_workflows
 
 __all__ = [
     "HELD_BACK_DIR",
     "PATCH_NAME",
     "HeldBackWork",
     "HoldBack",
+    "WorkflowPermission",
     "workflow_permission",
     "workflow_permission_asker",
 ]
@@ -60,37 +61,54 @@ HELD_BACK_DIR = "held-back"
 PATCH_NAME = "held-back.patch"
 
 
-async def workflow_permission(github: GitHubReads) -> bool | None:
-    """Whether the token may push workflow files, as far as GitHub tells (see
-    `amelia.github.token_facts`); None when it does not, or cannot be asked."""
+async def _token_permission(github: GitHubReads) -> tuple[TokenFacts | None, bool | None]:
     try:
         facts = await github.token_facts()
     except GitHubError as error:
         logger.warning("could not ask GitHub what the token may push: {}", error.message)
-        return None
+        return None, None
     allowed = may_push_workflows(facts)
     logger.info(
         "the token {} workflow files{}",
         {True: "may push", False: "may not push", None: "may or may not push"}[allowed],
         f" (acts as {facts.login})" if facts.login else "",
     )
+    return facts, allowed
+
+
+async def workflow_permission(github: GitHubReads) -> bool | None:
+    """Whether the token may push workflow files, as far as GitHub tells (see
+    `amelia.github.token_facts`); None when it does not, or cannot be asked."""
+    _facts, allowed = await _token_permission(github)
     return allowed
 
 
-def workflow_permission_asker(github: GitHubReads) -> Callable[[], bool | None]:
+class WorkflowPermission:
     """`workflow_permission` as the question `PushAllowance.ask` puts: a plain call, made
-    from the worker thread a commit runs in. The question is asked on this event loop
-    (where the port lives) while that thread waits for the answer."""
-    loop = asyncio.get_running_loop()
+    from the worker thread a commit runs in. The question is asked on the event loop it was
+    made on (where the port lives) while that thread waits for the answer; what GitHub said
+    about the token is kept (`facts`) to name the token in the held-back texts."""
 
-    def ask() -> bool | None:
+    def __init__(self, github: GitHubReads) -> None:
+        self._github = github
+        self._loop = asyncio.get_running_loop()
+        self.facts: TokenFacts | None = None
+
+    async def _ask(self) -> bool | None:
+        self.facts, allowed = await _token_permission(self._github)
+        return allowed
+
+    def __call__(self) -> bool | None:
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # no loop in this thread: a worker thread, as it should be
-            return asyncio.run_coroutine_threadsafe(workflow_permission(github), loop).result()
+            return asyncio.run_coroutine_threadsafe(self._ask(), self._loop).result()
         raise RuntimeError("the token's permission must be asked from a worker thread")
 
-    return ask
+
+def workflow_permission_asker(github: GitHubReads) -> WorkflowPermission:
+    """The question `PushAllowance.ask` puts, on this event loop (see `WorkflowPermission`)."""
+    return WorkflowPermission(github)
 
 
 class HeldBackWork(BaseModel):
@@ -110,6 +128,9 @@ class HeldBackWork(BaseModel):
     """GitHub's words, when it refused a push that amelia had thought it would take."""
     runner_temp: str | None = None
     """The step's `RUNNER_TEMP`, to name `directory` as later steps of the job see it."""
+    token: str = ""
+    """Which token lacked the permission to change workflows, as far as amelia knows: a
+    clause ending the held-back text of a workflow file (empty: nothing known)."""
 
     @property
     def patch_path(self) -> Path | None:
@@ -142,6 +163,7 @@ class HoldBack:
         self.large: dict[str, int] = {}
         """Files pushed although GitHub warns about their size (path: bytes)."""
         self._refusal = ""
+        self._token_kind = ""
 
     @property
     def files(self) -> tuple[HeldFile, ...]:
@@ -191,6 +213,7 @@ class HoldBack:
         if drop_from_unpushed(repo, branch, [h.path for h in held], published=published) is None:
             return False
         self._refusal = refusal.said
+        self._token_kind = refusal.token_kind or self._token_kind
         logger.warning(
             "GitHub refused {}: pushing the rest without it",
             ", ".join(display_path(item.path) for item in held),
@@ -222,7 +245,27 @@ class HoldBack:
             directory=directory,
             refusal=self._refusal,
             runner_temp=self.runner_temp,
+            token=self._token(),
         )
+
+    def _token(self) -> str:
+        """Which token may not change workflows, in words, from what GitHub said."""
+        ask = self.allowance.ask
+        facts = ask.facts if isinstance(ask, WorkflowPermission) else None
+        if facts is not None and facts.login == JOB_TOKEN_LOGIN:
+            return "amelia pushed with the job's `GITHUB_TOKEN`, which never has it"
+        if facts is not None and facts.scopes is not None:
+            scopes = ", ".join(f"`{scope}`" for scope in facts.scopes) or "none"
+            return (
+                "amelia pushed with a personal access token (classic) or OAuth token whose "
+                f"scopes ({scopes}) lack `workflow`"
+            )
+        if self._token_kind:
+            return (
+                f"GitHub refused it from the token amelia pushed with ({self._token_kind}'s), "
+                "which has no such permission"
+            )
+        return "the token amelia pushed with has none"
 
     def _why_hidden(self, repo: Repo, item: HeldFile) -> str:
         """Why the change of `item` may not be shown (empty: it may)."""

@@ -73,12 +73,11 @@ def _name(path: str) -> str:
     return inline_code(display_path(path))
 
 
-def _reason(item: HeldFile) -> str:
+def _reason(work: HeldBackWork, item: HeldFile) -> str:
     if item.reason == "workflow":
         return (
             "a workflow file: GitHub refuses changes to workflows from a token without the "
-            "`workflows` permission, and the token amelia pushed with has none (the job's "
-            "`GITHUB_TOKEN` never has it)"
+            f"`workflows` permission, and {work.token or 'the token amelia pushed with has none'}"
         )
     size = f"{_size(item.size)}; " if item.size is not None else ""
     if item.size is not None and item.size <= MAX_FILE_BYTES:
@@ -95,7 +94,7 @@ def _reason(item: HeldFile) -> str:
 
 
 def _file_line(work: HeldBackWork, item: HeldFile) -> str:
-    line = f"- {_name(item.path)}: {_reason(item)}."
+    line = f"- {_name(item.path)}: {_reason(work, item)}."
     why = work.hidden.get(item.path)
     if why:
         saved = work.saved(item.path)
