@@ -85,6 +85,8 @@ def test_a_workflow_file_is_held_back_before_the_push_with_the_jobs_token(
     assert f"`{WORKFLOW}`" in body and "`workflows` permission" in body
     assert "amelia pushed with the job's `GITHUB_TOKEN`, which never has it" in body
     assert "<details>" in body and "git apply" in body
+    # The developer said "Wrote greeter/shout.py, .github/workflows/ci.yml": no half line.
+    assert "| `greeter/shout.py` | +2 −0 | new file |" in body
     _applies(bench, _shown_patch(body), WORKFLOW, WORKFLOW_TEXT)
     (progress,) = bench.progress_comments()
     assert "**Done**" in progress and f"`{WORKFLOW}`" in progress

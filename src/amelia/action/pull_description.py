@@ -1,8 +1,9 @@
 """What amelia's part of a pull request's description says about the change.
 
 Built after every implement or fix run from what the run knows: the files the change
-touches (the diff stat against the pull's base, each with the developer's own line about
-it), the review rounds and their verdicts (this run's after the ones the description
+touches (the diff stat against the pull's base, each with what happened to it, new,
+changed or deleted, and the developer's own line about it when that says more than its
+name), the review rounds and their verdicts (this run's after the ones the description
 already listed), the test commands the developer ran and how they ended, and the cost.
 The caller redacts the whole body before posting it.
 """
@@ -10,11 +11,11 @@ The caller redacts the whole body before posting it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from amelia.core.state import ExecutionState, ReviewResult
-from amelia.git import Repo, diff_stat
+from amelia.git import Repo, diff_stat, diff_status
 from amelia.github.markers import BODY_BEGIN, BODY_END
 from amelia.text import one_line
 
@@ -41,6 +42,10 @@ _TEST_COMMAND = re.compile(
     r"ctest|dotnet test|mix test|ruff|mypy|eslint)\b"
 )
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+_PATH_LIKE = re.compile(r"[\w.-]*/[\w./-]+|[\w-]+\.[A-Za-z]{1,4}")
+"""A word that names a file (`src/a.py`, `setup.cfg`)."""
+_STATUS = {"A": "new file", "M": "changed", "D": "deleted", "T": "type changed"}
+"""git's status letters (`--no-renames`), as the Changes table says them."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,7 +55,9 @@ class FileChange:
     removed: int | None
     """None for a binary file."""
     note: str = ""
-    """The developer's own line about the file, when its summary names it."""
+    """The developer's own line about the file, when its summary says something about it."""
+    status: str = ""
+    """What happened to it: `new file`, `changed`, `deleted` (empty: unknown)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,14 +90,17 @@ class ChangeReport:
         """The report for the change `base..head` after the run that ended in `state`;
         `notes` name files the developer's summary does not (such as the plan)."""
         stats = diff_stat(repo, base, head=head)
+        statuses = diff_status(repo, base, head=head)
         summary = state.developer_output or ""
         known = notes or {}
+        paths = [path for path, _added, _removed in stats]
         files = tuple(
             FileChange(
                 path=path,
                 added=added,
                 removed=removed,
-                note=known.get(path) or file_note(summary, path),
+                note=known.get(path) or file_note(summary, path, others=paths),
+                status=_STATUS.get(statuses.get(path, ""), ""),
             )
             for path, added, removed in stats[:MAX_FILES]
         )
@@ -134,7 +144,8 @@ def _file_row(change: FileChange) -> str:
     else:
         counts = f"+{change.added} −{change.removed}"
     path = change.path.replace("`", "'").replace("|", "\\|")
-    return f"| `{path}` | {counts} | {_cell(change.note)} |"
+    what = ": ".join(part for part in (change.status, change.note) if part)
+    return f"| `{path}` | {counts} | {_cell(what)} |"
 
 
 def _test_line(run: CommandRun) -> str:
@@ -144,16 +155,25 @@ def _test_line(run: CommandRun) -> str:
     return f"- `{command}` {outcome}{tail}"
 
 
-def file_note(summary: str, path: str) -> str:
-    """The developer's line about `path` in its summary, without the path and the bullet;
-    "" when no line names it."""
+def file_note(summary: str, path: str, *, others: Collection[str] = ()) -> str:
+    """The developer's line about `path` in its summary, without the bullet; "" when no
+    line says more about it than its name. A line that starts with the path (`- path: what`)
+    gives what follows it; one that names it in a sentence is kept whole ("Added
+    `src/greet.py` and its tests"); a line that also names one of `others` (the other
+    files of the change) or another file is about several files and is not used."""
     for line in summary.splitlines():
-        if path not in line:
+        if path not in line or any(other in line for other in others if other != path):
             continue
-        rest = _BULLET.sub("", line).replace(f"`{path}`", "").replace(path, "")
-        rest = rest.strip().lstrip(":–—-(),").strip()
-        if rest:
-            return rest
+        text = _BULLET.sub("", line).strip()
+        for spelled in (f"`{path}`", path):
+            if text.startswith(spelled):
+                text = text[len(spelled) :].strip().lstrip(":–—-(),").strip()
+                break
+        said = text.replace(f"`{path}`", " ").replace(path, " ").split()
+        if any(_PATH_LIKE.fullmatch(word.strip("`'\",;:()")) for word in said):
+            continue  # about several files
+        if len(said) >= 2:
+            return text
     return ""
 
 

@@ -16,6 +16,7 @@ __all__ = [
     "configure_identity",
     "diff",
     "diff_stat",
+    "diff_status",
     "head_sha",
     "identity_args",
     "is_bare_repository",
@@ -112,6 +113,14 @@ def diff_stat(
             )
         )
     return stats
+
+
+def diff_status(repo: Repo, base: str, *, head: str = "HEAD") -> dict[str, str]:
+    """git's status letter (`A`, `M`, `D`, `T`) per file that differs between two commits;
+    renames count as a deletion and an addition."""
+    args = ["diff", "--no-renames", "--name-status", "-z", _revision(base), _revision(head)]
+    fields = split_paths(run_git_bytes([*args, "--"], repo))
+    return {path: status[:1] for status, path in zip(fields[::2], fields[1::2], strict=False)}
 
 
 def path_exists_at(repo: Repo, commit: str, path: str) -> bool:

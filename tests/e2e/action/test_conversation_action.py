@@ -77,7 +77,10 @@ def test_notes_after_implement_reach_the_developer_marked_with_the_login(
         # diff stat, with the plan, the rounds, the test evidence and the cost.
         (pull,) = harness.github.pulls(harness.repo)
         body = pull["body"]
-        assert "| `greeter/farewell.py` | +2 −0 | add farewell(name), mirroring greet |" in body
+        assert (
+            "| `greeter/farewell.py` | +2 −0 | new file: add farewell(name), mirroring greet |"
+            in body
+        )
         assert "- implement, round 1: **approved** (none): fine" in body
         assert "`python -m pytest -q tests`" in body and "passed" in body
         assert "Cost:" in body

@@ -28,6 +28,35 @@ def test_file_note_takes_the_developers_line_without_path_and_bullet() -> None:
     assert file_note(SUMMARY, "README.md") == ""
 
 
+def test_a_line_that_only_names_the_file_or_several_files_is_no_note() -> None:
+    assert file_note("Added src/greet.py", "src/greet.py") == ""
+    assert file_note("- `src/greet.py`", "src/greet.py") == ""
+    both = "Wrote greeter/shout.py, .github/workflows/ci.yml"
+    assert file_note(both, "greeter/shout.py", others=[".github/workflows/ci.yml"]) == ""
+    assert file_note(both, "greeter/shout.py") == ""
+    assert file_note("Added src/greet.py and the CI workflow", "src/greet.py") == (
+        "Added src/greet.py and the CI workflow"
+    )
+
+
+def test_every_file_row_says_what_happened_to_it(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo", {"README.md": "a\n"})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "src").mkdir()
+    (repo / "src/greet.py").write_text("def greet(): ...\n", encoding="utf-8")
+    (repo / "README.md").write_text("a\nb\n", encoding="utf-8")
+    git(repo, "add", "--all")
+    git(repo, *IDENTITY, "commit", "-qm", "change")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    state = ExecutionState(developer_output="Added src/greet.py")
+
+    text = "\n".join(ChangeReport.build(repo, base, head, state, []).render())
+
+    assert "| `src/greet.py` | +1 −0 | new file |" in text
+    assert "| `README.md` | +1 −0 | changed |" in text
+    assert "| Added |" not in text
+
+
 def test_checks_run_keep_the_developers_test_commands_and_how_they_ended() -> None:
     results = (
         ToolResult(agent="developer", tool_name="Bash", tool_input={"command": "ls"}),
@@ -69,9 +98,9 @@ def test_report_lists_files_rounds_tests_and_cost(tmp_path: Path) -> None:
     )
     report = ChangeReport.build(repo, base, head, state, [round_line("fix", review, 1)])
     text = "\n".join(report.render())
-    assert "| `app/cli.py` | +2 −0 | add the --json flag |" in text
-    assert "| `app/out.py` | +1 −0 | render \\| tables as JSON |" in text
-    assert "| `logo.png` | +0 −1 |  |" in text
+    assert "| `app/cli.py` | +2 −0 | changed: add the --json flag |" in text
+    assert "| `app/out.py` | +1 −0 | new file: render \\| tables as JSON |" in text
+    assert "| `logo.png` | +0 −1 | deleted |" in text
     assert "- fix, round 1: **approved** (none): good" in text
     assert "Cost: $0.5000 (developer $0.5000, reviewer $0.0000)." in text
 
