@@ -130,12 +130,14 @@ def test_only_a_short_patch_without_credential_shapes_is_shown_on_the_comment(
 def test_a_patch_with_a_stripe_or_gitlab_key_is_not_shown_on_the_comment(
     tmp_path: Path,
 ) -> None:
-    """Keys of the kinds GitHub's push protection blocks are never posted in a patch."""
+    """Keys of the kinds GitHub's push protection blocks are never posted in a patch, and
+    the patch saved for an upload step has them masked."""
     stripe = "sk_" + "live_51H8x" + "Zq3Rt" * 18
     gitlab = "glpat-" + "xY7z" + "Ab12Cd34Ef56Gh78"
     for name, key in (("stripe", stripe), ("gitlab", gitlab)):
         repo = _repo(tmp_path / name)
         _commit(repo, ".github/workflows/deploy.yml", f"env:\n  KEY: {key}\n")
         saved = save_unpushed(repo, "main", tmp_path / f"{name}-kept")
-        assert saved is not None and key in saved.patch
+        assert saved is not None and key not in saved.patch
+        assert "KEY: ***" in saved.patch
         assert saved.comment_markdown(Redactor()) is None
