@@ -33,7 +33,7 @@ def build_app() -> typer.Typer:
     """The `amelia` typer app with every command registered."""
     import typer
 
-    from amelia.commands import action, local
+    from amelia.commands import action, local, replay
 
     app = typer.Typer(
         name="amelia",
@@ -70,6 +70,7 @@ def build_app() -> typer.Typer:
 
     local.register(app)
     action.register(app)
+    replay.register(app)
     return app
 
 

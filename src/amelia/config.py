@@ -177,6 +177,8 @@ class ActionInputs(_FromEnvironment):
     """At most this many waiting issues one scan hands out (above 256: capped, warned)."""
     timeout_minutes: float = Field(default=30.0, gt=0, le=360, allow_inf_nan=False)
     dry_run: bool = False
+    record: bool = True
+    """Leave a redacted recording of the run for `amelia replay` (`amelia.replay`)."""
     setup_script: str | None = None
     """A command line, or a script's path in the repository, run before any agent."""
     setup_timeout_minutes: float = Field(default=10.0, gt=0, le=360, allow_inf_nan=False)

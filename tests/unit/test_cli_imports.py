@@ -13,6 +13,7 @@ COMMANDS = {
     "demo": "Run the whole pipeline offline on a sample repository.",
     "action": "Handle the event of a GitHub Actions run.",
     "run": "Reproduce an Action run locally from a saved event payload.",
+    "replay": "Re-run a recorded run offline and say what differs.",
 }
 
 

@@ -33,6 +33,7 @@ from amelia.isolation.model_access import ModelAccess, model_access, model_upstr
 from amelia.redaction import Redactor
 
 if TYPE_CHECKING:
+    from amelia.isolation.proxy import ExchangeObserver
     from amelia.mcp.config import McpConfig
 
 __all__ = ["agent_runtime"]
@@ -40,10 +41,16 @@ __all__ = ["agent_runtime"]
 
 @asynccontextmanager
 async def agent_runtime(
-    settings: Settings, redactor: Redactor, *, runs_agents: bool, mcp: McpConfig | None = None
+    settings: Settings,
+    redactor: Redactor,
+    *,
+    runs_agents: bool,
+    mcp: McpConfig | None = None,
+    observer: ExchangeObserver | None = None,
 ) -> AsyncIterator[DriverEnvironment]:
     """The drivers' environment while the context lasts; without `runs_agents`, one
-    without model credentials and nothing started. Raises `ConfigError` for a credential
+    without model credentials and nothing started. `observer` sees every model exchange
+    of the credential proxy. Raises `ConfigError` for a credential
     or base URL the proxy cannot use, `McpServerError` for an MCP server of `mcp` that
     does not start."""
     async with AsyncExitStack() as stack:
@@ -56,7 +63,7 @@ async def agent_runtime(
             if agent is not None:
                 agent = stack.enter_context(agent_home(agent))
             upstreams = model_upstreams(settings.model_credentials(), settings.environ)
-            access = await stack.enter_async_context(model_access(upstreams))
+            access = await stack.enter_async_context(model_access(upstreams, observer=observer))
             if access.token is not None:
                 redactor.add_secrets([access.token])
             if settings.runner.actions or agent is not None:

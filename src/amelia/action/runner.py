@@ -17,6 +17,7 @@ posted or logged passes through one `Redactor`.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from contextlib import nullcontext
 from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from amelia.github.port import GitHubPort
     from amelia.mcp.config import McpConfig
     from amelia.pipeline.sinks import Sink
+    from amelia.replay.recorder import Recorder
     from amelia.repo_config import RepoConfig
 
 __all__ = ["ActionRequest", "run_action"]
@@ -66,6 +68,12 @@ class ActionRequest:
     """The checkout when neither `workspace` nor GITHUB_WORKSPACE names one (else the
     container's /github/workspace)."""
     dry_run: bool | None = None
+    environ: Mapping[str, str] | None = None
+    """The runner's variables (None: this process's environment)."""
+    github: GitHubPort | None = None
+    """The GitHub the run talks to (None: the real one, from the settings)."""
+    origin_url: str | None = None
+    """The URL amelia's git talks to for `origin` (None: as the runner says)."""
 
 
 def _profile(settings: Settings) -> Profile:
@@ -115,7 +123,7 @@ class _Engine:
             return report_error(self.io, self.redactor, error)
 
     async def _run(self) -> int:
-        settings = load_settings()
+        settings = load_settings(environ=self.request.environ)
         runner, inputs = settings.runner, settings.inputs
         self.io = WorkflowIO(output_path=runner.output, summary_path=runner.step_summary)
         for secret in inputs.secret_values():
@@ -135,10 +143,10 @@ class _Engine:
             self.io.warning(f"amelia: no mode handles `{command.kind}` in this version")
             self.io.set_outputs({"conclusion": "skipped"})
             return EXIT_OK
-        return await self._run_mode(mode, command, event, settings)
+        return await self._run_mode(mode, command, event, settings, event_name)
 
     async def _run_mode(
-        self, mode: Mode, command: Command, event: Event, settings: Settings
+        self, mode: Mode, command: Command, event: Event, settings: Settings, event_name: str
     ) -> int:
         repo = settings.runner.repository or (
             event.repository.full_name if event.repository else None
@@ -148,7 +156,10 @@ class _Engine:
         dry_run = settings.inputs.dry_run if self.request.dry_run is None else self.request.dry_run
         if mode.needs_workspace:
             self._check_workspace(settings)
-        github = open_client(settings, repo, dry_run=dry_run)
+        github = self.request.github or open_client(settings, repo, dry_run=dry_run)
+        recorder = self._recorder(settings, event_name, repo, dry_run)
+        if recorder is not None:
+            github = recorder.github(github)
         if mode.needs_permission:
             inputs = settings.inputs
             refused = await refusal(github, command, event, inputs.allowed_users, self.redactor)
@@ -178,6 +189,7 @@ class _Engine:
             self.redactor,
             runs_agents=mode.needs_workspace,
             mcp=await self._mcp(config, command, event, github),
+            observer=recorder,
         )
         # On a runner amelia's git reads only a global config of its own.
         private = private_git_config() if settings.runner.actions else nullcontext()
@@ -187,6 +199,8 @@ class _Engine:
                 checkout = self._checkout(
                     settings, github, repo, dry_run, environment, global_config
                 )
+                if recorder is not None and mode.needs_workspace:
+                    recorder.checkout_started(checkout.git)
                 context = self._shared_context(
                     command,
                     event,
@@ -211,7 +225,39 @@ class _Engine:
                     # push is done, so the checkout may hold its token again for later steps.
                     self._restore_credentials(checkout)
             groups.close()
-        return await report_outcome(mode.name, context, outcome)
+        code = await report_outcome(mode.name, context, outcome)
+        if recorder is not None:
+            from amelia.replay.session import finish_recording
+
+            finish_recording(
+                recorder,
+                self.io,
+                checkout.git if mode.needs_workspace else None,
+                exit_code=code,
+                conclusion=outcome.conclusion,
+                outputs=outcome.outputs,
+                on_runner=settings.runner.actions,
+            )
+        return code
+
+    def _recorder(
+        self, settings: Settings, event_name: str, repo: str, dry_run: bool
+    ) -> Recorder | None:
+        """The run's recorder: none when the `record` input is off or GitHub was given."""
+        if self.request.github is not None:
+            return None
+        from amelia.replay.session import start_recording
+
+        runner = settings.runner
+        path = self.request.event_path or (Path(runner.event_path) if runner.event_path else None)
+        return start_recording(
+            settings,
+            event_name=event_name,
+            event_path=path,
+            repo=repo,
+            dry_run=dry_run,
+            redactor=self.redactor,
+        )
 
     async def _mcp(
         self, config: RepoConfig | None, command: Command, event: Event, github: GitHubPort
@@ -327,7 +373,8 @@ class _Engine:
             on_runner=runner.actions,
             # On a runner, amelia talks to the repository where actions/checkout found it,
             # whatever an agent may write into the checkout's `origin`.
-            remote_url=f"{runner.server_url.rstrip('/')}/{repo}" if runner.actions else None,
+            remote_url=self.request.origin_url
+            or (f"{runner.server_url.rstrip('/')}/{repo}" if runner.actions else None),
             secrets=_credentials(settings),
             git_home=GitHome.of(settings.environ),
             runner_files=RunnerFiles.of(settings.environ) if runner.actions else None,

@@ -19,12 +19,15 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from pydantic import ValidationError
 
 from amelia.errors import ConfigError
 from amelia.isolation.upstreams import CredentialKind, Provider, Upstream
+
+if TYPE_CHECKING:
+    from amelia.isolation.proxy import ExchangeObserver
 
 __all__ = ["ModelAccess", "model_access", "model_upstreams"]
 
@@ -96,15 +99,18 @@ def _upstream(
 
 
 @asynccontextmanager
-async def model_access(upstreams: Sequence[Upstream]) -> AsyncIterator[ModelAccess]:
+async def model_access(
+    upstreams: Sequence[Upstream], *, observer: ExchangeObserver | None = None
+) -> AsyncIterator[ModelAccess]:
     """Run the credential proxy for `upstreams` while the context lasts (nothing without
-    upstreams: a driver then reaches its model as its own configuration says)."""
+    upstreams: a driver then reaches its model as its own configuration says); `observer`
+    sees every exchange it forwards."""
     if not upstreams:
         yield ModelAccess()
         return
     from amelia.isolation.proxy import CredentialProxy
 
-    async with CredentialProxy(upstreams) as proxy:
+    async with CredentialProxy(upstreams, observer=observer) as proxy:
         environment: dict[str, str] = {}
         if any(upstream.provider == "anthropic" for upstream in upstreams):
             environment.update(proxy.claude_environment())

@@ -16,6 +16,11 @@ The real credential lives only in this process's memory, so the Claude Code CLI 
 agents' tools, which can read each other's environment, never see it. The token lets a
 process that finds it use the model API through the proxy while the run lasts, no more:
 it is worthless once the proxy stops, and never reaches anything but these endpoints.
+
+An `ExchangeObserver` given to the proxy sees every forwarded exchange once it ended: the
+request body as the client sent it and the answer as it came back (status, headers, the
+raw body), e.g. to record the run (`amelia.replay`). Neither the token nor the credential
+is part of what it sees.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Final
+from typing import Final, Protocol
 
 import h11
 import httpx2
@@ -42,7 +47,13 @@ from amelia.isolation.upstreams import (
     presented_credentials,
 )
 
-__all__ = ["DEFAULT_UPSTREAM_TIMEOUT", "MAX_REQUEST_BYTES", "CredentialProxy"]
+__all__ = [
+    "DEFAULT_UPSTREAM_TIMEOUT",
+    "MAX_REQUEST_BYTES",
+    "CredentialProxy",
+    "ExchangeObserver",
+    "ProxiedExchange",
+]
 
 MAX_REQUEST_BYTES: Final = 64 * 1024 * 1024
 """By default, larger request bodies are answered 413 (the APIs themselves stop at 32 MB)."""
@@ -62,6 +73,29 @@ _CLAUDE_KEY_VARIABLES: Final[dict[CredentialKind, str]] = {
     "auth_token": "ANTHROPIC_AUTH_TOKEN",
 }
 _TOKEN_PREFIX: Final = "amelia-proxy-"  # noqa: S105 (a label, not a secret)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProxiedExchange:
+    """One request the proxy forwarded and the answer it passed back."""
+
+    provider: Provider
+    method: str
+    path: str
+    """The path under the provider's prefix, e.g. `/v1/messages`."""
+    request_body: bytes
+    status: int
+    response_headers: tuple[tuple[str, str], ...]
+    response_body: bytes
+    """As it came over the wire (still compressed when `content-encoding` says so)."""
+    complete: bool
+    """False when the answer was cut before its end."""
+
+
+class ExchangeObserver(Protocol):
+    """Told of every exchange the proxy forwarded, after it ended."""
+
+    def exchange(self, seen: ProxiedExchange) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -89,6 +123,7 @@ class CredentialProxy:
         *,
         timeout: httpx2.Timeout = DEFAULT_UPSTREAM_TIMEOUT,
         max_request_bytes: int = MAX_REQUEST_BYTES,
+        observer: ExchangeObserver | None = None,
     ) -> None:
         providers = [upstream.provider for upstream in upstreams]
         if len(set(providers)) != len(providers):
@@ -97,6 +132,7 @@ class CredentialProxy:
         self._token = _TOKEN_PREFIX + secrets.token_urlsafe(32)
         self._timeout = timeout
         self._max_request_bytes = max_request_bytes
+        self._observer = observer
         self._client: httpx2.AsyncClient | None = None
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
@@ -286,12 +322,15 @@ class CredentialProxy:
                 connection, writer, upstream.provider, _Refusal(502, "api_error", message)
             )
             return False
+        seen: list[bytes] | None = None if self._observer is None else []
+        headers = forwarded_response_headers(response.headers.raw)
+        complete = False
         try:
             writer.write(
                 connection.send(
                     h11.Response(
                         status_code=response.status_code,
-                        headers=forwarded_response_headers(response.headers.raw),
+                        headers=headers,
                         reason=response.reason_phrase.encode("ascii", "replace"),
                     )
                 )
@@ -299,10 +338,13 @@ class CredentialProxy:
             )
             async for chunk in response.aiter_raw():
                 if chunk:
+                    if seen is not None:
+                        seen.append(chunk)
                     writer.write(connection.send(h11.Data(data=chunk)) or b"")
                     await writer.drain()
             writer.write(connection.send(h11.EndOfMessage()) or b"")
             await writer.drain()
+            complete = True
         except (httpx2.HTTPError, h11.LocalProtocolError):
             # Cut upstream (or it broke its own framing): cut the client's answer too, so it
             # sees an incomplete body rather than a clean end.
@@ -310,7 +352,38 @@ class CredentialProxy:
             return False
         finally:
             await response.aclose()
+            if seen is not None:
+                self._observe(route, request, body, response.status_code, headers, seen, complete)
         return True
+
+    def _observe(
+        self,
+        route: _Route,
+        request: h11.Request,
+        body: bytes,
+        status: int,
+        headers: Sequence[tuple[bytes, bytes]],
+        chunks: list[bytes],
+        complete: bool,
+    ) -> None:
+        """Tell the observer; its failure is logged, never the client's problem."""
+        assert self._observer is not None
+        seen = ProxiedExchange(
+            provider=route.upstream.provider,
+            method=request.method.decode("ascii", "replace"),
+            path=route.suffix,
+            request_body=body,
+            status=status,
+            response_headers=tuple(
+                (name.decode("latin-1"), value.decode("latin-1")) for name, value in headers
+            ),
+            response_body=b"".join(chunks),
+            complete=complete,
+        )
+        try:
+            self._observer.exchange(seen)
+        except Exception as error:  # an observer's bug must not break the run
+            logger.warning("The credential proxy's observer failed: {}", error)
 
 
 async def _next_event(connection: h11.Connection, reader: asyncio.StreamReader) -> object:

@@ -1,0 +1,48 @@
+"""`amelia replay <recording> [--repo DIR]`: re-run a recorded run offline and compare.
+
+Exit codes: 0 the replay reproduced the recorded run (the same commit trees, plan file and
+review bodies), 1 it diverged or ended differently (the report says where), 2 the
+recording cannot be read (e.g. another format version) or `--repo` is not empty.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = ["register", "replay"]
+
+
+def replay(
+    recording: Annotated[
+        Path, typer.Argument(help="The recording: a directory under $AMELIA_HOME/runs/.")
+    ],
+    *,
+    repo: Annotated[
+        Path | None,
+        typer.Option(
+            "--repo",
+            help="An empty directory to rebuild the checkout in [default: a new temporary one].",
+        ),
+    ] = None,
+) -> None:
+    """Re-run a recorded run offline and say what differs.
+
+    Needs no network and no key: the recording answers for the model and GitHub.
+    """
+    from amelia.errors import AmeliaError, exit_code_for
+    from amelia.replay.player import replay as play
+
+    try:
+        result = play(recording, repo=repo)
+    except AmeliaError as error:
+        typer.echo(f"error: {error.message}", err=True)
+        raise typer.Exit(exit_code_for(error)) from None
+    raise typer.Exit(0 if result.same else 1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `amelia replay` to the `amelia` app."""
+    app.command("replay")(replay)

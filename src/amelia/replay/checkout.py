@@ -1,0 +1,150 @@
+"""The git side of a recording: the starting commits, the pushed ones, and the rebuild.
+
+At the start of a run `starting_checkout` notes HEAD, its branch, origin's branches as the
+checkout knows them and the shallow boundary. At the end `origin_as_seen` adds the
+branches the run fetched (the first value their reflog shows from a fetch), `pack_start`
+writes the objects of all those commits as one git pack (the run's own commits are not in
+it: replay makes them anew), and `pushed_commits` lists the commits the run left on each
+branch, with their trees.
+
+`rebuild` makes, from a recording, a bare `origin` holding those branches and a checkout
+of it at the recorded HEAD, as actions/checkout left it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from amelia.errors import GitError
+from amelia.git import Git, run_git
+from amelia.git.runner import run_git_bytes
+from amelia.replay.format import PushedCommit, RecordingError, StartingCheckout
+
+__all__ = [
+    "file_at",
+    "origin_as_seen",
+    "pack_start",
+    "pushed_commits",
+    "rebuild",
+    "starting_checkout",
+]
+
+_ORIGIN_REFS = "refs/remotes/origin/"
+
+
+def _refs(git: Git, prefix: str) -> dict[str, str]:
+    out = run_git(["for-each-ref", "--format=%(objectname) %(refname)", prefix], git)
+    found: dict[str, str] = {}
+    for line in out.splitlines():
+        sha, _, name = line.partition(" ")
+        if name.startswith(prefix) and not name.endswith("/HEAD"):
+            found[name.removeprefix(prefix)] = sha
+    return found
+
+
+def starting_checkout(git: Git, *, shown_path: str) -> StartingCheckout | None:
+    """The checkout as the run found it; None when it is no git checkout (the run says so
+    itself)."""
+    try:
+        head = run_git(["rev-parse", "--verify", "HEAD"], git).strip()
+        branch = run_git(["symbolic-ref", "-q", "--short", "HEAD"], git, ok_codes=(0, 1)).strip()
+        common = Path(run_git(["rev-parse", "--git-common-dir"], git).strip())
+        origin = _refs(git, _ORIGIN_REFS)
+    except GitError:
+        return None
+    common = common if common.is_absolute() else git.path / common
+    shallow_file = common / "shallow"
+    shallow = shallow_file.read_text(encoding="ascii").split() if shallow_file.exists() else []
+    return StartingCheckout(
+        path=shown_path, head=head, branch=branch or None, origin=origin, shallow=shallow
+    )
+
+
+def origin_as_seen(git: Git, start: StartingCheckout) -> dict[str, str]:
+    """origin's branches at their first sight: as the checkout had them at the start, and
+    those the run fetched, from the oldest fetch in their reflog."""
+    seen = dict(start.origin)
+    try:
+        current = _refs(git, _ORIGIN_REFS)
+    except GitError:
+        return seen
+    for name in current:
+        if name in seen:
+            continue
+        try:
+            log = run_git(["reflog", "show", "--format=%H%x09%gs", _ORIGIN_REFS + name], git)
+        except GitError:
+            continue
+        fetched = [line.split("\t", 1) for line in log.splitlines() if "\t" in line]
+        first = [sha for sha, message in reversed(fetched) if message.startswith("fetch")]
+        if first:
+            seen[name] = first[0]
+    return seen
+
+
+def pack_start(git: Git, start: StartingCheckout, destination: Path) -> None:
+    """The objects of the starting commits (HEAD and origin's branches), as one pack."""
+    tips = sorted({start.head, *start.origin.values()})
+    data = run_git_bytes(
+        ["pack-objects", "--revs", "--stdout", "-q"],
+        git,
+        input="".join(f"{t}\n" for t in tips).encode(),
+    )
+    destination.write_bytes(data)
+
+
+def pushed_commits(git: Git, start: StartingCheckout, *, local: bool) -> list[PushedCommit]:
+    """The commits the run added on each branch, oldest first, with their trees: the
+    branches of origin (after a dry run or a failed push: the local branches)."""
+    tips = _refs(git, _ORIGIN_REFS)
+    if local:
+        tips = {**_refs(git, "refs/heads/"), **tips}
+    known = sorted({start.head, *start.origin.values()})
+    commits: list[PushedCommit] = []
+    for branch, tip in sorted(tips.items()):
+        if tip in known:
+            continue
+        out = run_git(["log", "--reverse", "--format=%H %T %s", tip, "--not", *known, "--"], git)
+        for line in out.splitlines():
+            sha, tree, subject = [*line.split(" ", 2), "", ""][:3]
+            commits.append(PushedCommit(branch=branch, sha=sha, tree=tree, subject=subject))
+    return commits
+
+
+def file_at(git: Git, commit: str, path: str) -> str | None:
+    """The text of `path` at `commit`, None when there is none."""
+    try:
+        data = run_git_bytes(["show", f"{commit}:{path}"], git)
+    except GitError:
+        return None
+    return data.decode("utf-8", "replace")
+
+
+def rebuild(pack: Path, start: StartingCheckout, root: Path) -> tuple[Path, Path]:
+    """A bare origin with the recorded branches and a checkout of it at the recorded HEAD,
+    under `root`: (origin, checkout)."""
+    if not pack.is_file():
+        raise RecordingError(f"the recording has no {pack.name}: the checkout cannot be rebuilt")
+    origin, checkout = root / "origin.git", root / "checkout"
+    root.mkdir(parents=True, exist_ok=True)
+    run_git(["init", "--quiet", "--bare", str(origin)], None)
+    plain = Git(origin)
+    with pack.open("rb") as data:
+        run_git_bytes(["index-pack", "--stdin", "--fix-thin"], plain, input=data.read())
+    if start.shallow:
+        (origin / "shallow").write_text("".join(f"{sha}\n" for sha in start.shallow))
+    branches = dict(start.origin)
+    if start.branch and start.branch not in branches:
+        branches[start.branch] = start.head
+    for name, sha in branches.items():
+        run_git(["update-ref", f"refs/heads/{name}", sha], plain)
+    default = start.default_branch or start.branch
+    if default and default in branches:
+        run_git(["symbolic-ref", "HEAD", f"refs/heads/{default}"], plain)
+    run_git(["clone", "--quiet", "--no-local", str(origin), str(checkout)], None)
+    work = Git(checkout)
+    if start.branch:
+        run_git(["checkout", "--quiet", "-B", start.branch, start.head, "--"], work)
+    else:
+        run_git(["checkout", "--quiet", "--detach", start.head, "--"], work)
+    return origin, checkout

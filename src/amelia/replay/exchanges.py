@@ -1,0 +1,132 @@
+"""Model requests as a recording compares them: whose they are, which turn, what changed.
+
+A request names its agent by the instructions it carries (the architect's, developer's,
+reviewer's or answerer's first line; anything else, e.g. a CLI's side request, is
+`other`) and its turn by the answers its conversation holds already. Two requests are
+the same when their bodies are, once what differs from machine to machine is set aside:
+the paths of the checkout and the temporary directories, the date, git object ids (the
+run's own commits get new ones), the client's per-install `metadata`, and secrets (masked
+in the recording, so masked here too).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any, Final
+
+from amelia.agents.prompts import (
+    ANSWERER_INSTRUCTIONS,
+    ARCHITECT_PLAN_PROMPT,
+    DEVELOPER_INSTRUCTIONS,
+    REVIEWER_INSTRUCTIONS,
+)
+
+__all__ = ["agent_of", "normalized", "request_diff", "turn_of"]
+
+_AGENTS: Final = (
+    ("answerer", ANSWERER_INSTRUCTIONS),
+    ("architect", ARCHITECT_PLAN_PROMPT),
+    ("developer", DEVELOPER_INSTRUCTIONS),
+    ("reviewer", REVIEWER_INSTRUCTIONS),
+)
+_MARKERS: Final = tuple((name, json.dumps(text.splitlines()[0])[1:-1]) for name, text in _AGENTS)
+"""Each agent's first line of instructions, as it appears inside a JSON string."""
+_VOLATILE_KEYS: Final = frozenset({"metadata", "user", "prompt_cache_key", "safety_identifier"})
+_DATE: Final = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
+_TEMP_DIR: Final = re.compile(
+    r"/tmp/[A-Za-z0-9_.-]*?(?:tmp|amelia|pytest)[A-Za-z0-9_.-]*"  # noqa: S108 (read, not used)
+)
+_OBJECT_ID: Final = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b")
+"""A git object id, whole or abbreviated: the run's own commits get new ones in a replay
+(their dates differ), so every id is set aside; their trees are compared at the end."""
+_MAX_DIFF_LINES: Final = 60
+_MAX_LINE: Final = 240
+
+
+def agent_of(request: str) -> str:
+    """architect, developer, reviewer, answerer, or other."""
+    for name, marker in _MARKERS:
+        if marker in request:
+            return name
+    return "other"
+
+
+def turn_of(request: str) -> int:
+    """1 + the answers the request's conversation holds (Messages, chat and Responses)."""
+    try:
+        body = json.loads(request)
+    except json.JSONDecodeError:
+        return 1
+    if not isinstance(body, dict):
+        return 1
+    items = body.get("messages") or body.get("input") or []
+    if not isinstance(items, list):
+        return 1
+    return 1 + sum(
+        1 for item in items if isinstance(item, dict) and item.get("role") == "assistant"
+    )
+
+
+def _without_volatile(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_volatile(v) for k, v in value.items() if k not in _VOLATILE_KEYS}
+    if isinstance(value, list):
+        return [_without_volatile(item) for item in value]
+    return value
+
+
+def _flat(value: Any, where: str) -> Iterator[str]:
+    """One line per line of text in the JSON value, each led by where it is."""
+    if isinstance(value, dict):
+        for key in sorted(value):
+            yield from _flat(value[key], f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _flat(item, f"{where}[{index}]")
+    elif isinstance(value, str):
+        for line in value.split("\n"):
+            yield f"{where}: {line}"
+    else:
+        yield f"{where} = {json.dumps(value)}"
+
+
+def _slug(path: str) -> str:
+    """How a CLI names a directory after a path (every other character a dash)."""
+    return re.sub(r"[^A-Za-z0-9]", "-", path)
+
+
+def normalized(request: str, *, paths: Iterable[str] = ()) -> str:
+    """The request as compared: one line per line of its text, each led by its place in
+    the JSON, without per-install keys, with `paths` (the checkouts', also as a CLI's
+    directory name), temporary directories and dates replaced."""
+    try:
+        text = "\n".join(_flat(_without_volatile(json.loads(request)), ""))
+    except json.JSONDecodeError:
+        text = request
+    chosen = {p for p in paths if p and p != "/"}
+    for path in sorted(chosen | {_slug(p) for p in chosen}, key=len, reverse=True):
+        text = text.replace(path, "<checkout>")
+    text = _TEMP_DIR.sub("<tmp>", text)
+    text = _OBJECT_ID.sub("<commit>", text)
+    return _DATE.sub("<date>", text)
+
+
+def request_diff(recorded: str, replayed: str) -> str:
+    """A unified diff of two normalized requests, its first lines only."""
+    lines = list(
+        difflib.unified_diff(
+            recorded.splitlines(),
+            replayed.splitlines(),
+            fromfile="recorded request",
+            tofile="this request",
+            lineterm="",
+            n=2,
+        )
+    )
+    lines = [line if len(line) <= _MAX_LINE else line[: _MAX_LINE - 1] + "…" for line in lines]
+    if len(lines) > _MAX_DIFF_LINES:
+        lines = [*lines[:_MAX_DIFF_LINES], f"… ({len(lines) - _MAX_DIFF_LINES} more lines)"]
+    return "\n".join(lines)

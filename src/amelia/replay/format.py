@@ -1,0 +1,202 @@
+"""The recording of a run: what is in it, on disk, and how it is read back.
+
+A recording is a directory (`$AMELIA_HOME/runs/<id>/`):
+
+- `recording.json`: the manifest (`Manifest`): the format version, the event and its
+  payload, the inputs and the variables the run was configured with (secrets blanked),
+  the starting commits of the checkout and of origin, and the outcome (conclusion,
+  outputs, pushed commits with their trees);
+- `model.jsonl`: every model exchange as the credential proxy saw it, in order
+  (`ModelExchange`);
+- `github.jsonl`: every GitHub call of the run, reads and writes, in order (`GitHubCall`);
+- `checkout.pack`: a git pack of the starting commits, to rebuild the checkout and origin.
+
+Everything in it went through the run's redactor first (and every spelling of a secret,
+base64 and hex too, is masked), so no credential is ever stored. `FORMAT_VERSION` names
+the layout: a recording of another version is refused with a clear error (exit 2).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from amelia.errors import InputError
+
+__all__ = [
+    "CHECKOUT_PACK",
+    "FORMAT_VERSION",
+    "GITHUB_FILE",
+    "MANIFEST_FILE",
+    "MODEL_FILE",
+    "GitHubCall",
+    "Manifest",
+    "ModelExchange",
+    "PushedCommit",
+    "RecordedOutcome",
+    "Recording",
+    "RecordingError",
+    "StartingCheckout",
+    "load_recording",
+]
+
+FORMAT_VERSION: Final = 1
+MANIFEST_FILE: Final = "recording.json"
+MODEL_FILE: Final = "model.jsonl"
+GITHUB_FILE: Final = "github.jsonl"
+CHECKOUT_PACK: Final = "checkout.pack"
+
+
+class RecordingError(InputError):
+    """A recording that cannot be read or replayed as it is (exit 2)."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class StartingCheckout(_Model):
+    """The checkout when the run started, and what origin held as far as the run saw."""
+
+    path: str
+    """Where the checkout was (redacted): replay reads it out of recorded requests."""
+    head: str
+    branch: str | None = None
+    """The branch checked out, None when HEAD was detached."""
+    origin: dict[str, str] = Field(default_factory=dict)
+    """origin's branches the run saw (fetched or checked out), by name, at their first sight."""
+    shallow: list[str] = Field(default_factory=list)
+    """The shallow boundary of the checkout (actions/checkout fetches one commit)."""
+    default_branch: str | None = None
+
+
+class PushedCommit(_Model):
+    """A commit the run left on a branch of origin (or would have, in a dry run)."""
+
+    branch: str
+    sha: str
+    tree: str
+    subject: str = ""
+
+
+class RecordedOutcome(_Model):
+    exit_code: int | None = None
+    conclusion: str | None = None
+    outputs: dict[str, str] = Field(default_factory=dict)
+    commits: list[PushedCommit] = Field(default_factory=list)
+    plan_path: str | None = None
+    plan: str | None = None
+    """The plan file's text on the branch, when the run left one."""
+
+
+class Manifest(_Model):
+    version: int
+    id: str
+    created_at: str
+    amelia_version: str
+    event_name: str
+    event: dict[str, Any]
+    repository: str
+    dry_run: bool = False
+    environment: dict[str, str] = Field(default_factory=dict)
+    """The INPUT_*, GITHUB_*, AMELIA_* and CLAUDE_CODE_* variables of the run; every secret
+    is `***` (set) or empty (not set)."""
+    checkout: StartingCheckout | None = None
+    outcome: RecordedOutcome = Field(default_factory=RecordedOutcome)
+
+
+class ModelExchange(_Model):
+    """One request to a model API and its answer, as the credential proxy passed them."""
+
+    index: int
+    provider: Literal["anthropic", "openai", "openrouter"]
+    method: str = "POST"
+    path: str
+    agent: str
+    """architect, developer, reviewer, answerer, or `other` (e.g. a CLI's side request)."""
+    turn: int
+    """1 for an agent's first request in a conversation, 2 after one answer, …"""
+    request: str
+    """The request body (JSON text)."""
+    status: int
+    headers: list[tuple[str, str]] = Field(default_factory=list)
+    response: str
+    """The answer's body, decoded (an SSE stream as its text)."""
+    complete: bool = True
+
+
+class GitHubCall(_Model):
+    """One call of the GitHub port and what came back."""
+
+    index: int
+    operation: str
+    kind: Literal["read", "write"]
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    result: Any = None
+    error: str | None = None
+    """The `amelia.errors` class the call raised, if it did."""
+    message: str | None = None
+
+
+class Recording(_Model):
+    """A recording read back: its manifest, exchanges and calls, and where it lies."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    directory: Path
+    manifest: Manifest
+    exchanges: list[ModelExchange]
+    calls: list[GitHubCall]
+
+    @property
+    def pack(self) -> Path:
+        return self.directory / CHECKOUT_PACK
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    found: list[dict[str, Any]] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            found.append(json.loads(line))
+        except json.JSONDecodeError:
+            raise RecordingError(f"{path.name} line {number} is not JSON") from None
+    return found
+
+
+def load_recording(path: Path) -> Recording:
+    """The recording in directory `path` (or whose `recording.json` `path` is).
+
+    Raises `RecordingError` for a missing or malformed recording, or one of a format
+    version this amelia does not read."""
+    directory = path.parent if path.name == MANIFEST_FILE else path
+    manifest_path = directory / MANIFEST_FILE
+    if not manifest_path.is_file():
+        raise RecordingError(f"{path} is not a recording: it has no {MANIFEST_FILE}")
+    try:
+        raw = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise RecordingError(f"{manifest_path} cannot be read: {error}") from None
+    version = raw.get("version") if isinstance(raw, dict) else None
+    if version != FORMAT_VERSION:
+        shown = "none" if version is None else repr(version)
+        raise RecordingError(
+            f"{manifest_path} has format version {shown}; this amelia reads version "
+            f"{FORMAT_VERSION} only: replay it with the amelia version that made it "
+            f"({raw.get('amelia_version', 'unknown') if isinstance(raw, dict) else 'unknown'})"
+        )
+    try:
+        manifest = Manifest.model_validate(raw)
+        exchanges = [ModelExchange.model_validate(e) for e in _lines(directory / MODEL_FILE)]
+        calls = [GitHubCall.model_validate(c) for c in _lines(directory / GITHUB_FILE)]
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        raise RecordingError(f"{directory} is malformed: {where}: {problem['msg']}") from None
+    return Recording(directory=directory, manifest=manifest, exchanges=exchanges, calls=calls)

@@ -1,0 +1,242 @@
+"""Re-run a recording offline: `amelia replay <recording> [--repo DIR]`.
+
+The checkout and its origin are rebuilt from the recording's pack (origin is a bare
+repository on disk: pushes land there), the model APIs are the recorded answers served on
+127.0.0.1 (`ModelReplayServer`), GitHub is the recording (`ReplayGitHub`: reads answered,
+writes printed and saved as a dry run does), and the run gets the recorded event, inputs
+and variables with placeholders for its secrets: no network and no key are needed. Then
+the outcome is compared with the recorded one: the commits' trees, the plan file, the
+review bodies, the exit code; `ReplayResult.differences` says what differs, and
+`divergence` names the first model request the recording had no answer for.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, TextIO
+
+from amelia.config import process_environment
+from amelia.git import Git
+from amelia.replay.checkout import file_at, pushed_commits, rebuild
+from amelia.replay.format import PushedCommit, Recording, RecordingError, load_recording
+from amelia.replay.github import ReplayGitHub
+from amelia.replay.model_server import Divergence, ModelReplayServer
+
+__all__ = ["PLACEHOLDER_SECRET", "ReplayResult", "replay"]
+
+PLACEHOLDER_SECRET: Final = "amelia-replay-placeholder"  # noqa: S105 (stands for a masked one)
+"""What each secret the recorded run had is replaced with: the replay needs none."""
+_MODEL_URLS: Final = (
+    ("anthropic", "ANTHROPIC_BASE_URL"),
+    ("openai", "OPENAI_BASE_URL"),
+    ("openrouter", "OPENROUTER_BASE_URL"),
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplayResult:
+    """How a replay ended and how it compares with the recorded run."""
+
+    recording: Recording
+    exit_code: int
+    checkout: Path
+    origin: Path
+    commits: list[PushedCommit]
+    review_bodies: list[str]
+    plan: str | None
+    divergence: Divergence | None
+    differences: list[str] = field(default_factory=list)
+    writes: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def same(self) -> bool:
+        """True when the replay reproduced the recorded run."""
+        return self.divergence is None and not self.differences
+
+    def report(self) -> str:
+        """What a person reads at the end of `amelia replay`."""
+        recorded = self.recording.manifest.outcome
+        lines = [f"amelia replay of {self.recording.manifest.id}:"]
+        if self.divergence is not None:
+            lines.append(self.divergence.describe())
+        if self.same:
+            trees = ", ".join(f"{c.branch} {c.tree[:12]}" for c in self.commits) or "none"
+            lines.append(
+                f"the same outcome as the recorded run: exit {self.exit_code}, "
+                f"{len(self.commits)} commit(s) with the same trees ({trees}), "
+                f"{len(self.review_bodies)} review(s) with the same body"
+                + (f", the same plan file {recorded.plan_path}" if recorded.plan else "")
+            )
+        else:
+            lines += [f"differs: {difference}" for difference in self.differences]
+        return "\n".join(lines)
+
+
+def _environment(
+    recording: Recording, root: Path, checkout: Path, server: ModelReplayServer
+) -> dict[str, str]:
+    manifest = recording.manifest
+    environ = {
+        name: PLACEHOLDER_SECRET if value == "***" else value
+        for name, value in manifest.environment.items()
+    }
+    for provider, variable in _MODEL_URLS:
+        environ[variable] = server.base_url(provider)
+    event_path = root / "event.json"
+    event_path.write_text(json.dumps(manifest.event), encoding="utf-8")
+    for name in ("output", "summary"):
+        (root / name).touch()
+    base = process_environment()
+    environ.update(
+        {
+            "PATH": base.get("PATH", "/usr/bin:/bin"),
+            "LANG": base.get("LANG", "C.UTF-8"),
+            "HOME": str(root / "home"),
+            "GITHUB_WORKSPACE": str(checkout),
+            "GITHUB_EVENT_NAME": manifest.event_name,
+            "GITHUB_EVENT_PATH": str(event_path),
+            "GITHUB_OUTPUT": str(root / "output"),
+            "GITHUB_STEP_SUMMARY": str(root / "summary"),
+            "RUNNER_TEMP": str(root / "runner-temp"),
+            "AMELIA_HOME": str(root / "amelia-home"),
+            "AMELIA_DRY_RUN_DIR": str(root / "dry-run"),
+            "AMELIA_ARTIFACTS_DIR": str(root / "artifacts"),
+            "INPUT_RECORD": "false",
+        }
+    )
+    (root / "home").mkdir(exist_ok=True)
+    (root / "runner-temp").mkdir(exist_ok=True)
+    return environ
+
+
+def _commit_names(commits: Iterable[PushedCommit]) -> list[tuple[str, str]]:
+    return [(c.sha, f"<commit {n}>") for n, c in enumerate(commits, start=1)]
+
+
+def _without_commits(text: str, names: Sequence[tuple[str, str]]) -> str:
+    """`text` with each commit's id (whole, or a prefix of 7 or more) named by position."""
+    for sha, name in names:
+        text = re.sub(rf"\b{sha[:7]}[0-9a-f]{{0,{len(sha) - 7}}}\b", name, text)
+    return text
+
+
+def _compare(
+    recording: Recording,
+    exit_code: int,
+    commits: list[PushedCommit],
+    plan: str | None,
+    reviews: list[str],
+) -> list[str]:
+    recorded = recording.manifest.outcome
+    differences: list[str] = []
+    if recorded.exit_code is not None and recorded.exit_code != exit_code:
+        differences.append(f"exit code {exit_code}, recorded {recorded.exit_code}")
+    was = [(c.branch, c.tree) for c in recorded.commits]
+    now = [(c.branch, c.tree) for c in commits]
+    if was != now:
+        differences.append(
+            "commit trees: recorded "
+            + (", ".join(f"{b} {t[:12]}" for b, t in was) or "none")
+            + "; replayed "
+            + (", ".join(f"{b} {t[:12]}" for b, t in now) or "none")
+        )
+    if recorded.plan is not None and plan != recorded.plan:
+        differences.append(f"the plan file {recorded.plan_path} differs")
+    recorded_reviews = [
+        str(call.arguments.get("body", ""))
+        for call in recording.calls
+        if call.operation == "create_review"
+    ]
+    old_names, new_names = _commit_names(recorded.commits), _commit_names(commits)
+    before = [_without_commits(body, old_names) for body in recorded_reviews]
+    after = [_without_commits(body, new_names) for body in reviews]
+    if before != after:
+        differences.append(
+            f"review bodies: {len(recorded_reviews)} recorded, {len(reviews)} replayed"
+            + ("" if len(before) != len(after) else ", with different text")
+        )
+    return differences
+
+
+def replay(
+    path: Path,
+    *,
+    repo: Path | None = None,
+    stream: TextIO | None = None,
+) -> ReplayResult:
+    """Replay the recording at `path` in `repo` (an empty or new directory; None: a
+    temporary one, kept) and compare. Raises `RecordingError` for an unreadable recording
+    or a `repo` that is not empty."""
+    from amelia.action.runner import ActionRequest, run_action
+
+    recording = load_recording(path)
+    manifest = recording.manifest
+    start = manifest.checkout
+    if start is None:
+        raise RecordingError(
+            f"{recording.directory} recorded no checkout (its run ended before one was "
+            "prepared): there is nothing to replay"
+        )
+    root = (repo or Path(tempfile.mkdtemp(prefix="amelia-replay-"))).resolve()
+    if root.exists() and any(root.iterdir()):
+        raise RecordingError(f"--repo {root} is not empty: replay rebuilds the checkout there")
+    repository = manifest.event.get("repository")
+    default = repository.get("default_branch") if isinstance(repository, dict) else None
+    if start.default_branch is None and isinstance(default, str):
+        start = start.model_copy(update={"default_branch": default})
+    origin, checkout = rebuild(recording.pack, start, root)
+    github = ReplayGitHub(recording.calls, directory=root / "writes", stream=stream)
+    paths = [start.path, str(checkout)]
+    moved = (start.path, str(checkout))
+    with ModelReplayServer(recording.exchanges, paths=paths, moved=moved) as server:
+        environ = _environment(recording, root, checkout, server)
+        request = ActionRequest(
+            environ=environ,
+            github=github,
+            origin_url=origin.as_uri(),
+            event_name=manifest.event_name,
+            event_path=Path(environ["GITHUB_EVENT_PATH"]),
+            workspace=checkout,
+        )
+        exit_code = run_action(request=request)
+        divergence = server.divergence
+        unserved = server.unserved()
+    git = Git(checkout).with_config({"safe.directory": "*"})
+    commits = pushed_commits(git, start, local=manifest.dry_run)
+    outcome = manifest.outcome
+    plan = None
+    if outcome.plan_path:
+        tips = [c.sha for c in commits if c.branch == outcome.outputs.get("branch")]
+        plan = file_at(git, tips[-1] if tips else start.head, outcome.plan_path)
+    reviews = [str(w.get("body", "")) for w in github.writes if w["action"] == "create_review"]
+    differences = _compare(recording, exit_code, commits, plan, reviews)
+    if divergence is None and unserved:
+        first = unserved[0]
+        differences.insert(
+            0,
+            f"the replay ended before model request {first.index} ({first.agent}, turn "
+            f"{first.turn}) of the recorded run",
+        )
+    differences[:0] = [
+        f"GitHub was asked {read}, never in the recording" for read in github.unknown_reads
+    ]
+    result = ReplayResult(
+        recording=recording,
+        exit_code=exit_code,
+        checkout=checkout,
+        origin=origin,
+        commits=commits,
+        review_bodies=reviews,
+        plan=plan,
+        divergence=divergence,
+        differences=differences,
+        writes=list(github.writes),
+    )
+    print(result.report(), file=stream or sys.stdout)
+    return result

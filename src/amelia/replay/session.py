@@ -1,0 +1,87 @@
+"""What the Action's engine calls to record a run: start, hand over, finish, tell.
+
+`start_recording` returns None when the `record` input is off, or when the recording
+cannot even be started (a warning says why): recording never fails a run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from loguru import logger
+
+from amelia.replay.recorder import Recorder
+
+if TYPE_CHECKING:
+    from amelia.action.workflow_io import WorkflowIO
+    from amelia.config import Settings
+    from amelia.git import Git
+    from amelia.redaction import Redactor
+
+__all__ = ["finish_recording", "start_recording"]
+
+
+def start_recording(
+    settings: Settings,
+    *,
+    event_name: str,
+    event_path: Path | None,
+    repo: str,
+    dry_run: bool,
+    redactor: Redactor,
+) -> Recorder | None:
+    """A recorder for this run, or None (recording off, or impossible here)."""
+    if not settings.inputs.record:
+        return None
+    try:
+        return Recorder.start(
+            settings,
+            event_name=event_name,
+            event_path=event_path,
+            repo=repo,
+            dry_run=dry_run,
+            redactor=redactor,
+        )
+    except OSError as error:
+        logger.warning("amelia: the run is not recorded: {}", error)
+        return None
+
+
+def finish_recording(
+    recorder: Recorder,
+    io: WorkflowIO,
+    git: Git | None,
+    *,
+    exit_code: int,
+    conclusion: str | None,
+    outputs: Mapping[str, str],
+    on_runner: bool,
+) -> None:
+    """Complete the recording, name it in the step outputs and the job summary."""
+    try:
+        recorder.finish(git, exit_code=exit_code, conclusion=conclusion, outputs=outputs)
+    except OSError as error:
+        io.warning(f"amelia: the recording could not be completed: {error}")
+        return
+    run_id = recorder.manifest.id
+    io.set_outputs({"recording": run_id})
+    kib = max(1, recorder.size() // 1024)
+    where = (
+        f"`${{{{ runner.temp }}}}/_github_home/amelia/runs/{run_id}/`"
+        if on_runner
+        else f"`{recorder.directory}`"
+    )
+    io.write_summary(
+        "\n".join(
+            [
+                "",
+                f"**Recording** `{run_id}` ({kib} KiB, secrets masked) in {where}. "
+                "Upload it with `actions/upload-artifact` (see amelia's example workflows), "
+                "fetch it with `gh run download <run id> --name amelia-recording-<run id>` "
+                "and re-run it offline with "
+                f"`amelia replay {run_id} --repo <empty directory>`.",
+            ]
+        )
+    )
