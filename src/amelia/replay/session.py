@@ -79,7 +79,7 @@ def finish_recording(
                 "",
                 f"**Recording** `{run_id}` ({kib} KiB, secrets masked) in {where}. "
                 "Upload it with `actions/upload-artifact` (see amelia's example workflows), "
-                "fetch it with `gh run download <run id> --name amelia-recording-<run id>` "
+                "fetch it with `gh run download <run id> --name amelia-recording-<run id>-<job>` "
                 "and re-run it offline with "
                 f"`amelia replay {run_id} --repo <empty directory>`.",
             ]

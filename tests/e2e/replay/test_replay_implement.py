@@ -62,6 +62,7 @@ def _recorded_implement(root: Path) -> tuple[Path, ActionHarness]:
         assert done.outputs["verdict"] == "approved"
         run_id = done.outputs["recording"]
         assert f"**Recording** `{run_id}`" in done.summary
+        assert "gh run download" in done.summary
         (review,) = harness.github.reviews(harness.repo, int(done.outputs["pr_number"]))
         branch = done.outputs["branch"]
         tree = harness.origin_git("rev-parse", f"{branch}^{{tree}}").strip()
