@@ -20,6 +20,7 @@ import asyncio
 from collections.abc import Mapping
 from contextlib import nullcontext
 from dataclasses import KW_ONLY, dataclass
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,6 +75,9 @@ class ActionRequest:
     """The GitHub the run talks to (None: the real one, from the settings)."""
     origin_url: str | None = None
     """The URL amelia's git talks to for `origin` (None: as the runner says)."""
+    now: datetime | None = None
+    """When the run starts (None: the time now): a plan file name's `{date}` is its UTC
+    day, and a recording keeps it, so its replay names the plan file as the run did."""
 
 
 def _profile(settings: Settings) -> Profile:
@@ -92,6 +96,12 @@ def _profile(settings: Settings) -> Profile:
     )
 
 
+def _dated(profile: Profile, day: date) -> Profile:
+    """`profile` with the `{date}` of its plan file name set to `day`."""
+    pattern = profile.plan_path_pattern.replace("{date}", day.isoformat())
+    return profile.model_copy(update={"plan_path_pattern": pattern})
+
+
 def _credentials(settings: Settings) -> list[str]:
     """The values of the run's credentials: no change amelia pushes may hold one."""
     found = {
@@ -107,6 +117,7 @@ class _Engine:
     def __init__(self, request: ActionRequest, io: WorkflowIO) -> None:
         self.request = request
         self.io = io
+        self.started = (request.now or datetime.now(UTC)).astimezone(UTC)
         self.redactor = Redactor()
         self.signals = SignalCancellation()
 
@@ -178,6 +189,7 @@ class _Engine:
             profile, toolchain, config, skipped = configured
             if skipped is not None:
                 return report_without_mode(self.io, "skipped", f"amelia: nothing to do: {skipped}")
+        profile = _dated(profile, self.started.date())
 
         from amelia.action.agent_runtime import agent_runtime
         from amelia.action.checkout import private_git_config
@@ -257,6 +269,7 @@ class _Engine:
             repo=repo,
             dry_run=dry_run,
             redactor=self.redactor,
+            started=self.started,
         )
 
     async def _mcp(

@@ -96,6 +96,8 @@ class Manifest(_Model):
     version: int
     id: str
     created_at: str
+    """When the run started (ISO 8601, UTC): the clock its replay runs with, so a plan file
+    named by the date gets the recorded run's name."""
     amelia_version: str
     event_name: str
     event: dict[str, Any]

@@ -18,6 +18,7 @@ import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, TextIO
 
@@ -115,6 +116,17 @@ def _environment(
     return environ
 
 
+def _started(recording: Recording) -> datetime:
+    """The recorded run's clock start: the replay runs on that day."""
+    try:
+        return datetime.fromisoformat(recording.manifest.created_at)
+    except ValueError:
+        raise RecordingError(
+            f"{recording.directory} is malformed: created_at: not a date and time "
+            f"({recording.manifest.created_at!r})"
+        ) from None
+
+
 def _commit_names(commits: Iterable[PushedCommit]) -> list[tuple[str, str]]:
     return [(c.sha, f"<commit {n}>") for n, c in enumerate(commits, start=1)]
 
@@ -203,6 +215,7 @@ def replay(
             event_name=manifest.event_name,
             event_path=Path(environ["GITHUB_EVENT_PATH"]),
             workspace=checkout,
+            now=_started(recording),
         )
         exit_code = run_action(request=request)
         divergence = server.divergence

@@ -157,9 +157,11 @@ class Recorder:
         dry_run: bool,
         redactor: Redactor,
         secrets: Iterable[str] = (),
+        started: datetime | None = None,
     ) -> Recorder:
-        """A new recording under `<AMELIA_HOME>/runs/<id>/` for this run."""
-        stamp = datetime.now(UTC)
+        """A new recording under `<AMELIA_HOME>/runs/<id>/` for this run, which started at
+        `started` (None: now): its replay runs with that clock."""
+        stamp = (started or datetime.now(UTC)).astimezone(UTC)
         run_id = f"{stamp:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
         directory = settings.action_home / "runs" / run_id
         directory.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,7 @@ cannot even be started (a warning says why): recording never fails a run.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,8 +32,10 @@ def start_recording(
     repo: str,
     dry_run: bool,
     redactor: Redactor,
+    started: datetime,
 ) -> Recorder | None:
-    """A recorder for this run, or None (recording off, or impossible here)."""
+    """A recorder for this run, or None (recording off, or impossible here); `started` is
+    the run's clock start, which its replay runs with."""
     if not settings.inputs.record:
         return None
     try:
@@ -43,6 +46,7 @@ def start_recording(
             repo=repo,
             dry_run=dry_run,
             redactor=redactor,
+            started=started,
         )
     except OSError as error:
         logger.warning("amelia: the run is not recorded: {}", error)
