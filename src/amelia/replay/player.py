@@ -38,6 +38,10 @@ _MODEL_URLS: Final = (
     ("openai", "OPENAI_BASE_URL"),
     ("openrouter", "OPENROUTER_BASE_URL"),
 )
+_MACHINE_VARIABLES: Final = ("AMELIA_AGENT_USER", "AMELIA_MCP_USER")
+"""Who agents and MCP servers run as: the recorded run's choice (what the agents saw
+depends on it: another user's HOME, git and temporary files), unless the replaying
+process sets it, e.g. `AMELIA_AGENT_USER=none` where the recorded user does not exist."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,6 +98,7 @@ def _environment(
     for name in ("output", "summary"):
         (root / name).touch()
     base = process_environment()
+    environ.update({name: base[name] for name in _MACHINE_VARIABLES if name in base})
     environ.update(
         {
             "PATH": base.get("PATH", "/usr/bin:/bin"),
@@ -195,7 +200,11 @@ def replay(
             f"{recording.directory} recorded no checkout (its run ended before one was "
             "prepared): there is nothing to replay"
         )
-    root = (repo or Path(tempfile.mkdtemp(prefix="amelia-replay-"))).resolve()
+    if repo is None:
+        repo = Path(tempfile.mkdtemp(prefix="amelia-replay-"))
+        # The agents' user (amelia as root) must enter the checkout, as on a runner.
+        repo.chmod(0o755)
+    root = repo.resolve()
     if root.exists() and any(root.iterdir()):
         raise RecordingError(f"--repo {root} is not empty: replay rebuilds the checkout there")
     repository = manifest.event.get("repository")

@@ -15,6 +15,7 @@ from amelia.testing.action_harness import ActionHarness, plan_script
 from amelia.testing.openai_server import ScriptedOpenAIServer
 from amelia.testing.openai_server import text as openai_text
 from amelia.testing.openai_server import tool_call as openai_tool_call
+from tests.e2e.replay.conftest import AgentUser
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -54,14 +55,14 @@ def _assert_clean(recording: Path, scratch: Path) -> None:
         assert secret.encode() not in data, secret
 
 
-def test_a_claude_code_run_records_no_secret(tmp_path: Path) -> None:
+def test_a_claude_code_run_records_no_secret(tmp_path: Path, agent_user: AgentUser) -> None:
     command = f"echo {PLANTED}"
     script = plan_script(
         probe=command,
         roles={},
     )
-    root = tmp_path / "action"
-    with ActionHarness(root, script=script, token=TOKEN) as harness:
+    root = agent_user.base / "action"
+    with ActionHarness(root, script=script, token=TOKEN, agent_user=agent_user.name) as harness:
         number = harness.add_issue("Add a farewell", f"Say goodbye. {PLANTED}")
         result = harness.run(
             "issue_comment",
@@ -76,7 +77,7 @@ def test_a_claude_code_run_records_no_secret(tmp_path: Path) -> None:
     assert (recording / "model.jsonl").read_text().count("\n") >= 2
 
 
-def test_an_api_driver_run_records_no_secret(tmp_path: Path) -> None:
+def test_an_api_driver_run_records_no_secret(tmp_path: Path, agent_user: AgentUser) -> None:
     plan = "# Plan\n\n**Goal:** say goodbye.\n\n### Task 1: farewell\n\nAdd it.\n"
     server = ScriptedOpenAIServer(
         script=[
@@ -85,7 +86,8 @@ def test_an_api_driver_run_records_no_secret(tmp_path: Path) -> None:
             [openai_text(plan)],
         ]
     )
-    with ActionHarness(tmp_path / "action", token=TOKEN) as harness, server:
+    root = agent_user.base / "action"
+    with ActionHarness(root, token=TOKEN, agent_user=agent_user.name) as harness, server:
         number = harness.add_issue("Add a farewell", f"Say goodbye. {PLANTED}")
         result = harness.run(
             "issue_comment",

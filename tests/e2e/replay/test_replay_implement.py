@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,8 @@ from amelia.replay.format import load_recording
 from amelia.replay.player import replay
 from amelia.testing.action_harness import ActionHarness, plan_script
 from amelia.testing.anthropic_script import ScriptFunction, Turn, text, tool_use
+from tests.e2e.replay.conftest import AgentUser
+from tests.image_user import IMAGE_USER
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(400)]
 
@@ -50,9 +53,10 @@ def implement_script(workspace: Path) -> ScriptFunction:
     return plan_script(roles={"developer": developer, "reviewer": reviewer})
 
 
-def _recorded_implement(root: Path) -> tuple[Path, ActionHarness]:
+def _recorded_implement(root: Path, agent_user: str = "none") -> tuple[Path, ActionHarness]:
     """Plan, then implement with recording on; returns the implement run's recording."""
-    with ActionHarness(root, script=implement_script(root / "workspace")) as harness:
+    script = implement_script(root / "workspace")
+    with ActionHarness(root, script=script, agent_user=agent_user) as harness:
         number = harness.add_issue("Add a farewell", "greeter says hello; say goodbye too.")
         planned = harness.run("issue_comment", harness.comment_event(number, "/amelia plan"))
         assert planned.exit_code == 0, planned.stdout + planned.stderr
@@ -77,11 +81,15 @@ def _recorded_implement(root: Path) -> tuple[Path, ActionHarness]:
     return recording, harness
 
 
-def test_replay_reproduces_the_commit_trees_and_review_without_servers(tmp_path: Path) -> None:
-    recording, _ = _recorded_implement(tmp_path / "action")
+def test_replay_reproduces_the_commit_trees_and_review_without_servers(
+    agent_user: AgentUser, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("AMELIA_AGENT_USER", raising=False)
+    base = agent_user.base
+    recording, _ = _recorded_implement(base / "action", agent_user.name)
     out = io.StringIO()
 
-    result = replay(recording, repo=tmp_path / "replay", stream=out)
+    result = replay(recording, repo=base / "replay", stream=out)
 
     assert result.divergence is None, result.report()
     assert result.differences == [], result.report()
@@ -94,7 +102,16 @@ def test_replay_reproduces_the_commit_trees_and_review_without_servers(tmp_path:
     assert "the same outcome as the recorded run" in report
     assert "[replay] would create review" in report
     # The replay's pushes landed in its own origin on disk.
-    assert (tmp_path / "replay" / "origin.git").is_dir()
+    assert (base / "replay" / "origin.git").is_dir()
+    if agent_user.name == IMAGE_USER:
+        assert f"agents run as user {IMAGE_USER}, uid" in capfd.readouterr().err
+        # Without --repo, as root: a new directory the agent user can enter.
+        again = replay(recording, stream=io.StringIO())
+        try:
+            assert again.same, again.report()
+            assert again.checkout.parent.stat().st_mode & 0o005 == 0o005
+        finally:
+            shutil.rmtree(again.checkout.parent, ignore_errors=True)
 
 
 def test_a_changed_prompt_stops_the_replay_at_the_first_divergent_request(
