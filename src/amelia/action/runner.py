@@ -249,6 +249,7 @@ class _Engine:
                 conclusion=outcome.conclusion,
                 outputs=outcome.outputs,
                 on_runner=settings.runner.actions,
+                workflow_run=settings.runner.run_id,
             )
         return code
 

@@ -62,8 +62,10 @@ def finish_recording(
     conclusion: str | None,
     outputs: Mapping[str, str],
     on_runner: bool,
+    workflow_run: str | None = None,
 ) -> None:
-    """Complete the recording, name it in the step outputs and the job summary."""
+    """Complete the recording, name it in the step outputs and the job summary (with the
+    artifact the example workflows upload it as, in the workflow run `workflow_run`)."""
     try:
         recorder.finish(git, exit_code=exit_code, conclusion=conclusion, outputs=outputs)
     except OSError as error:
@@ -72,6 +74,7 @@ def finish_recording(
     run_id = recorder.manifest.id
     io.set_outputs({"recording": run_id})
     kib = max(1, recorder.size() // 1024)
+    run_number = workflow_run or "<run id>"
     where = (
         f"`${{{{ runner.temp }}}}/_github_home/amelia/runs/{run_id}/`"
         if on_runner
@@ -83,7 +86,7 @@ def finish_recording(
                 "",
                 f"**Recording** `{run_id}` ({kib} KiB, secrets masked) in {where}. "
                 "Upload it with `actions/upload-artifact` (see amelia's example workflows), "
-                "fetch it with `gh run download <run id> --name amelia-recording-<run id>-<job>` "
+                f"fetch it with `gh run download {run_number} --name amelia-recording-{run_id}` "
                 "and re-run it offline with "
                 f"`amelia replay {run_id} --repo <empty directory>`.",
             ]
