@@ -23,8 +23,9 @@ import asyncio
 import json
 import os
 import time
+from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from openai import AsyncOpenAI
 from pydantic_ai import Agent
@@ -40,8 +41,15 @@ from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverInterf
 from amelia.drivers.cli._claude_tools import tool_permissions
 from amelia.drivers.cli.claude import ClaudeCliDriver
 from amelia.drivers.runtime import DriverEnvironment
+from amelia.replay.recorder import Recorder
 from amelia.testing import ScriptedAnthropicServer, ScriptedOpenAIServer
 from amelia.testing.scripted_claude import scripted_claude_environment
+from benchmarks.recording import (
+    finished_size,
+    recorded_api_driver,
+    recorded_cli_driver,
+    start_recorder,
+)
 from benchmarks.report import Figure, Target, median
 from benchmarks.sessions import (
     OPENAI_MODEL,
@@ -77,11 +85,22 @@ LONG_SESSION = Shape(turns=30, calls_per_turn=10)
 
 
 class Sample(NamedTuple):
-    """One session: wall seconds, CPU seconds of the event loop's thread, messages yielded."""
+    """One session: wall seconds, CPU seconds of the event loop's thread, messages yielded,
+    and the bytes of its recording (when recorded)."""
 
     wall: float
     cpu: float
     messages: int = 0
+    recorded: int = 0
+
+
+Proxy = Literal["none", "recording off", "recording on"]
+"""How a driver side reaches the model: directly, or behind the credential proxy as in a
+run, without or with the recorder observing it (benchmarks/recording.py)."""
+
+
+def _recorder(workdir: Path, proxy: Proxy) -> Recorder | None:
+    return start_recorder(workdir / "recording") if proxy == "recording on" else None
 
 
 class _Stopwatch:
@@ -92,8 +111,9 @@ class _Stopwatch:
         return Sample(time.perf_counter() - self.wall, time.thread_time() - self.cpu, messages)
 
 
-_SamplePairs = tuple[list[Sample], list[Sample]]
-"""Bare runs and driver runs, in the same order."""
+_Samples = dict[str, list[Sample]]
+"""Each side's runs, in the same order: "bare", then the driver's by `Proxy`."""
+_PROXIES: tuple[Proxy, ...] = ("none", "recording off", "recording on")
 
 
 class SessionFailedError(RuntimeError):
@@ -164,35 +184,43 @@ async def _bare_cli_once(workdir: Path, config_dir: Path, shape: Shape) -> Sampl
     return elapsed
 
 
-async def _driver_cli_once(workdir: Path, config_dir: Path, home: Path, shape: Shape) -> Sample:
+async def _driver_cli_once(
+    workdir: Path, config_dir: Path, home: Path, shape: Shape, proxy: Proxy = "none"
+) -> Sample:
     script = anthropic_session(workdir, shape.turns, shape.calls_per_turn)
     with ScriptedAnthropicServer(script=script) as server:
-        environment = scripted_claude_environment(server.url, config_dir)
-        driver = ClaudeCliDriver(tool_profile="full", amelia_home=home, env=environment)
-        results, elapsed = await _timed_session(driver, workdir)
+        async with AsyncExitStack() as stack:
+            recorder = _recorder(workdir, proxy)
+            if proxy == "none":
+                environment = scripted_claude_environment(server.url, config_dir)
+                driver: DriverInterface = ClaudeCliDriver(
+                    tool_profile="full", amelia_home=home, env=environment
+                )
+            else:
+                driver = await recorded_cli_driver(stack, server.url, config_dir, home, recorder)
+            results, elapsed = await _timed_session(driver, workdir)
     if len(results) != 1 or results[0].is_error:
         raise SessionFailedError(f"driver run ended with {results}")
     _check_log(workdir, shape)
-    return elapsed
+    return elapsed._replace(recorded=finished_size(recorder))
 
 
 async def _cli_samples(
     root: Path, repetitions: int, shape: Shape, *, warm_up: bool = True
-) -> _SamplePairs:
+) -> _Samples:
     config_dir = root / "claude-config"
     home = root / "amelia-home"
-    bare: list[Sample] = []
-    driven: list[Sample] = []
+    samples: _Samples = {"bare": [], **{proxy: [] for proxy in _PROXIES}}
     for index in range(0 if warm_up else 1, repetitions + 1):
         tag = f"{shape.calls}-{index}"
-        bare_time = await _bare_cli_once(new_workdir(root, f"bare-{tag}"), config_dir, shape)
-        driver_time = await _driver_cli_once(
-            new_workdir(root, f"driver-{tag}"), config_dir, home, shape
-        )
-        if index > 0:  # the first pair warms the CLI's config dir and our imports
-            bare.append(bare_time)
-            driven.append(driver_time)
-    return bare, driven
+        taken = {"bare": await _bare_cli_once(new_workdir(root, f"bare-{tag}"), config_dir, shape)}
+        for number, proxy in enumerate(_PROXIES):
+            workdir = new_workdir(root, f"driver-{number}-{tag}")
+            taken[proxy] = await _driver_cli_once(workdir, config_dir, home, shape, proxy)
+        if index > 0:  # the first round warms the CLI's config dir and our imports
+            for side, sample in taken.items():
+                samples[side].append(sample)
+    return samples
 
 
 def least_extra_cpu(bare: list[Sample], driven: list[Sample]) -> float:
@@ -267,16 +295,47 @@ def claude_cli_overhead(
             continue
         short = shape.calls_per_turn == 1
         runs = repetitions if short else long_repetitions
-        bare, driven = asyncio.run(_cli_samples(root, runs, shape, warm_up=short))
-        figures += _ratio_figures(
+        samples = asyncio.run(_cli_samples(root, runs, shape, warm_up=short))
+        figures += _proxy_figures(
             "overhead: Claude Code" + ("" if short else f", {shape.calls} tool calls"),
             f"bare `claude -p` {shape.describe()}",
-            bare,
+            samples,
             "ClaudeCliDriver.execute_agentic",
-            driven,
             OVERHEAD_TARGET if short else LONG_OVERHEAD_TARGET,
             "" if short else f", {shape.calls} tool calls",
         )
+    return figures
+
+
+def _proxy_figures(
+    benchmark: str,
+    bare_name: str,
+    samples: _Samples,
+    driven_name: str,
+    target: Target,
+    suffix: str,
+) -> list[Figure]:
+    """The driver against the bare side directly, then behind the credential proxy with
+    recording off and on (each against the same target), and the recording's size."""
+    bare = samples["bare"]
+    figures = _ratio_figures(
+        benchmark, bare_name, bare, driven_name, samples["none"], target, suffix
+    )
+    for proxy in ("recording off", "recording on"):
+        side = _ratio_figures(
+            benchmark,
+            bare_name,
+            bare,
+            f"{driven_name} behind the credential proxy",
+            samples[proxy],
+            target,
+            f"{suffix}, {proxy}",
+        )
+        figures += side[1:]  # the bare side's row is there already
+    recorded = [float(sample.recorded) / 1024 for sample in samples["recording on"]]
+    figures.append(
+        Figure.median_of(benchmark, f"recording of the session{suffix}", recorded, "KiB")
+    )
     return figures
 
 
@@ -308,37 +367,49 @@ async def _bare_api_once(workdir: Path, shape: Shape) -> Sample:
     return elapsed
 
 
-async def _driver_api_once(workdir: Path, home: Path, shape: Shape) -> Sample:
+async def _driver_api_once(
+    workdir: Path, home: Path, shape: Shape, proxy: Proxy = "none"
+) -> Sample:
     script = openai_session(shape.turns, shape.calls_per_turn)
     with ScriptedOpenAIServer(script=script, model=OPENAI_MODEL) as server:
-        credentials = {"OPENAI_API_KEY": SCRIPTED_KEY, "OPENAI_BASE_URL": server.url}
-        driver = ApiDriver(
-            model=f"openai-chat:{OPENAI_MODEL}",
-            max_turns=shape.turns + 1,
-            amelia_home=home,
-            environment=DriverEnvironment(inherited=dict(os.environ), credentials=credentials),
-        )
-        results, elapsed = await _timed_session(driver, workdir)
+        async with AsyncExitStack() as stack:
+            recorder = _recorder(workdir, proxy)
+            if proxy == "none":
+                credentials = {"OPENAI_API_KEY": SCRIPTED_KEY, "OPENAI_BASE_URL": server.url}
+                driver: DriverInterface = ApiDriver(
+                    model=f"openai-chat:{OPENAI_MODEL}",
+                    max_turns=shape.turns + 1,
+                    amelia_home=home,
+                    environment=DriverEnvironment(
+                        inherited=dict(os.environ), credentials=credentials
+                    ),
+                )
+            else:
+                driver = await recorded_api_driver(
+                    stack, server.url, home, shape.turns + 1, recorder
+                )
+            results, elapsed = await _timed_session(driver, workdir)
         left = server.remaining_turns
     if left or len(results) != 1 or results[0].is_error:
         raise SessionFailedError(f"ApiDriver run ended with {results}, {left} turns left")
-    return elapsed
+    return elapsed._replace(recorded=finished_size(recorder))
 
 
 async def _api_samples(
     root: Path, repetitions: int, shape: Shape, *, warm_up: bool = True
-) -> _SamplePairs:
+) -> _Samples:
     home = root / "amelia-home"
-    bare: list[Sample] = []
-    driven: list[Sample] = []
+    samples: _Samples = {"bare": [], **{proxy: [] for proxy in _PROXIES}}
     for index in range(0 if warm_up else 1, repetitions + 1):
         tag = f"{shape.calls}-{index}"
-        bare_time = await _bare_api_once(new_workdir(root, f"bare-api-{tag}"), shape)
-        driver_time = await _driver_api_once(new_workdir(root, f"api-{tag}"), home, shape)
+        taken = {"bare": await _bare_api_once(new_workdir(root, f"bare-api-{tag}"), shape)}
+        for number, proxy in enumerate(_PROXIES):
+            workdir = new_workdir(root, f"api-{number}-{tag}")
+            taken[proxy] = await _driver_api_once(workdir, home, shape, proxy)
         if index > 0:
-            bare.append(bare_time)
-            driven.append(driver_time)
-    return bare, driven
+            for side, sample in taken.items():
+                samples[side].append(sample)
+    return samples
 
 
 def api_overhead(
@@ -357,13 +428,12 @@ def api_overhead(
             continue
         short = shape.calls_per_turn == 1
         runs = repetitions if short else long_repetitions
-        bare, driven = asyncio.run(_api_samples(root, runs, shape, warm_up=short))
-        figures += _ratio_figures(
+        samples = asyncio.run(_api_samples(root, runs, shape, warm_up=short))
+        figures += _proxy_figures(
             "overhead: API" + ("" if short else f", {shape.calls} tool calls"),
             f"pydantic-ai Agent.run {shape.describe()}",
-            bare,
+            samples,
             "ApiDriver.execute_agentic",
-            driven,
             OVERHEAD_TARGET if short else LONG_OVERHEAD_TARGET,
             "" if short else f", {shape.calls} tool calls",
         )

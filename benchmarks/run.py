@@ -116,6 +116,18 @@ def _overhead_api(settings: Settings, root: Path, shared: dict[str, object]) -> 
     return Outcome(figures=figures)
 
 
+def _recording_size(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
+    from benchmarks.recording import recording_sizes
+
+    return Outcome(
+        figures=recording_sizes(root),
+        notes=[
+            "Recording's cost in time is in the overhead benchmarks: each driver behind the "
+            "credential proxy with recording off and on, against the same bare side."
+        ],
+    )
+
+
 def _memory(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
     from benchmarks.memory import measure_memory
 
@@ -210,6 +222,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "action": _action,
     "overhead-cli": _overhead_cli,
     "overhead-api": _overhead_api,
+    "recording-size": _recording_size,
     "memory": _memory,
     "prompts": _prompts,
     "scan": _scan,

@@ -74,6 +74,27 @@ def test_api_overhead_benchmark_runs_both_sides_of_the_session(tmp_path: Path) -
     assert len(long_bare.samples) == len(long_cpu.samples) == 2
     long_name = "amelia's CPU per message (least extra CPU / messages yielded), 6 tool calls"
     assert long[long_name].unit == "µs"
+    # The driver behind the credential proxy, recording off and on, against the same target.
+    for proxy in ("recording off", "recording on"):
+        side = long[f"ApiDriver.execute_agentic behind the credential proxy, 6 tool calls, {proxy}"]
+        proxied = long[f"overhead ratio (driver / bare), 6 tool calls, {proxy}"]
+        assert proxied.value == pytest.approx(side.value / long_bare.value)
+        assert proxied.target == Target(limit=1.05)
+    size = long["recording of the session, 6 tool calls"]
+    assert size.unit == "KiB" and len(size.samples) == 2 and all(v > 1 for v in size.samples)
+
+
+def test_recording_size_benchmark_measures_plan_and_implement_recordings(tmp_path: Path) -> None:
+    code, report = _run(tmp_path, "recording-size")
+
+    assert code == 0, report.skipped
+    figures = {f.name: f for f in report.figures}
+    for command in ("plan", "implement"):
+        whole = figures[f"/amelia {command}: whole recording"]
+        model = figures[f"/amelia {command}: model.jsonl"]
+        assert whole.unit == model.unit == "KiB"
+        assert whole.value > model.value > 1
+        assert "model exchanges" in whole.note
 
 
 def test_sanitize_benchmark_times_hostile_bodies_against_plain_text(tmp_path: Path) -> None:
