@@ -33,6 +33,14 @@ from amelia.github.models import (
 from amelia.github.options import ReviewEvent
 from amelia.github.port import READ_OPERATIONS, GitHubPort
 from amelia.github.token_facts import TokenFacts
+from amelia.github.workflows import (
+    CheckRunInfo,
+    CheckSuiteInfo,
+    JobInfo,
+    Polled,
+    WorkflowInfo,
+    WorkflowRunInfo,
+)
 from amelia.replay.format import GitHubCall
 
 __all__ = ["RecordingGitHub", "ReplayGitHub", "call_key"]
@@ -200,6 +208,39 @@ class _Port(GitHubPort):
 
     async def resolve_review_thread(self, thread_id: str) -> bool:
         return bool(await self._go("resolve_review_thread", thread_id=thread_id))
+
+    async def list_workflows(self) -> list[WorkflowInfo]:
+        found: list[WorkflowInfo] = await self._go("list_workflows")
+        return found
+
+    async def list_workflow_runs(
+        self, head_sha: str, *, event: str | None = None, etag: str | None = None
+    ) -> Polled[WorkflowRunInfo]:
+        found: Polled[WorkflowRunInfo] = await self._go(
+            "list_workflow_runs", head_sha=head_sha, event=event, etag=etag
+        )
+        return found
+
+    async def list_jobs(self, run_id: int) -> list[JobInfo]:
+        found: list[JobInfo] = await self._go("list_jobs", run_id=run_id)
+        return found
+
+    async def get_job_log(self, job_id: int) -> str | None:
+        found: str | None = await self._go("get_job_log", job_id=job_id)
+        return found
+
+    async def list_check_suites(
+        self, ref: str, *, etag: str | None = None
+    ) -> Polled[CheckSuiteInfo]:
+        found: Polled[CheckSuiteInfo] = await self._go("list_check_suites", ref=ref, etag=etag)
+        return found
+
+    async def list_check_runs(self, ref: str) -> list[CheckRunInfo]:
+        found: list[CheckRunInfo] = await self._go("list_check_runs", ref=ref)
+        return found
+
+    async def dispatch_workflow(self, workflow_id: int, ref: str) -> None:
+        await self._go("dispatch_workflow", workflow_id=workflow_id, ref=ref)
 
 
 class RecordingGitHub(_Port):
