@@ -15,7 +15,7 @@ from amelia.testing.github.faults import SECONDARY_RATE_LIMIT_MESSAGE, Fault
 from amelia.testing.github.git_http import GitRequest
 from amelia.testing.github.memory import InMemoryGitHub
 from amelia.testing.github.records import ApiError, GraphQLError
-from amelia.testing.github.rest import RecordedRequest
+from amelia.testing.github.rest import RecordedAnswer, RecordedRequest
 from amelia.testing.github.server import FakeGitHubServer
 from amelia.testing.github.state import MAX_DIFF_LINES, MAX_PULL_FILES, REACTIONS, GitHubState
 
@@ -31,6 +31,7 @@ __all__ = [
     "GitRequest",
     "GraphQLError",
     "InMemoryGitHub",
+    "RecordedAnswer",
     "RecordedRequest",
     "RunScript",
 ]

@@ -10,7 +10,7 @@ that out as amelia reads them: no clock, so no test depends on time. Like GitHub
   among its triggers;
 - a push made with the job's token starts no workflow; a push made with another token
   starts the workflows that run on `push` (or `pull_request`, for the branch of an open
-  pull request);
+  pull request), and so does opening a pull request with it (those on `pull_request`);
 - the job's token needs `actions: write` to dispatch and `actions: read` to read runs
   (`actions_permission`), else 403 `Resource not accessible by integration`;
 - each run is one check suite of the app `github-actions`, each job one check run.
@@ -22,7 +22,7 @@ import fnmatch
 import hashlib
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -35,6 +35,7 @@ from amelia.testing.github.records import ApiError, Repository, now
 
 __all__ = [
     "ActionsPermission",
+    "OtherCheckSuite",
     "RunScript",
     "WorkflowFile",
     "WorkflowJob",
@@ -94,6 +95,22 @@ class WorkflowRun:
         return self.id + 500_000
 
 
+@dataclass
+class OtherCheckSuite:
+    """A check suite another app (not GitHub Actions) reports on a commit, with one check
+    run `name` whose page is `details_url`."""
+
+    id: int
+    app: str
+    """The app's slug (`codecov`)."""
+    head_sha: str
+    name: str
+    status: str = "completed"
+    conclusion: str | None = "success"
+    details_url: str = ""
+    created_at: str = field(default_factory=now)
+
+
 @dataclass(frozen=True)
 class WorkflowFile:
     id: int
@@ -126,6 +143,10 @@ class WorkflowsOfRepository:
         self.scripts: dict[str, deque[RunScript]] = {}
         self.dispatches: list[tuple[str, str]] = []
         """(workflow path, ref) of every dispatch accepted."""
+        self.other_suites: list[OtherCheckSuite] = []
+        """Check suites of other apps than GitHub Actions."""
+        self.apps: list[OtherCheckSuite] = []
+        """What each other app reports on a pushed commit (`id` and `head_sha` unset)."""
 
     # files ---------------------------------------------------------------------------------
 
@@ -140,6 +161,26 @@ class WorkflowsOfRepository:
         except GitError:
             return None
         return data.decode("utf-8", "replace")
+
+    def commit(self, sha: str) -> dict[str, str] | None:
+        """The commit `sha` as a run's `head_commit` shows it (None when it is not there):
+        `id`, `tree_id`, `message`, `timestamp`, and its author's and committer's name and
+        email."""
+        layout = "%H%x00%T%x00%cI%x00%an%x00%ae%x00%cn%x00%ce%x00%B"
+        try:
+            shown = run_git(
+                ["--git-dir", str(self._bare()), "show", "-s", f"--format={layout}", sha], None
+            )
+        except (GitError, ApiError):
+            return None
+        fields = shown.split("\0", 7)
+        if len(fields) < 8:
+            return None
+        keys = (
+            *("id", "tree_id", "timestamp", "author_name", "author_email"),
+            *("committer_name", "committer_email", "message"),
+        )
+        return dict(zip(keys, [*fields[:7], fields[7].rstrip("\n")], strict=True))
 
     def workflows(self) -> list[WorkflowFile]:
         """The workflow files of the default branch, by path."""
@@ -278,6 +319,13 @@ class WorkflowsOfRepository:
     def pushed(self, branch: str, sha: str, *, pull_open: bool) -> list[WorkflowRun]:
         """Runs a push of `branch` to `sha` starts (made with a token whose pushes start
         workflows)."""
+        for app in self.apps:
+            status = "completed" if app.conclusion is not None else "in_progress"
+            suite_id = self._next_id()
+            self._next_id()  # its check run's
+            self.other_suites.append(
+                replace(app, id=suite_id, head_sha=sha, status=status, created_at=now())
+            )
         started: list[WorkflowRun] = []
         for workflow in self.workflows():
             text = self.file_at(workflow.path, sha) or ""
@@ -285,6 +333,21 @@ class WorkflowsOfRepository:
             if "push" in triggers and _branch_matches(text, "push", branch):
                 started.append(self.start_run(workflow, branch, sha, "push"))
             elif "pull_request" in triggers and pull_open:
+                started.append(self.start_run(workflow, branch, sha, "pull_request"))
+        return started
+
+    def pull_opened(self, branch: str, base: str) -> list[WorkflowRun]:
+        """Runs opening a pull request from `branch` into `base` starts (made with a token
+        whose events start workflows): those of the workflows on `pull_request`."""
+        sha = self.branch_head(branch)
+        if sha is None:
+            return []
+        started: list[WorkflowRun] = []
+        for workflow in self.workflows():
+            text = self.file_at(workflow.path, sha) or ""
+            if "pull_request" in workflow_triggers(text) and _branch_matches(
+                text, "pull_request", base
+            ):
                 started.append(self.start_run(workflow, branch, sha, "pull_request"))
         return started
 

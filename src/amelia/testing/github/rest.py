@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, TypeVar
 from urllib.parse import quote, unquote, urlencode
 
 from amelia.git import unquote_path
-from amelia.testing.github.actions import WorkflowFile, WorkflowRun
+from amelia.testing.github.actions import OtherCheckSuite, WorkflowFile, WorkflowRun
 from amelia.testing.github.records import (
     ApiError,
     Comment,
@@ -34,6 +34,7 @@ __all__ = [
     "DOCUMENTATION_URL",
     "Answer",
     "Handler",
+    "RecordedAnswer",
     "RecordedRequest",
     "RestApi",
     "error_document",
@@ -55,6 +56,16 @@ class RecordedRequest:
     path: str
     query: dict[str, list[str]]
     headers: dict[str, str]
+    body: Any
+
+
+@dataclass(frozen=True)
+class RecordedAnswer:
+    """What the server answered a request: its status and JSON (or text) body (None for
+    an answer without one, like `204` or `304`)."""
+
+    request: RecordedRequest
+    status: int
     body: Any
 
 
@@ -117,6 +128,24 @@ class RestApi:
             "site_admin": False,
             "url": f"{self._api_url()}/users/{quote(user.login)}",
             "html_url": f"{self.web_url}/{user.login}",
+            **self._user_urls(user),
+        }
+
+    def _user_urls(self, user: User) -> Json:
+        """The rest of GitHub's `simple-user`: avatar and the user's API addresses."""
+        api = f"{self._api_url()}/users/{quote(user.login)}"
+        return {
+            "avatar_url": f"https://avatars.githubusercontent.com/u/{user.id}?v=4",
+            "gravatar_id": "",
+            "followers_url": f"{api}/followers",
+            "following_url": f"{api}/following{{/other_user}}",
+            "gists_url": f"{api}/gists{{/gist_id}}",
+            "starred_url": f"{api}/starred{{/owner}}{{/repo}}",
+            "subscriptions_url": f"{api}/subscriptions",
+            "organizations_url": f"{api}/orgs",
+            "repos_url": f"{api}/repos",
+            "events_url": f"{api}/events{{/privacy}}",
+            "received_events_url": f"{api}/received_events",
         }
 
     def repository_json(self, repository: Repository) -> Json:
@@ -134,7 +163,15 @@ class RestApi:
             "html_url": f"{self.web_url}/{repository.full_name}",
             "clone_url": clone,
             "permissions": {"admin": False, "push": True, "pull": True},
+            **self._repository_urls(repository),
         }
+
+    def _repository_urls(self, repository: Repository) -> Json:
+        """The rest of GitHub's `minimal-repository`: the repository's API addresses (as
+        URI templates, like GitHub's), and its description and fork flag."""
+        api = self._api(repository)
+        urls: Json = {key: api + tail for key, tail in _REPOSITORY_URLS.items()}
+        return {**urls, "description": None, "fork": False}
 
     def issue_json(self, repository: Repository, issue: Issue) -> Json:
         api = self._api(repository)
@@ -593,7 +630,28 @@ class RestApi:
             "jobs_url": f"{api}/actions/runs/{run.id}/jobs",
             "logs_url": f"{api}/actions/runs/{run.id}/logs",
             "workflow_url": f"{api}/actions/workflows/{run.workflow_id}",
+            "check_suite_url": f"{api}/check-suites/{run.check_suite_id}",
+            "cancel_url": f"{api}/actions/runs/{run.id}/cancel",
+            "rerun_url": f"{api}/actions/runs/{run.id}/rerun",
+            "artifacts_url": f"{api}/actions/runs/{run.id}/artifacts",
+            "pull_requests": [],
+            "head_commit": self._head_commit(repository, run.head_sha),
             "repository": self.repository_json(repository),
+            "head_repository": self.repository_json(repository),
+        }
+
+    def _head_commit(self, repository: Repository, sha: str) -> Json | None:
+        """GitHub's `simple-commit` of `sha` (None when the commit is not there)."""
+        commit = self.state.actions(repository.full_name).commit(sha)
+        if commit is None:
+            return None
+        return {
+            "id": commit["id"],
+            "tree_id": commit["tree_id"],
+            "message": commit["message"],
+            "timestamp": commit["timestamp"],
+            "author": {"name": commit["author_name"], "email": commit["author_email"]},
+            "committer": {"name": commit["committer_name"], "email": commit["committer_email"]},
         }
 
     def job_json(self, repository: Repository, run: WorkflowRun) -> Json:
@@ -616,6 +674,11 @@ class RestApi:
             "run_url": f"{self._api(repository)}/actions/runs/{run.id}",
             "check_run_url": f"{self._api(repository)}/check-runs/{job.id}",
             "labels": ["ubuntu-latest"],
+            "created_at": run.created_at,
+            "runner_id": 1,
+            "runner_name": "GitHub Actions 1",
+            "runner_group_id": 2,
+            "runner_group_name": "GitHub Actions",
             "steps": [
                 {"name": name, "status": status, "conclusion": conclusion, "number": number}
                 for number, (name, status, conclusion) in enumerate(job.steps, start=1)
@@ -623,7 +686,29 @@ class RestApi:
         }
 
     def _app(self) -> Json:
-        return {"id": 15368, "slug": "github-actions", "name": "GitHub Actions"}
+        """GitHub Actions as GitHub describes the app of a check suite or run."""
+        owner = {"login": "github", "id": 9919, "type": "Organization"}
+        return {
+            "id": 15368,
+            "slug": "github-actions",
+            "node_id": "MDM6QXBwMTUzNjg=",
+            "name": "GitHub Actions",
+            "description": "Automate your workflow from idea to production",
+            "owner": {
+                **owner,
+                "node_id": "MDEyOk9yZ2FuaXphdGlvbjk5MTk=",
+                "site_admin": False,
+                "url": f"{self._api_url()}/users/github",
+                "html_url": "https://github.com/github",
+                **self._user_urls(User(login="github", id=9919, type="Organization")),
+            },
+            "external_url": "https://help.github.com/en/actions",
+            "html_url": "https://github.com/apps/github-actions",
+            "created_at": "2018-07-30T09:30:17Z",
+            "updated_at": "2024-04-10T20:33:16Z",
+            "permissions": {"actions": "write", "checks": "write", "contents": "write"},
+            "events": ["check_run", "check_suite", "push", "pull_request", "workflow_dispatch"],
+        }
 
     def check_suite_json(self, repository: Repository, run: WorkflowRun) -> Json:
         return {
@@ -635,10 +720,70 @@ class RestApi:
             "conclusion": run.conclusion,
             "app": self._app(),
             "latest_check_runs_count": 1,
+            "before": None,
+            "after": run.head_sha,
+            "created_at": run.created_at,
+            "updated_at": run.created_at,
+            "pull_requests": [],
+            "head_commit": self._head_commit(repository, run.head_sha),
+            "repository": self.repository_json(repository),
             "url": f"{self._api(repository)}/check-suites/{run.check_suite_id}",
             "check_runs_url": (
                 f"{self._api(repository)}/check-suites/{run.check_suite_id}/check-runs"
             ),
+        }
+
+    def _other_app(self, slug: str) -> Json:
+        app = self._app()
+        return {**app, "id": 900_000 + len(slug), "slug": slug, "name": slug, "events": []}
+
+    def other_suite_json(self, repository: Repository, suite: OtherCheckSuite) -> Json:
+        return {
+            "id": suite.id,
+            "node_id": f"CS_{suite.id}",
+            "head_branch": None,
+            "head_sha": suite.head_sha,
+            "status": suite.status,
+            "conclusion": suite.conclusion,
+            "app": self._other_app(suite.app),
+            "latest_check_runs_count": 1,
+            "url": f"{self._api(repository)}/check-suites/{suite.id}",
+            "check_runs_url": f"{self._api(repository)}/check-suites/{suite.id}/check-runs",
+            "before": None,
+            "after": suite.head_sha,
+            "created_at": suite.created_at,
+            "updated_at": suite.created_at,
+            "pull_requests": [],
+            "head_commit": self._head_commit(repository, suite.head_sha),
+            "repository": self.repository_json(repository),
+        }
+
+    def other_run_json(self, repository: Repository, suite: OtherCheckSuite) -> Json:
+        """The one check run of another app's suite (its id is the suite's plus one)."""
+        run_id = suite.id + 1
+        return {
+            "id": run_id,
+            "node_id": f"CR_{run_id}",
+            "name": suite.name,
+            "head_sha": suite.head_sha,
+            "status": suite.status,
+            "conclusion": suite.conclusion,
+            "app": self._other_app(suite.app),
+            "check_suite": {"id": suite.id},
+            "html_url": f"{self.web_url}/{repository.full_name}/runs/{run_id}",
+            "details_url": suite.details_url or None,
+            "url": f"{self._api(repository)}/check-runs/{run_id}",
+            "external_id": "",
+            "started_at": suite.created_at,
+            "completed_at": suite.created_at if suite.status == "completed" else None,
+            "output": {
+                "title": None,
+                "summary": None,
+                "text": None,
+                "annotations_count": 0,
+                "annotations_url": f"{self._api(repository)}/check-runs/{run_id}/annotations",
+            },
+            "pull_requests": [],
         }
 
     def check_run_json(self, repository: Repository, run: WorkflowRun) -> Json:
@@ -653,6 +798,17 @@ class RestApi:
             "conclusion": job.conclusion,
             "app": self._app(),
             "check_suite": {"id": run.check_suite_id},
+            "external_id": str(job.id),
+            "started_at": run.created_at,
+            "completed_at": run.created_at if job.status == "completed" else None,
+            "output": {
+                "title": None,
+                "summary": None,
+                "text": None,
+                "annotations_count": 0,
+                "annotations_url": f"{self._api(repository)}/check-runs/{job.id}/annotations",
+            },
+            "pull_requests": [],
             "html_url": f"{web}/actions/runs/{run.id}/job/{job.id}",
             "details_url": f"{web}/actions/runs/{run.id}/job/{job.id}",
             "url": f"{self._api(repository)}/check-runs/{job.id}",
@@ -717,13 +873,19 @@ class RestApi:
         repository = self.state.repository(full_name)
         runs = self._runs_of(full_name, ref)
         rendered = [self.check_suite_json(repository, run) for run in runs]
+        rendered += [self.other_suite_json(repository, o) for o in self._others(full_name, ref)]
         return self._wrapped(request, rendered, "check_suites")
+
+    def _others(self, full_name: str, ref: str) -> list[OtherCheckSuite]:
+        suites = self.state.actions(full_name).other_suites
+        return [suite for suite in suites if suite.head_sha == unquote(ref)]
 
     def list_check_runs(self, request: RecordedRequest, owner: str, repo: str, ref: str) -> Answer:
         full_name = f"{owner}/{repo}"
         repository = self.state.repository(full_name)
         runs = self._runs_of(full_name, ref)
         rendered = [self.check_run_json(repository, run) for run in runs]
+        rendered += [self.other_run_json(repository, o) for o in self._others(full_name, ref)]
         return self._wrapped(request, rendered, "check_runs")
 
     def graphql(self, request: RecordedRequest) -> Answer:
@@ -734,6 +896,46 @@ class RestApi:
         variables = payload.get("variables") or {}
         return Answer(200, execute(self.state, query, variables), {})
 
+
+_REPOSITORY_URLS = {
+    "archive_url": "/{archive_format}{/ref}",
+    "assignees_url": "/assignees{/user}",
+    "blobs_url": "/git/blobs{/sha}",
+    "branches_url": "/branches{/branch}",
+    "collaborators_url": "/collaborators{/collaborator}",
+    "comments_url": "/comments{/number}",
+    "commits_url": "/commits{/sha}",
+    "compare_url": "/compare/{base}...{head}",
+    "contents_url": "/contents/{+path}",
+    "contributors_url": "/contributors",
+    "deployments_url": "/deployments",
+    "downloads_url": "/downloads",
+    "events_url": "/events",
+    "forks_url": "/forks",
+    "git_commits_url": "/git/commits{/sha}",
+    "git_refs_url": "/git/refs{/sha}",
+    "git_tags_url": "/git/tags{/sha}",
+    "hooks_url": "/hooks",
+    "issue_comment_url": "/issues/comments{/number}",
+    "issue_events_url": "/issues/events{/number}",
+    "issues_url": "/issues{/number}",
+    "keys_url": "/keys{/key_id}",
+    "labels_url": "/labels{/name}",
+    "languages_url": "/languages",
+    "merges_url": "/merges",
+    "milestones_url": "/milestones{/number}",
+    "notifications_url": "/notifications{?since,all,participating}",
+    "pulls_url": "/pulls{/number}",
+    "releases_url": "/releases{/id}",
+    "stargazers_url": "/stargazers",
+    "statuses_url": "/statuses/{sha}",
+    "subscribers_url": "/subscribers",
+    "subscription_url": "/subscription",
+    "tags_url": "/tags",
+    "teams_url": "/teams",
+    "trees_url": "/git/trees{/sha}",
+}
+"""The API addresses of a repository GitHub sends with it, after its own."""
 
 _REPO = r"/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
 _ROUTES: list[tuple[str, str, str]] = [

@@ -37,6 +37,7 @@ from amelia.testing.github.memory import InMemoryGitHub
 from amelia.testing.github.records import ApiError, Json, User
 from amelia.testing.github.rest import (
     DOCUMENTATION_URL,
+    RecordedAnswer,
     RecordedRequest,
     RestApi,
     error_document,
@@ -56,6 +57,8 @@ class FakeGitHubServer(LocalServer):
         """`state`: serve this state (default: a new one whose token acts as `token_user`)."""
         self.state = state or GitHubState(token_user)
         self.requests: list[RecordedRequest] = []
+        self.answers: list[RecordedAnswer] = []
+        """What the REST API answered each request (a dropped connection answers nothing)."""
         self.git_requests: list[GitRequest] = []
         self.rest = RestApi(self.state, lambda: self.url)
         super().__init__(
@@ -270,6 +273,7 @@ def entity_tag(payload: Any) -> str:
 
 class _RequestHandler(QuietHandler):
     fake: FakeGitHubServer
+    _answering: RecordedRequest | None = None
 
     def _handle(self) -> None:
         split = urlsplit(self.path)
@@ -292,6 +296,7 @@ class _RequestHandler(QuietHandler):
         )
         fake = self.fake
         fake.requests.append(request)
+        self._answering = request
         fault = fake.state.take_fault(request.method, request.path)
         if fault is not None and fault.kind == "delay":
             time.sleep(fault.stall_seconds)
@@ -380,6 +385,8 @@ class _RequestHandler(QuietHandler):
             data = payload.encode()
         else:
             data = json.dumps(payload).encode()
+        if self._answering is not None:
+            self.fake.answers.append(RecordedAnswer(self._answering, status, payload))
         self.send_response(status)
         base = {
             "Content-Type": "application/json; charset=utf-8",

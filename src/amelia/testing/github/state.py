@@ -30,6 +30,7 @@ from amelia.git import run_git, run_git_bytes, unquote_path
 from amelia.github.token_facts import JOB_TOKEN_LOGIN
 from amelia.testing.github.actions import (
     ActionsPermission,
+    OtherCheckSuite,
     RunScript,
     WorkflowRun,
     WorkflowsOfRepository,
@@ -366,10 +367,29 @@ class GitHubState:
                 issue.pull is not None and issue.state == "open" and issue.pull.head == branch
                 for issue in repository.issues.values()
             )
-            key = full_name.lower()
-            if key not in self._actions:
-                self._actions[key] = WorkflowsOfRepository(repository, self.next_id)
-            return self._actions[key].pushed(branch, sha, pull_open=pull_open)
+            return self._actions_of(repository).pushed(branch, sha, pull_open=pull_open)
+
+    def install_app(
+        self,
+        full_name: str,
+        app: str,
+        name: str,
+        *,
+        conclusion: str | None = "success",
+        details_url: str = "",
+    ) -> None:
+        """An app other than GitHub Actions (its slug `app`) that reports a check suite
+        with one check run `name` on every commit a push starts workflows for, completed
+        with `conclusion` (None: it stays in progress)."""
+        with self.lock:
+            actions = self._actions_of(self.repository(full_name))
+            actions.apps.append(OtherCheckSuite(0, app, "", name, "", conclusion, details_url))
+
+    def _actions_of(self, repository: Repository) -> WorkflowsOfRepository:
+        key = repository.full_name.lower()
+        if key not in self._actions:
+            self._actions[key] = WorkflowsOfRepository(repository, self.next_id)
+        return self._actions[key]
 
     # lookups -------------------------------------------------------------------------------
 
@@ -547,6 +567,8 @@ class GitHubState:
             number = self.add_pull(
                 repository.full_name, head, base, title, body, draft, user=self.token_user.login
             )
+            if self.pushes_start_workflows():  # `pull_request` `opened`
+                self._actions_of(repository).pull_opened(head, base)
             return repository.issues[number]
 
     def list_pulls(self, full_name: str, *, state: str = "open", head: str = "") -> list[Issue]:
