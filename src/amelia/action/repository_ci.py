@@ -74,6 +74,14 @@ class RepositoryCi:
             self._facts = await self.ctx.github.token_facts()
         return self._facts
 
+    async def started_by_pull_request(self) -> bool:
+        """Whether the CI waited for starts from GitHub's events rather than a dispatch (a
+        personal access token or an App's token): workflows that run only on
+        `pull_request` then start once a pull request of the branch is open."""
+        if self.ctx.dry_run or not self.config.enabled:
+            return False
+        return ci_trigger(await self._token_facts()) == "push"
+
     async def after_push(self, state: ExecutionState) -> ExecutionState:
         """`state` with the CI outcome of the commit just pushed as `last_ci` (the last one
         again when nothing new was pushed)."""

@@ -32,6 +32,7 @@ jobs:
       - uses: actions/checkout@v4
       - run: pytest
 """
+CI_ON_PULL_REQUESTS = "name: CI\non: pull_request\njobs: {}\n"
 CI_WITHOUT_DISPATCH = "name: CI\non: [push, pull_request]\njobs: {}\n"
 FAILING_LINE = "FAILED tests/test_farewell.py::test_bye - AssertionError: 'Bye' != 'Goodbye'"
 FAILING_LOG = (
@@ -196,6 +197,50 @@ def test_with_a_personal_token_nothing_is_dispatched_and_the_push_starts_ci(
         assert (run.event, run.conclusion) == ("pull_request", "success")
         pull = harness.github.pulls(harness.repo)[0]
         assert "started by amelia's push" in pull["body"] and "**passed**" in pull["body"]
+
+
+def test_with_a_personal_token_the_draft_opens_at_the_first_push_so_pull_request_ci_runs(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "action"
+    with ActionHarness(root, script=Model(root / "workspace")) as harness:
+        number = _configure(harness, CI_ON_PULL_REQUESTS)
+        harness.github.state.token_user.login = "octo-maintainer"
+        harness.github.oauth_scopes = ("repo", "workflow")
+        harness.github.script_runs(
+            harness.repo,
+            "ci.yml",
+            RunScript(conclusion="failure", log=FAILING_LOG, reads=1),
+            RunScript(conclusion="success", reads=1),
+        )
+        result = _implement(harness, number)
+
+        assert result.exit_code == 0, result.stdout + result.stderr
+        assert harness.github.requests_to("POST", r".*/dispatches") == []
+        # One draft, opened before amelia first waited for the checks of its push.
+        (opened,) = harness.github.requests_to("POST", r"/repos/octo/app/pulls")
+        first_wait = harness.github.requests_to(
+            "GET", r"/repos/octo/app/commits/[0-9a-f]+/check-suites"
+        )[0]
+        requests = harness.github.requests
+        assert requests.index(opened) < requests.index(first_wait)
+        (pull,) = harness.github.pulls(harness.repo)
+        assert pull["draft"] is True
+        # Opening it started the first run, round 2's push the second.
+        branch = f"amelia/issue-{number}"
+        head = harness.origin_git("rev-parse", branch).strip()
+        runs = harness.github.state.actions(harness.repo).runs
+        assert [(r.event, r.conclusion) for r in runs] == [
+            ("pull_request", "failure"),
+            ("pull_request", "success"),
+        ]
+        assert runs[1].head_sha == head != runs[0].head_sha
+        rounds = [p for p in _developer_prompts(result) if FIX_MARK in p]
+        assert rounds and FAILING_LINE in rounds[0]
+        assert harness.origin_file(branch, "greeter/farewell.py") == FIXED
+        run_url = f"https://github.com/octo/app/actions/runs/{runs[1].id}"
+        assert f"Repository CI on `{head[:12]}`" in pull["body"]
+        assert f"[CI]({run_url}): **success**" in pull["body"]
 
 
 def test_without_actions_write_a_warning_names_it_and_no_approval_claims_ci(

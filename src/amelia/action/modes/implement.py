@@ -386,8 +386,20 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
             rounds.append(round_line("implement", review, current.review_iteration))
         if role == "developer":
             await commit_and_push(ctx, branch, message)
+            await open_draft_for_ci(current)
             return await ci.after_push(current)
         return None
+
+    async def open_draft_for_ci(current: ExecutionState) -> None:
+        """With a token whose events start workflows, open the draft at the first push
+        that holds work: the workflows on `pull_request` run only for an open pull request,
+        and amelia waits for them after each push."""
+        nonlocal existing
+        if existing is not None or not await ci.started_by_pull_request():
+            return
+        if await asyncio.to_thread(head_sha, git) == plan_sha:
+            return
+        existing, _head = await publish_draft(current)
 
     async def publish_draft(
         current: ExecutionState, *, stopped: str | None = None
