@@ -57,8 +57,10 @@ async def develop_and_review(
             implemented = await run_implement(state, run)
         except BudgetExceededError as stop:
             if stop.during:
-                # What the developer did within the budget is kept like any round's work.
-                await _after(after_stage, "developer", stop.state)
+                # What the developer did within the budget is kept like any round's work,
+                # and what keeping it learnt (the CI of the pushed work) stays in the state
+                # the stop reports.
+                stop.state = await _after(after_stage, "developer", stop.state)
             raise
         state = await _after(after_stage, "developer", implemented)
         state = await run_check(state, run)

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from amelia.github.markers import progress_marker
-from amelia.testing.action_harness import ActionHarness, ActionRun
-from amelia.testing.anthropic_script import RecordedRequest, Turn, text, tool_use
+from amelia.testing.action_harness import ActionHarness, ActionRun, plan_script
+from amelia.testing.anthropic_script import RecordedRequest, Turn, reply, text, tool_use
 from amelia.testing.github import RunScript
 from amelia.testing.scripted_claude import role_of
 
@@ -313,3 +313,36 @@ def test_without_waiting_a_dispatched_implement_hands_the_failed_run_to_the_deve
         assert rounds and FAILING_LINE in rounds[0]
         branch = f"amelia/issue-{number}"
         assert harness.origin_file(branch, "greeter/farewell.py") == FIXED
+
+
+def test_a_run_stopped_by_its_budget_shows_the_ci_of_the_work_it_pushed(tmp_path: Path) -> None:
+    workspace = tmp_path / "action" / "workspace"
+    developer: list[Turn] = [
+        [
+            tool_use(
+                "Write", {"file_path": str(workspace / "greeter" / "farewell.py"), "content": BUGGY}
+            )
+        ],
+        reply(text("Now the tests"), output_tokens=200_000),
+        [text("Done")],
+    ]
+    script = plan_script(probe=None, roles={"developer": developer})
+    with ActionHarness(tmp_path / "action", script=script) as harness:
+        number = _configure(harness, CI)
+        harness.github.script_runs(
+            harness.repo, "ci.yml", RunScript(conclusion="failure", log=FAILING_LOG, reads=1)
+        )
+        result = _implement(harness, number, max_cost_usd="0.5")
+
+        assert result.exit_code == 1, result.stdout + result.stderr
+        assert "stopped: budget of $0.5 reached during developer" in result.summary
+        branch = f"amelia/issue-{number}"
+        head = harness.origin_git("rev-parse", branch).strip()
+        (run,) = harness.github.state.actions(harness.repo).runs
+        assert run.head_sha == head
+        run_url = f"https://github.com/octo/app/actions/runs/{run.id}"
+        shown = f"[CI]({run_url}): **failure**"
+        assert f"Repository CI on `{head[:12]}`" in result.summary and shown in result.summary
+        assert FAILING_LINE in result.summary
+        (pull,) = harness.github.pulls(harness.repo)
+        assert shown in pull["body"]
