@@ -23,7 +23,8 @@ def _link(text: str, url: str) -> str:
 
 def run_line(run: CiRunOutcome) -> str:
     """`- [CI](url): success`, with where a failed run failed."""
-    line = f"- {_link(run.workflow, run.url)}: **{run.label}**"
+    kind = " (check suite of another app)" if run.app else ""
+    line = f"- {_link(run.workflow, run.url)}{kind}: **{run.label}**"
     where = "; ".join(
         _link(f"job `{f.job}`", f.job_url) + (f", step `{f.step}`" if f.step else "")
         for f in run.failures

@@ -20,6 +20,7 @@ from amelia.ci.choose import ChosenWorkflows, choose_workflows
 from amelia.ci.config import CiConfig
 from amelia.ci.outcome import run_outcome
 from amelia.ci.waiting import (
+    ACTIONS_APP,
     Clock,
     Pauses,
     Sleep,
@@ -32,7 +33,7 @@ from amelia.core.ci import CiReport, CiRunOutcome, CiTrigger
 from amelia.errors import GitHubAuthError, GitHubError
 from amelia.github.port import GitHubPort
 from amelia.github.token_facts import JOB_TOKEN_LOGIN, TokenFacts
-from amelia.github.workflows import WorkflowInfo, WorkflowRunInfo
+from amelia.github.workflows import CheckSuiteInfo, WorkflowInfo, WorkflowRunInfo
 from amelia.redaction import Redactor
 
 __all__ = [
@@ -168,7 +169,30 @@ class _Waiter:
             ):
                 latest[run.workflow_id] = run
         ran = tuple(w for w in chosen.ci if w.id in latest)
-        return self.report("push", runs=await self.outcomes(ran, latest))
+        others = await self.other_apps(suites)
+        return self.report("push", runs=(*await self.outcomes(ran, latest), *others))
+
+    async def other_apps(self, suites: tuple[CheckSuiteInfo, ...]) -> tuple[CiRunOutcome, ...]:
+        """The check suites of other apps than GitHub Actions that amelia waited for, each
+        with its conclusion and the page of its first check run."""
+        others = [suite for suite in suites if suite.app != ACTIONS_APP]
+        if not others:
+            return ()
+        checks = await self.github.list_check_runs(self.head_sha)
+        found: list[CiRunOutcome] = []
+        for suite in others:
+            runs = [run for run in checks if run.check_suite_id == suite.id]
+            names = ", ".join(dict.fromkeys(run.name for run in runs if run.name))
+            found.append(
+                CiRunOutcome(
+                    workflow=f"{suite.app} ({names})" if names else suite.app,
+                    status=suite.status,
+                    conclusion=suite.conclusion,
+                    url=next((run.html_url for run in runs if run.html_url), ""),
+                    app=suite.app,
+                )
+            )
+        return tuple(found)
 
 
 async def read_ci(

@@ -17,6 +17,7 @@ from amelia.github.port import GitHubReads
 from amelia.github.workflows import CheckSuiteInfo, WorkflowRunInfo
 
 __all__ = [
+    "ACTIONS_APP",
     "MAX_PAUSE_SECONDS",
     "Clock",
     "Pauses",
@@ -27,6 +28,8 @@ __all__ = [
     "wait_for_suites",
 ]
 
+ACTIONS_APP = "github-actions"
+"""The app of the check suites of workflow runs."""
 MAX_PAUSE_SECONDS = 60.0
 GROWTH = 1.5
 NO_SUITE_LOOKS = 6
@@ -123,9 +126,7 @@ async def wait_for_suites(
         if polled.items is not None:
             # Other apps may leave a suite queued forever with nothing in it.
             suites = tuple(
-                suite
-                for suite in polled.items
-                if suite.check_runs > 0 or suite.app == "github-actions"
+                suite for suite in polled.items if suite.check_runs > 0 or suite.app == ACTIONS_APP
             )
         empty_looks = 0 if suites else empty_looks + 1
         if suites and all(suite.completed for suite in suites):

@@ -32,7 +32,7 @@ class CiFailure(BaseModel):
 
 
 class CiRunOutcome(BaseModel):
-    """One workflow run on the pushed commit."""
+    """One workflow run on the pushed commit (or another app's check suite)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -43,6 +43,9 @@ class CiRunOutcome(BaseModel):
     conclusion: str | None = None
     url: str = ""
     failures: tuple[CiFailure, ...] = ()
+    app: str | None = None
+    """The app of a check suite of another app than GitHub Actions (its slug), which
+    amelia waited for with the workflow runs; None for a workflow run."""
 
     @property
     def finished(self) -> bool:

@@ -185,6 +185,7 @@ def test_with_a_personal_token_nothing_is_dispatched_and_the_push_starts_ci(
         # The draft is opened after the rounds: its pull_request runs come with a pull.
         harness.github.state.add_pull(harness.repo, head=f"amelia/issue-{number}")
         harness.github.script_runs(harness.repo, "ci.yml", RunScript(reads=2))
+        harness.github.state.install_app(harness.repo, "codecov", "codecov/patch")
         result = _implement(harness, number)
 
         assert result.exit_code == 0, result.stdout + result.stderr
@@ -197,6 +198,11 @@ def test_with_a_personal_token_nothing_is_dispatched_and_the_push_starts_ci(
         assert (run.event, run.conclusion) == ("pull_request", "success")
         pull = harness.github.pulls(harness.repo)[0]
         assert "started by amelia's push" in pull["body"] and "**passed**" in pull["body"]
+        # The other app's check suite amelia waited for is listed with its link.
+        (suite,) = harness.github.state.actions(harness.repo).other_suites
+        check_url = f"https://github.com/octo/app/runs/{suite.id + 1}"
+        line = f"[codecov (codecov/patch)]({check_url}) (check suite of another app): **success**"
+        assert line in pull["body"] and line in result.summary
 
 
 def test_with_a_personal_token_the_draft_opens_at_the_first_push_so_pull_request_ci_runs(
