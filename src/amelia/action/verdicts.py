@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from amelia.config import ReviewEventSetting
+from amelia.core.ci import CiReport
 from amelia.core.state import ReviewResult, ReviewScope, ToolResult
 from amelia.github.comments import build_review, render_tool_errors
 from amelia.github.models import ReviewInfo
@@ -19,6 +20,7 @@ from amelia.redaction import Redactor
 
 __all__ = [
     "APPROVAL_WITHHELD_NOTE",
+    "CI_NOT_PASSED",
     "NOT_ALL_PUSHED",
     "choose_review_event",
     "post_tool_errors",
@@ -33,11 +35,20 @@ but that is not all on the branch: files were held back from the push, or the pu
 Never `approved`, so a workflow that merges on `verdict == 'approved'` leaves it alone."""
 
 
-def reported_verdict(result: ReviewResult, *, all_pushed: bool) -> str:
+CI_NOT_PASSED = "ci_not_passed"
+"""The verdict amelia reports (step output, description) for a change the reviewer approved
+but whose repository CI on the pushed commit failed or did not finish (amelia's wait ran
+out, or `ci: {wait: false}`). Never `approved`, like `NOT_ALL_PUSHED`."""
+
+
+def reported_verdict(result: ReviewResult, *, all_pushed: bool, ci: CiReport | None = None) -> str:
     """The verdict for the step's output and the description: the reviewer's, except that
-    an approved change not all on the branch is `NOT_ALL_PUSHED`."""
+    an approved change not all on the branch is `NOT_ALL_PUSHED`, and one whose CI `ci`
+    ran and did not pass is `CI_NOT_PASSED`."""
     if result.approved and not all_pushed:
         return NOT_ALL_PUSHED
+    if result.approved and ci is not None and ci.blocks_approval:
+        return CI_NOT_PASSED
     return result.verdict
 
 

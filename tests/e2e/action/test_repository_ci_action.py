@@ -172,6 +172,10 @@ def test_ci_that_does_not_finish_in_time_is_shown_running_and_never_approved(
         (review,) = harness.github.reviews(harness.repo, pull["number"])
         assert review["state"] == "COMMENTED"
         assert "still running" in review["body"] and "does not approve" in review["body"]
+        # The reviewer approved, but neither the output nor the description says approved.
+        assert result.outputs["verdict"] == "ci_not_passed"
+        assert "Latest automated verdict: **ci_not_passed**" in pull["body"]
+        assert "| `verdict` | `ci_not_passed` |" in result.summary
 
 
 def test_with_a_personal_token_nothing_is_dispatched_and_the_push_starts_ci(
@@ -304,6 +308,7 @@ def test_without_waiting_a_dispatched_implement_hands_the_failed_run_to_the_deve
         pull = harness.github.pulls(harness.repo)[0]
         assert "**still running**" in pull["body"]
         assert harness.github.reviews(harness.repo, pull["number"])[0]["state"] != "APPROVED"
+        assert first.outputs["verdict"] == "ci_not_passed"
         assert not [p for p in _developer_prompts(first) if FIX_MARK in p]
 
         # CI finishes (failed) after amelia's job ended; the workflow on `workflow_run`

@@ -18,8 +18,14 @@ from amelia.action.modes.implement import (
 from amelia.action.modes.review import steering_note
 from amelia.action.modes.scan import planned_issue_numbers
 from amelia.action.steering import is_steering_path, restore_steering_files
-from amelia.action.verdicts import NOT_ALL_PUSHED, choose_review_event, reported_verdict
+from amelia.action.verdicts import (
+    CI_NOT_PASSED,
+    NOT_ALL_PUSHED,
+    choose_review_event,
+    reported_verdict,
+)
 from amelia.config import ReviewEventSetting
+from amelia.core.ci import CiReport, CiRunOutcome
 from amelia.core.state import ReviewResult
 from amelia.github.comments import build_review
 from tests.git_helpers import IDENTITY, git
@@ -144,6 +150,26 @@ def test_a_change_not_all_pushed_is_never_called_approved() -> None:
     held = pull_body(1, "docs/plans/p.md", "https://x/p.md", NOT_ALL_PUSHED)
     assert "Latest automated verdict: **not_all_pushed**: the reviewer found nothing" in held
     assert "**approved**" not in held
+
+
+def _ci(status: str, conclusion: str | None = None) -> CiReport:
+    run = CiRunOutcome(workflow="CI", status=status, conclusion=conclusion)
+    return CiReport(head_sha="c" * 40, trigger="dispatch", runs=(run,))
+
+
+def test_a_change_whose_ci_did_not_pass_is_never_called_approved() -> None:
+    running, failed = _ci("in_progress"), _ci("completed", "failure")
+    passed, none_ran = _ci("completed", "success"), CiReport(head_sha="c", trigger="push")
+    assert reported_verdict(APPROVED, all_pushed=True, ci=running) == CI_NOT_PASSED
+    assert reported_verdict(APPROVED, all_pushed=True, ci=failed) == "ci_not_passed"
+    assert reported_verdict(APPROVED, all_pushed=True, ci=passed) == "approved"
+    assert reported_verdict(APPROVED, all_pushed=True, ci=none_ran) == "approved"
+    assert reported_verdict(APPROVED, all_pushed=False, ci=running) == NOT_ALL_PUSHED
+    assert reported_verdict(CHANGES, all_pushed=True, ci=running) == "changes_requested"
+    body = pull_body(1, "docs/plans/p.md", "https://x/p.md", CI_NOT_PASSED)
+    assert "Latest automated verdict: **ci_not_passed**: the reviewer found nothing" in body
+    assert "CI on this commit failed or has not finished" in body
+    assert "**approved**" not in body
 
 
 def test_planned_issue_numbers_come_from_one_ls_remote(tmp_path: Path, repo: Path) -> None:

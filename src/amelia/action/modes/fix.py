@@ -221,7 +221,11 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
         outputs={
             "pr_number": str(pull.number),
             "branch": branch,
-            **({"verdict": reported_verdict(review, all_pushed=all_pushed)} if review else {}),
+            **(
+                {"verdict": reported_verdict(review, all_pushed=all_pushed, ci=state.last_ci)}
+                if review
+                else {}
+            ),
         },
         links=links,
         state=state,
@@ -273,7 +277,9 @@ async def _update_description(
             number,
             state.plan_path or "",
             plan_url,
-            reported_verdict(review, all_pushed=ctx.checkout.publisher.all_pushed),
+            reported_verdict(
+                review, all_pushed=ctx.checkout.publisher.all_pushed, ci=state.last_ci
+            ),
             flagged=tuple(ctx.checkout.publisher.flagged),
             withheld=tuple(ctx.checkout.publisher.withheld),
             check=state.last_check,

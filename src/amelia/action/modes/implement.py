@@ -32,7 +32,13 @@ from amelia.action.modes.base import Mode, ModeContext, ModeOutcome, ModeRun
 from amelia.action.modes.plan import co_author, commit_subject
 from amelia.action.pull_description import ChangeReport, earlier_rounds, round_line
 from amelia.action.repository_ci import STAGE_CI, RepositoryCi
-from amelia.action.verdicts import NOT_ALL_PUSHED, post_tool_errors, post_verdict, reported_verdict
+from amelia.action.verdicts import (
+    CI_NOT_PASSED,
+    NOT_ALL_PUSHED,
+    post_tool_errors,
+    post_verdict,
+    reported_verdict,
+)
 from amelia.ci.render import ci_lines
 from amelia.git import (
     Leak,
@@ -170,6 +176,13 @@ def pull_body(
             f"Latest automated verdict: **{verdict}**: the reviewer found nothing to change, "
             "but part of the change is not on this branch (see *Not pushed* below), so it is "
             "not approved.",
+        ]
+    elif verdict == CI_NOT_PASSED:
+        lines += [
+            "",
+            f"Latest automated verdict: **{verdict}**: the reviewer found nothing to change, "
+            "but the repository's CI on this commit failed or has not finished (see below), "
+            "so it is not approved.",
         ]
     elif verdict:
         lines += ["", f"Latest automated verdict: **{verdict}**."]
@@ -424,7 +437,11 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
                 number,
                 plan_path,
                 plan_url,
-                reported_verdict(review, all_pushed=publisher.all_pushed) if review else None,
+                (
+                    reported_verdict(review, all_pushed=publisher.all_pushed, ci=current.last_ci)
+                    if review
+                    else None
+                ),
                 flagged=tuple(ctx.checkout.publisher.flagged),
                 withheld=tuple(ctx.checkout.publisher.withheld),
                 check=current.last_check,
@@ -471,7 +488,11 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
     pull, head = await publish_draft(state)
     review = state.last_review
     all_pushed = ctx.checkout.publisher.all_pushed
-    verdict = reported_verdict(review, all_pushed=all_pushed) if review is not None else None
+    verdict = (
+        reported_verdict(review, all_pushed=all_pushed, ci=state.last_ci)
+        if review is not None
+        else None
+    )
     plan_url = ctx.blob_url(head, plan_path)
     if review is not None:
         diff_text = await asyncio.to_thread(diff, git, base, head=head)
