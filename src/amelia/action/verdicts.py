@@ -105,20 +105,28 @@ async def post_verdict(
     note: str = "",
     scope: ReviewScope | None = None,
     may_approve: bool = True,
+    ci_passed: bool = True,
 ) -> ReviewInfo:
     """Post `result` as one review of `commit_sha`; `note` is appended to the body, which
     names the range reviewed when `scope` is given. Without `may_approve` (parts of the
-    change are not on the branch) it never approves (see `choose_review_event`), and its
-    headline does not call the change approved."""
+    change are not on the branch) or `ci_passed` (the repository's CI on the commit failed
+    or did not finish) it never approves (see `choose_review_event`), and its headline
+    does not call the change approved but says which."""
     body, inline = build_review(
-        result, diff_text, commit_sha, redactor=redactor, scope=scope, all_pushed=may_approve
+        result,
+        diff_text,
+        commit_sha,
+        redactor=redactor,
+        scope=scope,
+        all_pushed=may_approve,
+        ci_passed=ci_passed,
     )
     if note:
         body += "\n" + redactor.redact(note.strip()) + "\n"
     return await github.create_review(
         pull_number,
         body,
-        choose_review_event(result, setting, may_approve=may_approve),
+        choose_review_event(result, setting, may_approve=may_approve and ci_passed),
         comments=inline,
         commit_id=commit_sha or None,
     )

@@ -290,11 +290,13 @@ def build_review(
     redactor: Redactor | None = None,
     scope: ReviewScope | None = None,
     all_pushed: bool = True,
+    ci_passed: bool = True,
 ) -> tuple[str, list[InlineComment]]:
     """The review body and the inline comments GitHub will accept for this diff.
 
     Without `all_pushed` (parts of the change are not on the branch) an approval is headed
-    "Not all pushed", never "Approved".
+    "Not all pushed", never "Approved"; without `ci_passed` (the repository's CI on the
+    commit failed or did not finish) it is headed "CI has not passed".
 
     A finding on a line outside every hunk (or without a line) would make GitHub refuse
     the whole review with 422, so such findings are listed in the body instead. The body's
@@ -316,10 +318,12 @@ def build_review(
             outside.append(comment)
     if not result.approved:
         verdict = "❌ Changes requested"
-    elif all_pushed:
-        verdict = "✅ Approved"
-    else:
+    elif not all_pushed:
         verdict = "⚠️ Not all pushed (the reviewer found nothing to change)"
+    elif not ci_passed:
+        verdict = "⚠️ CI has not passed (the reviewer found nothing to change)"
+    else:
+        verdict = "✅ Approved"
     counts = {level: 0 for level in SEVERITY_ORDER}
     for comment in result.comments:
         counts[comment.severity] += 1

@@ -172,6 +172,8 @@ def test_ci_that_does_not_finish_in_time_is_shown_running_and_never_approved(
         (review,) = harness.github.reviews(harness.repo, pull["number"])
         assert review["state"] == "COMMENTED"
         assert "still running" in review["body"] and "does not approve" in review["body"]
+        assert "## amelia review: ⚠️ CI has not passed" in review["body"]
+        assert "Not all pushed" not in review["body"]
         # The reviewer approved, but neither the output nor the description says approved.
         assert result.outputs["verdict"] == "ci_not_passed"
         assert "Latest automated verdict: **ci_not_passed**" in pull["body"]

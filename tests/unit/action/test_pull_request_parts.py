@@ -166,6 +166,11 @@ def test_a_change_whose_ci_did_not_pass_is_never_called_approved() -> None:
     assert reported_verdict(APPROVED, all_pushed=True, ci=none_ran) == "approved"
     assert reported_verdict(APPROVED, all_pushed=False, ci=running) == NOT_ALL_PUSHED
     assert reported_verdict(CHANGES, all_pushed=True, ci=running) == "changes_requested"
+    review, _inline = build_review(APPROVED, "", "a" * 40, ci_passed=False)
+    assert review.splitlines()[1] == (
+        "## amelia review: ⚠️ CI has not passed (the reviewer found nothing to change)"
+    )
+    assert "Approved" not in review and "Not all pushed" not in review
     body = pull_body(1, "docs/plans/p.md", "https://x/p.md", CI_NOT_PASSED)
     assert "Latest automated verdict: **ci_not_passed**: the reviewer found nothing" in body
     assert "CI on this commit failed or has not finished" in body

@@ -209,7 +209,8 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
             ctx.redactor,
             setting=ctx.inputs.review_event,
             note="\n\n".join(notes),
-            may_approve=held is None and ci.may_approve(state),
+            may_approve=held is None,
+            ci_passed=ci.may_approve(state),
         )
         await _update_description(ctx, pull, state, base=base, head=head, review=review)
     await post_tool_errors(ctx.github, pull.number, state.tool_results, ctx.redactor)

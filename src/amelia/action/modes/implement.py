@@ -510,7 +510,8 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
                 for n in (verdict_note(held) if held is not None else "", ci.review_note(state))
                 if n
             ),
-            may_approve=held is None and ci.may_approve(state),
+            may_approve=held is None,
+            ci_passed=ci.may_approve(state),
         )
     await post_tool_errors(ctx.github, pull.number, state.tool_results, ctx.redactor)
     links = (
