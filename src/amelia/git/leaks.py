@@ -7,7 +7,8 @@ bytes, text or not) and searched for two things:
   is, in base64 (at any alignment, so also inside a longer encoded string such as a basic
   auth header) or in hex: such a push is refused;
 - a string shaped like a credential of a well-known kind (`TOKEN_KINDS`, the formats
-  GitHub's push protection blocks that have a reliable shape): such a push goes ahead,
+  GitHub's push protection blocks that have a reliable shape, the same list the `Redactor`
+  masks in what amelia posts and logs): such a push goes ahead,
   flagged, so that a person decides; what amelia posts itself (a held-back or unpushed
   patch) is not shown when it holds one.
 
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 
 from amelia.git.runner import run_git, run_git_bytes, split_paths
 from amelia.git.value import Repo
+from amelia.redaction.credentials import CREDENTIAL_SHAPES, PRIVATE_KEY_BLOCK
 
 __all__ = [
     "TOKEN_KINDS",
@@ -41,122 +43,13 @@ MIN_SECRET_LENGTH = 8
 """Shorter values would match ordinary text."""
 
 
-def _kind(name: str, pattern: bytes) -> tuple[str, re.Pattern[bytes]]:
-    return name, re.compile(pattern)
-
-
-TOKEN_KINDS: tuple[tuple[str, re.Pattern[bytes]], ...] = (
-    # GitHub
-    _kind("GitHub token", rb"\bgh[pousr]_[A-Za-z0-9]{36,}"),
-    _kind("GitHub fine-grained token", rb"\bgithub_pat_[A-Za-z0-9_]{60,}"),
-    _kind(
-        "GitHub secret scanning sample token",
-        rb"\bsecret_scanning_ab85fc6f8d7638cf1c11da812da308d43_[0-9A-Za-z]{5}\b",
-    ),
-    # Model providers
-    _kind("Anthropic API key", rb"\bsk-ant-[a-z0-9]+-[A-Za-z0-9_-]{20,}"),
-    _kind(
-        "OpenAI API key",
-        rb"\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}"
-        rb"|[A-Za-z0-9_-]{0,120}T3BlbkFJ[A-Za-z0-9_-]{10,})",
-    ),
-    _kind("OpenRouter API key", rb"\bsk-or-v1-[a-f0-9]{40,}"),
-    _kind("Groq API key", rb"\bgsk_[A-Za-z0-9]{52}\b"),
-    _kind("xAI API key", rb"\bxai-[A-Za-z0-9]{80}\b"),
-    _kind("Replicate API token", rb"\br8_[A-Za-z0-9]{37}\b"),
-    _kind("Hugging Face token", rb"\b(?:hf|api_org)_[A-Za-z]{34}\b"),
-    # Clouds
-    _kind("AWS access key id", rb"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),
-    _kind("Google API key", rb"\bAIza[0-9A-Za-z_-]{35}\b"),
-    _kind("Google OAuth client secret", rb"\bGOCSPX-[A-Za-z0-9_-]{28}\b"),
-    _kind("Google OAuth token", rb"\bya29\.[0-9A-Za-z_-]{30,}|\b1//0[0-9A-Za-z_-]{40,}"),
-    _kind(
-        "Azure storage or service key in a connection string",
-        rb"\bAccountKey=[A-Za-z0-9+/]{86}==|\bSharedAccessKey=[A-Za-z0-9+/]{42,43}=",
-    ),
-    _kind(
-        # Microsoft's identifiable keys: a fixed signature at a fixed place in the key.
-        "Azure identifiable key",
-        rb"(?<![A-Za-z0-9+/=_-])(?:"
-        rb"[A-Za-z0-9+/]{76}(?:\+ASt|ACDb|\+ABa|\+AMC|APIM)[A-Za-z0-9+/]{5}[AQgw]=="
-        rb"|[A-Za-z0-9+/]{33}(?:\+ASb|\+AEh|\+ARm|AIoT|AzCa|AZEG)[A-P][A-Za-z0-9+/]{5}="
-        rb"|[A-Za-z0-9+/]{42}\+ACR[A-D][A-Za-z0-9+/]{5}"
-        rb"|[A-Za-z0-9_-]{44}AzFu[A-Za-z0-9_-]{5}[AQgw]=="
-        rb"|[A-Za-z0-9]{42}AzSe[A-D][A-Za-z0-9]{5}"
-        rb"|[A-Za-z0-9]{52}JQQJ9[9DH][A-Za-z0-9][A-L][A-Za-z0-9]{16}[A-Za-z][A-Za-z0-9]{7}"
-        rb")(?![A-Za-z0-9+/=_-])",
-    ),
-    _kind(
-        "Azure Entra ID client secret",
-        rb"(?<![A-Za-z0-9_~.+/=-])[A-Za-z0-9_~.-]{3}[78]Q~[A-Za-z0-9_~.-]{31,34}"
-        rb"(?![A-Za-z0-9_~.+/=-])",
-    ),
-    _kind("DigitalOcean token", rb"\bdo[opr]_v1_[a-f0-9]{64}\b"),
-    _kind("Databricks token", rb"\bdapi[0-9a-f]{32}(?:-\d)?\b"),
-    _kind("HashiCorp Vault token", rb"\bhv[sb]\.[A-Za-z0-9_-]{90,}"),
-    _kind("Terraform Cloud token", rb"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"),
-    _kind("Pulumi access token", rb"\bpul-[a-f0-9]{40}\b"),
-    _kind("Doppler token", rb"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9_.-]{40,}"),
-    # Code hosting, CI and package registries
-    _kind(
-        "GitLab token",
-        rb"\bgl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent|ffct|wt)-[0-9A-Za-z_.-]{20,}"
-        rb"|\bGR1348941[0-9A-Za-z_-]{20,}",
-    ),
-    _kind("Atlassian API token", rb"\bATATT3[A-Za-z0-9_=-]{150,}"),
-    _kind("Docker access token", rb"\bdckr_(?:pat|oat)_[A-Za-z0-9_-]{27,}"),
-    _kind("npm token", rb"\bnpm_[A-Za-z0-9]{36}\b"),
-    _kind("PyPI token", rb"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
-    _kind("RubyGems API key", rb"\brubygems_[a-f0-9]{48}\b"),
-    _kind(
-        "NuGet API key",
-        rb"\boy2[a-p][0-9a-z]{15}[aq][0-9a-z]{11}[eu][bdfhjlnprtvxz357][a-p][0-9a-z]{11}"
-        rb"[aeimquy4]\b",
-    ),
-    _kind("crates.io token", rb"\bcio[A-Za-z0-9]{32}\b"),
-    _kind("Postman API key", rb"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),
-    _kind("Grafana token", rb"\bglc_[A-Za-z0-9+/]{32,}|\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b"),
-    _kind("Sentry token", rb"\bsntry[su]_[A-Za-z0-9+/=_-]{40,}"),
-    _kind("Linear API key", rb"\blin_(?:api|oauth)_[A-Za-z0-9]{40}\b"),
-    _kind("Figma token", rb"\bfigd_[A-Za-z0-9_-]{40,}"),
-    _kind("Notion token", rb"\bntn_[0-9]{11}[A-Za-z0-9]{35}\b"),
-    # Payments, messaging, mail
-    _kind("Stripe API key", rb"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{20,}"),
-    _kind("Stripe webhook secret", rb"\bwhsec_[A-Za-z0-9+/=]{32,}"),
-    _kind("Shopify token", rb"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
-    _kind(
-        "Slack token",
-        rb"\bxox(?:[abposr]|e(?:\.xox[bp])?)-[0-9A-Za-z-]{10,}|\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]+",
-    ),
-    _kind(
-        "Slack webhook",
-        rb"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}",
-    ),
-    _kind(
-        "Discord token or webhook",
-        rb"\b[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}\b"
-        rb"|https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{60,}",
-    ),
-    _kind("Twilio account or API key id", rb"\b(?:AC|SK)[0-9a-f]{32}\b"),
-    _kind("SendGrid API key", rb"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b"),
-    _kind("Brevo (Sendinblue) key", rb"\bx(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}\b"),
-    _kind("Mailgun API key", rb"\bkey-[0-9a-f]{32}\b"),
-    _kind("Mailchimp API key", rb"\b[0-9a-f]{32}-us[0-9]{1,2}\b"),
-    # Keys
-    _kind("private key", rb"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----"),
-    _kind("PuTTY private key", rb"PuTTY-User-Key-File-\d+: "),
+TOKEN_KINDS: tuple[tuple[str, re.Pattern[bytes]], ...] = tuple(
+    (shape.kind, shape.data) for shape in CREDENTIAL_SHAPES
 )
-"""Credential formats with a recognisable shape, by name: those GitHub's push protection
-blocks (its "supported secret scanning patterns") whose shape is reliable enough to match
-without the provider's checksum, and a few more that are credentials as plainly (Stripe
-restricted keys, Slack and Discord webhooks). Generic shapes (a password in a database
-URL, any 88-character base64 string) are left out: ordinary code is full of them."""
+"""(kind, pattern) of every credential shape (`amelia.redaction.credentials`, the list the
+`Redactor` masks in what amelia posts), for bytes."""
 
-_PRIVATE_KEY_BLOCK = re.compile(
-    rb"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?"
-    rb"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
-    re.DOTALL,
-)
+_PRIVATE_KEY_BLOCK = re.compile(PRIVATE_KEY_BLOCK.encode("ascii"), re.DOTALL)
 _CREDENTIAL_SHAPES: tuple[re.Pattern[bytes], ...] = (
     _PRIVATE_KEY_BLOCK,
     *(pattern for kind, pattern in TOKEN_KINDS if kind != "private key"),

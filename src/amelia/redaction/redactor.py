@@ -1,4 +1,8 @@
-"""Replace credentials with `***` in anything we post or log: tool output, errors, comments."""
+"""Replace credentials with `***` in anything we post or log: tool output, errors, comments.
+
+The values of the run's secrets, a few shapes of their own (a bearer token, credentials in
+a URL, a JWT, a private key as a block), and every shape of
+`amelia.redaction.credentials`, the list the git layer flags and masks too."""
 
 from __future__ import annotations
 
@@ -6,6 +10,8 @@ import json
 import re
 from collections.abc import Iterable
 from typing import NamedTuple
+
+from amelia.redaction.credentials import CREDENTIAL_SHAPES, PRIVATE_KEY_BLOCK
 
 __all__ = ["MASK", "Redactor"]
 
@@ -25,15 +31,7 @@ class _TokenPattern(NamedTuple):
 
 
 _TOKEN_PATTERNS: tuple[_TokenPattern, ...] = (
-    _TokenPattern(
-        re.compile(
-            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?"
-            r"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
-            re.DOTALL,
-        ),
-        MASK,
-        ("-----BEGIN ",),
-    ),
+    _TokenPattern(re.compile(PRIVATE_KEY_BLOCK, re.DOTALL), MASK, ("-----BEGIN ",)),
     _TokenPattern(re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), MASK, ("github_pat_",)),
     _TokenPattern(
         re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"), MASK, ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")
@@ -65,24 +63,48 @@ _TOKEN_PATTERNS: tuple[_TokenPattern, ...] = (
         folded=True,
     ),
     _TokenPattern(re.compile(r"(://)[^/\s:@]+:[^/\s@]+@"), rf"\g<1>{MASK}@", ("://",)),
+    # Every shape the git layer flags in a push and masks in what it saves.
+    *(
+        _TokenPattern(shape.text, MASK, shape.needles)
+        for shape in CREDENTIAL_SHAPES
+        if shape.kind != "private key"  # masked as a whole block above
+    ),
 )
 
 
+def _needle_index() -> tuple[tuple[str, bool, tuple[int, ...]], ...]:
+    """Each distinct needle once, with whether it is looked for in the lower-cased text and
+    the positions in `_TOKEN_PATTERNS` of the patterns it stands for."""
+    found: dict[tuple[str, bool], list[int]] = {}
+    for position, token in enumerate(_TOKEN_PATTERNS):
+        for needle in token.needles:
+            found.setdefault((needle, token.folded), []).append(position)
+    return tuple((needle, folded, tuple(at)) for (needle, folded), at in found.items())
+
+
+_NEEDLES = _needle_index()
+
+
 def _mask_tokens(text: str) -> str:
-    """`text` with every known token format masked, in the order of `_TOKEN_PATTERNS`."""
+    """`text` with every known token format masked, in the order of `_TOKEN_PATTERNS`.
+
+    A pattern runs only when one of its needles is in the text: masking puts `***` in and
+    takes nothing out around it, so it forms no needle that was not there before."""
     lowered: str | None = None
-    for token in _TOKEN_PATTERNS:
-        if token.folded:
+    wanted = [False] * len(_TOKEN_PATTERNS)
+    for needle, folded, positions in _NEEDLES:
+        if folded:
             if lowered is None:
                 lowered = text.lower()
             haystack = lowered
         else:
             haystack = text
-        if not any(needle in haystack for needle in token.needles):
-            continue
-        masked = token.pattern.sub(token.replacement, text)
-        if masked != text:
-            text, lowered = masked, None
+        if needle in haystack:
+            for position in positions:
+                wanted[position] = True
+    for token, run in zip(_TOKEN_PATTERNS, wanted, strict=True):
+        if run:
+            text = token.pattern.sub(token.replacement, text)
     return text
 
 

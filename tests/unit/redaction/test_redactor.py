@@ -1,9 +1,15 @@
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from amelia.redaction import Redactor, secret_values
+from amelia.core.state import ToolResult
+from amelia.git import mask_credentials
+from amelia.github.comments import render_tool_errors
+from amelia.redaction import MASK, Redactor, secret_values
+from amelia.redaction.credentials import CREDENTIAL_SHAPES, CredentialShape
+from tests.unit.git.test_leaks import CREDENTIAL_SAMPLES
 
 SECRET = st.text(alphabet=st.characters(codec="utf-8"), min_size=6, max_size=30)
 
@@ -26,6 +32,49 @@ def test_known_token_formats_are_masked() -> None:
     redactor = Redactor()
     for token in samples:
         assert redactor.redact(f"token={token} end") == "token=*** end", token
+
+
+@pytest.mark.parametrize("label", sorted(CREDENTIAL_SAMPLES))
+def test_every_credential_shape_a_push_flags_is_masked_in_what_is_posted(label: str) -> None:
+    """What amelia posts (a comment of failed tool calls) masks what it saves does."""
+    value = CREDENTIAL_SAMPLES[label]
+    text = f"$ cat config/settings.yml\nKEY: {value}\nexit 1"
+    assert value not in mask_credentials(text.encode(), []).decode()
+    assert value not in Redactor(secrets=["the-run-secret"]).redact(text)
+    failed = ToolResult(
+        agent="developer",
+        tool_name="Bash",
+        tool_input={"command": f"echo {value} && false"},
+        output=text,
+        is_error=True,
+    )
+    body = render_tool_errors([failed], Redactor(secrets=["the-run-secret"]))
+    assert body is not None and MASK in body and value not in body
+
+
+def test_ordinary_text_keeps_its_words() -> None:
+    """What tool output is full of, and docs that name a key's prefix: nothing is masked."""
+    text = (
+        "Search your code for `sk_live_` and `rk_live_`, `glpat-` and `xoxb-` prefixes.\n"
+        "ACCOUNT_KEY_SETTING_NAME = 'AccountKey'\nkey-value store, SKU SK-1234\n"
+        "def acknowledge_the_request_and_continue_processing_the_queue(): ...\n"
+        "commit 0a1b2c3d4e5f67890a1b2c3d4e5f67890a1b2c3d\n"
+        "uuid 9f1c2d3e-4b5a-6978-8a9b-0c1d2e3f4a5b\n"
+        "FAILED tests/test_api.py::TestClient::test_fetch_users_returns_the_list - KeyError\n"
+        "https://hooks.slack.com/services/ docs, dapi docs, npm_config_cache, hf_hub_download\n"
+    )
+    assert Redactor(secrets=["the-run-secret"]).redact(text) == text
+
+
+@pytest.mark.parametrize("shape", CREDENTIAL_SHAPES, ids=lambda shape: shape.kind)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_every_match_of_a_shape_holds_one_of_its_needles(
+    shape: CredentialShape, data: st.DataObject
+) -> None:
+    """The redactor skips a shape on a text without its needles: no match may lack one."""
+    match = data.draw(st.from_regex(shape.text, fullmatch=True))
+    assert any(needle in match for needle in shape.needles), match
 
 
 def test_pem_bearer_authorization_and_url_credentials() -> None:
@@ -88,7 +137,9 @@ _TOKEN_PIECES = st.sampled_from(
         "eyJ", ".eyJ", "Bearer ", "BEARER\t", "authorization: token ", "AuthorIzation: Basic ",
         "authorızation: token ", "://", "user:pw@", "-----BEGIN RSA PRIVATE KEY-----",
         "-----END RSA PRIVATE KEY-----", "İ", "ı", "ſ", "\u212a", "Σ", "_", "-", " ", "\n",
-        "0123456789abcdefXYZ", "q" * 20,
+        "0123456789abcdefXYZ", "q" * 20, "sk_live_", "glpat-", "xoxb-", "AIza", "npm_", "SG.",
+        "hf_", "SK", "AC", "dckr_pat_", "dapi", "dop_v1_", "-us", "key-", "8Q~", "0f" * 16,
+        "https://hooks.slack.com/services/",
     ]
 )  # fmt: skip
 
