@@ -73,7 +73,7 @@ CREDENTIAL_SHAPES: tuple[CredentialShape, ...] = (
     _shape(
         # Microsoft's identifiable keys: a fixed signature at a fixed place in the key.
         "Azure identifiable key",
-        r"(?<![A-Za-z0-9+/=_-])(?:"
+        r"(?<![A-Za-z0-9+/_-])(?:"
         r"[A-Za-z0-9+/]{76}(?:\+ASt|ACDb|\+ABa|\+AMC|APIM)[A-Za-z0-9+/]{5}[AQgw]=="
         r"|[A-Za-z0-9+/]{33}(?:\+ASb|\+AEh|\+ARm|AIoT|AzCa|AZEG)[A-P][A-Za-z0-9+/]{5}="
         r"|[A-Za-z0-9+/]{42}\+ACR[A-D][A-Za-z0-9+/]{5}"
@@ -101,7 +101,7 @@ CREDENTIAL_SHAPES: tuple[CredentialShape, ...] = (
     ),
     _shape(
         "Azure Entra ID client secret",
-        r"(?<![A-Za-z0-9_~.+/=-])[A-Za-z0-9_~.-]{3}[78]Q~[A-Za-z0-9_~.-]{31,34}"
+        r"(?<![A-Za-z0-9_~.+/-])[A-Za-z0-9_~.-]{3}[78]Q~[A-Za-z0-9_~.-]{31,34}"
         r"(?![A-Za-z0-9_~.+/=-])",
         ("7Q~", "8Q~"),
     ),

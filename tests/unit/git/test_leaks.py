@@ -173,6 +173,18 @@ def test_credential_formats_push_protection_blocks_are_flagged_by_kind(
     assert all(value not in leak.kind for leak in report.tokens)
 
 
+@pytest.mark.parametrize("label", sorted(CREDENTIAL_SAMPLES))
+def test_a_credential_assigned_in_an_env_file_is_flagged_and_masked(repo: Path, label: str) -> None:
+    value = CREDENTIAL_SAMPLES[label]
+    data = f"export KEY={value}\nOTHER='{value}'\n".encode()
+    _commit(repo, {".env.example": data})
+
+    report = scan_unpushed(repo, "amelia/issue-1", secrets=[SECRET])
+
+    assert report.tokens == (Leak(".env.example", label.split(" (")[0]),)
+    assert value.encode() not in mask_credentials(data, [])
+
+
 def test_ordinary_content_is_not_flagged(repo: Path) -> None:
     """What repositories are full of: lockfile hashes, UUIDs, commit ids, base64 data, long
     identifiers, and docs that name a key's prefix. None of it is a credential."""

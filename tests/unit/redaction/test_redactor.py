@@ -41,6 +41,8 @@ def test_every_credential_shape_a_push_flags_is_masked_in_what_is_posted(label: 
     text = f"$ cat config/settings.yml\nKEY: {value}\nexit 1"
     assert value not in mask_credentials(text.encode(), []).decode()
     assert value not in Redactor(secrets=["the-run-secret"]).redact(text)
+    assigned = f"$ cat .env\nKEY={value}\nexit 1"
+    assert value not in Redactor(secrets=["the-run-secret"]).redact(assigned)
     failed = ToolResult(
         agent="developer",
         tool_name="Bash",
