@@ -3,7 +3,8 @@
 The workflows GitHub lists, read at the pushed commit to see their triggers (`on:`): those
 that run on `push` or `pull_request` (or, when `.github/amelia.yml` names some under
 `ci.workflows`, those), and of them the ones that also accept `workflow_dispatch`, which
-the job's token may start.
+the job's token may start. A workflow whose jobs use the amelia action is amelia's own,
+never CI: running it would run amelia again.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import KW_ONLY, dataclass
 
 from amelia.ci.config import CiConfig
 from amelia.github.port import GitHubReads
-from amelia.github.workflows import WorkflowInfo, workflow_triggers
+from amelia.github.workflows import WorkflowInfo, runs_amelia, workflow_triggers
 
 __all__ = ["CI_EVENTS", "ChosenWorkflows", "choose_workflows", "names_workflow"]
 
@@ -29,6 +30,8 @@ class ChosenWorkflows:
     _: KW_ONLY
     unknown: tuple[str, ...] = ()
     """Workflows `ci.workflows` names that the repository does not have."""
+    own: tuple[WorkflowInfo, ...] = ()
+    """Workflows `ci.workflows` names that use the amelia action: left out."""
 
 
 def names_workflow(workflow: WorkflowInfo, name: str) -> bool:
@@ -49,12 +52,18 @@ async def choose_workflows(github: GitHubReads, head_sha: str, config: CiConfig)
         named, unknown = listed, ()
     ci: list[WorkflowInfo] = []
     dispatchable: list[WorkflowInfo] = []
+    own: list[WorkflowInfo] = []
     for workflow in named:
-        text = await github.get_file(workflow.path, head_sha)
-        triggers = workflow_triggers(text.decode("utf-8", "replace")) if text else frozenset()
+        text = (await github.get_file(workflow.path, head_sha) or b"").decode("utf-8", "replace")
+        triggers = workflow_triggers(text)
         if not config.workflows and not triggers & CI_EVENTS:
+            continue
+        if runs_amelia(text):
+            own.append(workflow)
             continue
         ci.append(workflow)
         if "workflow_dispatch" in triggers:
             dispatchable.append(workflow)
-    return ChosenWorkflows(tuple(ci), tuple(dispatchable), unknown=unknown)
+    return ChosenWorkflows(
+        tuple(ci), tuple(dispatchable), unknown=unknown, own=tuple(own) if config.workflows else ()
+    )

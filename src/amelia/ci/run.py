@@ -38,6 +38,7 @@ from amelia.redaction import Redactor
 
 __all__ = [
     "ADD_DISPATCH_NOTE",
+    "OWN_WORKFLOWS_NOTE",
     "ci_trigger",
     "read_ci",
     "read_permission_note",
@@ -50,6 +51,12 @@ ADD_DISPATCH_NOTE = (
     "start no workflow, and none of its CI workflows ({names}) accepts a dispatch. Add "
     "`workflow_dispatch:` to their `on:` triggers (and `actions: write` to amelia's job "
     "permissions) so amelia can run them."
+)
+
+
+OWN_WORKFLOWS_NOTE = (
+    "`ci.workflows` in `.github/amelia.yml` names {names}, which use the amelia action: "
+    "amelia never runs them as the repository's CI (that would run amelia again)."
 )
 
 
@@ -253,8 +260,13 @@ async def run_ci(
         return waiter.report(trigger, note=f"amelia could not read the workflows: {error.message}")
     if chosen.unknown:
         logger.warning("ci.workflows names no workflow of the repository: {}", chosen.unknown)
-    if not chosen.ci and not config.workflows:
+    if not chosen.ci and not chosen.own and not config.workflows:
         return None
+    if chosen.own:
+        note = OWN_WORKFLOWS_NOTE.format(names=_names(chosen.own))
+        if not chosen.ci:
+            return waiter.report(trigger, note=note)
+        logger.warning("{}", note)
     try:
         if trigger == "dispatch":
             return await waiter.dispatched(chosen)

@@ -8,6 +8,7 @@ costs no rate limit) when the `ETag` sent back still matches, and the port then 
 
 from __future__ import annotations
 
+import re
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -23,6 +24,7 @@ __all__ = [
     "check_run_info",
     "check_suite_info",
     "job_info",
+    "runs_amelia",
     "workflow_info",
     "workflow_run_info",
     "workflow_triggers",
@@ -244,3 +246,34 @@ def workflow_triggers(text: str) -> frozenset[str]:
     if isinstance(on, dict):
         return frozenset(str(event) for event in on)
     return frozenset()
+
+
+_AMELIA_USES = re.compile(r"(?i)docker://\S*amelia\S*|[A-Za-z0-9_.-]+/amelia(?:/[^@\s]*)?@\S+")
+"""A `uses:` of the amelia action: `<owner>/amelia@…`, `<owner>/amelia/host@…`, or its
+image, `docker://…amelia…`."""
+
+
+def runs_amelia(text: str) -> bool:
+    """Whether a job of the workflow file `text` uses the amelia action (a step's or the
+    job's `uses:`): such a workflow is amelia's own, never the repository's CI."""
+    import yaml  # only runs that look at workflows need it
+
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return False
+    jobs = document.get("jobs") if isinstance(document, dict) else None
+    if not isinstance(jobs, dict):
+        return False
+    for job in jobs.values():
+        if not isinstance(job, dict):
+            continue
+        steps = job.get("steps")
+        uses = [job.get("uses")] + (
+            [step.get("uses") for step in steps if isinstance(step, dict)]
+            if isinstance(steps, list)
+            else []
+        )
+        if any(isinstance(u, str) and _AMELIA_USES.fullmatch(u.strip()) for u in uses):
+            return True
+    return False
