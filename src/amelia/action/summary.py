@@ -78,7 +78,10 @@ def render_summary(
     if state is not None and state.last_ci is not None:
         from amelia.ci.render import ci_lines
 
-        lines += [*ci_lines(state.last_ci), ""]
+        ci = state.last_ci
+        if ci.note in warnings:  # said once, as a warning above
+            ci = ci.model_copy(update={"note": None})
+        lines += [*ci_lines(ci), ""]
     if state is not None and state.usage:
         lines += [
             "| agent | model | turns | tool calls | tool errors | tokens in / out | cost "

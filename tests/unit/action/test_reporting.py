@@ -7,6 +7,8 @@ import io
 from amelia.action.log_groups import LogGroupSink
 from amelia.action.summary import render_summary, total_cost
 from amelia.action.workflow_io import WorkflowIO
+from amelia.ci.run import ADD_DISPATCH_NOTE
+from amelia.core.ci import CiReport, CiRunOutcome
 from amelia.core.state import AgentUsage, ExecutionState
 from amelia.core.types import StreamEvent, StreamEventType
 from amelia.redaction import Redactor
@@ -59,6 +61,27 @@ def test_summary_shows_warnings_and_the_modes_details_before_the_outputs() -> No
     assert "> **Warning:** leaked ***" in lines
     assert lines.index("| waited | 300 |") < lines.index("| `issues` | `[1, 2]` |")
     assert "hunter2-secret" not in text
+
+
+def test_a_note_about_ci_that_is_a_warning_is_said_once() -> None:
+    note = ADD_DISPATCH_NOTE.format(names="`ci.yml`")
+    not_run = CiReport(head_sha="a" * 40, trigger="dispatch", note=note)
+    passed = CiRunOutcome(workflow="CI", status="completed", conclusion="success")
+    ran = CiReport(head_sha="a" * 40, trigger="dispatch", runs=(passed,), note=note)
+    for report in (not_run, ran):
+        text = render_summary(
+            "implement",
+            "success",
+            {},
+            ExecutionState(last_ci=report),
+            Redactor(),
+            warnings=(note,),
+        )
+        assert text.count("workflow_dispatch:") == 1 and f"> **Warning:** {note}" in text
+        assert "[!NOTE]" not in text
+    # A note that is no warning of the run is shown with the CI.
+    shown = render_summary("fix", "success", {}, ExecutionState(last_ci=not_run), Redactor())
+    assert shown.count("workflow_dispatch:") == 1 and "> [!NOTE]" in shown
 
 
 async def test_log_groups_wrap_each_stage() -> None:
