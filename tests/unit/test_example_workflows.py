@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from amelia.github.events import RoutingSettings, parse_event, route
+from amelia.github.workflows import runs_amelia
 
 ROOT = Path(__file__).parents[2]
 EXAMPLES = ROOT / "docs" / "examples"
@@ -111,3 +112,40 @@ def test_what_amelia_yml_receives_is_routed_to_the_command_asked_for(where: str)
         event = parse_event("workflow_dispatch", json.dumps(payload))
         routed = route(event, RoutingSettings())
         assert (routed.kind, routed.number) == (command, 42), routed
+
+
+def _runs_implement_or_fix(document: dict[Any, Any], job: dict[str, Any]) -> bool:
+    """Whether `job` can run `/amelia implement` or `fix`: on a comment (any command), on a
+    dispatch that offers them, or with `AMELIA_COMMAND` naming one."""
+    triggers = _triggers(document)
+    if {"issue_comment", "pull_request_review_comment"} & set(triggers):
+        return True
+    dispatch = triggers.get("workflow_dispatch") or {}
+    offered = ((dispatch.get("inputs") or {}).get("command") or {}).get("options") or []
+    if {"implement", "fix"} & set(offered):
+        return True
+    commands = {
+        str((step.get("env") or {}).get("AMELIA_COMMAND", "")) for step in job.get("steps", [])
+    }
+    return bool({"implement", "fix"} & commands)
+
+
+def test_every_example_that_implements_or_fixes_may_start_the_repositorys_ci() -> None:
+    """implement and fix run the repository's CI with the job's token: a dispatch, which
+    needs `actions: write` (docs/ci.md)."""
+    workflows = {
+        "README.md": AMELIA_YML["README.md"],
+        **{path.name: path.read_text(encoding="utf-8") for path in EXAMPLES.glob("*.yml")},
+    }
+    checked = set()
+    for name, text in workflows.items():
+        if not runs_amelia(text):
+            continue
+        document = _load(text)
+        for job_name, job in document["jobs"].items():
+            if not _runs_implement_or_fix(document, job):
+                continue
+            permissions = job.get("permissions", document.get("permissions")) or {}
+            assert permissions.get("actions") == "write", (name, job_name)
+            checked.add(name)
+    assert checked == {"README.md", "amelia-plan.yml"}
