@@ -432,6 +432,8 @@ class _Engine:
         fix = (
             "check out the repository first (actions/checkout), or give `amelia run --repo` a clone"
         )
+        if path.exists() and not path.is_dir():
+            raise ConfigError(f"the workspace {path} is not a directory: {fix}")
         if not path.is_dir():
             raise ConfigError(f"the workspace {path} does not exist: {fix}")
         if not (path / ".git").exists():

@@ -33,7 +33,7 @@ def run(
     ],
     *,
     repo: Annotated[
-        Path | None,
+        str | None,
         typer.Option("--repo", help="The checkout to work in (default: GITHUB_WORKSPACE or .)."),
     ] = None,
     dry_run: Annotated[
@@ -42,12 +42,20 @@ def run(
     ] = False,
 ) -> None:
     """Reproduce an Action run locally from a saved event payload."""
+    if repo is not None and not repo.strip():
+        # Path("") is the current directory: an empty value (an unset variable in a script)
+        # must not quietly become it.
+        typer.echo(
+            "::error::--repo is empty: give the path of the checkout, or leave --repo out to "
+            "work in GITHUB_WORKSPACE or the current directory"
+        )
+        raise typer.Exit(2)
     from amelia.action.runner import ActionRequest, run_action
 
     request = ActionRequest(
         event_name=event_name,
         event_path=event_path,
-        workspace=repo,
+        workspace=Path(repo) if repo is not None else None,
         default_workspace=Path(),
         dry_run=True if dry_run else None,
     )

@@ -141,7 +141,7 @@ def test_amelia_run_refuses_an_issue_number_github_never_sends_before_any_reques
     assert result.github_requests == [] and result.model_requests == []
 
 
-@pytest.mark.parametrize("workspace", ["missing", "not a checkout"])
+@pytest.mark.parametrize("workspace", ["missing", "not a checkout", "a file"])
 def test_amelia_run_refuses_a_repo_that_is_no_checkout_before_any_request(
     harness: ActionHarness, workspace: str
 ) -> None:
@@ -149,6 +149,8 @@ def test_amelia_run_refuses_a_repo_that_is_no_checkout_before_any_request(
     path = harness.root / "elsewhere"
     if workspace == "not a checkout":
         path.mkdir()
+    if workspace == "a file":
+        path.write_text("not a repository\n", encoding="utf-8")
     event = harness.comment_event(number, "/amelia plan")
     events = harness.root / "event.json"
     events.write_text(json.dumps(event), encoding="utf-8")
@@ -159,7 +161,32 @@ def test_amelia_run_refuses_a_repo_that_is_no_checkout_before_any_request(
     output = result.stdout + result.stderr
     assert result.exit_code == 2, output
     (error,) = _error_lines(result.stdout)
-    reason = "does not exist" if workspace == "missing" else "is not a git checkout"
+    reasons = {
+        "missing": "does not exist",
+        "not a checkout": "is not a git checkout",
+        "a file": "is not a directory",
+    }
+    reason = reasons[workspace]
     assert error.startswith(f"::error::the workspace {path} {reason}: check out the repository")
     assert "would create comment" not in output
+    assert result.github_requests == [] and result.model_requests == []
+
+
+def test_amelia_run_refuses_an_empty_repo_instead_of_working_in_the_current_directory(
+    harness: ActionHarness,
+) -> None:
+    number = harness.add_issue("Add a farewell", "Say goodbye.")
+    event = harness.comment_event(number, "/amelia plan")
+    events = harness.root / "event.json"
+    events.write_text(json.dumps(event), encoding="utf-8")
+    args = ["run", "--event-name", "issue_comment", "--event-path", str(events), "--repo", ""]
+
+    result = harness.run("issue_comment", event, args=args)
+
+    output = result.stdout + result.stderr
+    assert result.exit_code == 2, output
+    assert output.strip().splitlines() == [
+        "::error::--repo is empty: give the path of the checkout, or leave --repo out to work "
+        "in GITHUB_WORKSPACE or the current directory"
+    ]
     assert result.github_requests == [] and result.model_requests == []
