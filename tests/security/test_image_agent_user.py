@@ -125,9 +125,10 @@ def test_a_checkout_the_agent_user_cannot_reach_stops_the_run_before_anything_ha
         )
 
         output = result.stdout + result.stderr
-        assert result.exit_code == 1, output
+        assert result.exit_code == 2, output  # a configuration error, like a missing checkout
         assert result.model_requests == []
         (error,) = error_lines(result.stdout)
+        assert error.startswith("::error::the agent user amelia-agent (uid 10001) cannot enter")
         assert f"the agent user amelia-agent (uid 10001) cannot enter {above} (mode 0700" in error
         assert f"chmod o+x {above}" in error and "AMELIA_AGENT_USER=none" in error
         assert str(harness.workspace) in error
@@ -157,9 +158,9 @@ def test_amelia_run_with_a_checkout_the_agent_user_cannot_reach_writes_nothing(
         )
 
         output = result.stdout + result.stderr
-        assert result.exit_code == 1, output
+        assert result.exit_code == 2, output
         (error,) = error_lines(result.stdout)
-        assert f"cannot enter {above} (mode 0700" in error
+        assert f"cannot enter {above} (mode 0700" in error and "amelia failed" not in error
         assert result.github_writes == [] and result.model_requests == []
         assert "would create comment" not in output
 

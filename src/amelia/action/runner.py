@@ -424,8 +424,8 @@ class _Engine:
 
     def _check_workspace(self, settings: Settings) -> None:
         """Before anything is read from or written to GitHub, any setup runs or any branch
-        changes: the workspace is a git checkout (`ConfigError` otherwise), and the agent
-        user, when agents run as one, can enter it (`AgentUserError` otherwise)."""
+        changes: the workspace is a git checkout, and the agent user, when agents run as one,
+        can enter it (`ConfigError` otherwise)."""
         from amelia.isolation.agent_user import resolve_agent_user
 
         path = self._checkout_path(settings.runner).resolve()

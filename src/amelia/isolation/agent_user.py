@@ -184,8 +184,9 @@ class AgentUser:
     def check_entry(self, checkout: Path) -> None:
         """Make sure this user, as itself, can enter `checkout` and every directory above
         it: the check a run makes before anything else (no setup, no branch change, no
-        comment), since the checkout is not handed over yet. Raises `AgentUserError` with
-        one line naming the directory that blocks it and what to do."""
+        comment), since the checkout is not handed over yet. Raises `ConfigError` with
+        one line naming the directory that blocks it and what to do (`AgentUserError` when
+        the check itself cannot run)."""
         self._check(checkout, enter_only=True)
 
     def check_access(self, checkout: Path) -> None:
@@ -221,7 +222,9 @@ class AgentUser:
         who = f"the agent user {self.name} (uid {self.uid})"
         escape = f"or set {AGENT_USER_VARIABLE}={NO_AGENT_USER} to run agents as amelia's own user"
         if ran.returncode == _CANNOT_ENTER:
-            raise AgentUserError(
+            # Before the hand-over, where the workflow put the checkout is the fault: a
+            # configuration error (exit 2), like a workspace that is no checkout.
+            raise (ConfigError if enter_only else AgentUserError)(
                 f"{who} cannot enter {blocked} ({_describe_directory(blocked)}), so it cannot "
                 f"reach the checkout {target}: let other users enter it (chmod o+x {blocked}) "
                 f"or put the checkout below a directory they can enter, {escape}"

@@ -330,7 +330,7 @@ def test_the_entry_check_needs_only_a_way_in_not_the_checkout_handed_over(
     checkout = reachable / "closed" / "checkout"
     checkout.mkdir(parents=True)
     (reachable / "closed").chmod(0o700)
-    with pytest.raises(AgentUserError) as entering:
+    with pytest.raises(ConfigError) as entering:  # where the checkout is: exit 2
         agent.check_entry(checkout)
     message = entering.value.message
     assert f"cannot enter {reachable / 'closed'} (mode 0700, owner root)" in message
