@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from loguru import logger
 
+from amelia.action.artifacts import workflow_path
 from amelia.action.github_access import open_client, refusal
 from amelia.action.log_setup import configure_logging
 from amelia.action.modes import Mode, ModeContext, ModeOutcome, load_mode
@@ -250,6 +251,7 @@ class _Engine:
                 outputs=outcome.outputs,
                 on_runner=settings.runner.actions,
                 workflow_run=settings.runner.run_id,
+                later_path=workflow_path(str(recorder.directory), runner_temp=settings.runner.temp),
             )
         return code
 

@@ -63,9 +63,13 @@ def finish_recording(
     outputs: Mapping[str, str],
     on_runner: bool,
     workflow_run: str | None = None,
+    later_path: str | None = None,
 ) -> None:
     """Complete the recording, name it in the step outputs and the job summary (with the
-    artifact the example workflows upload it as, in the workflow run `workflow_run`)."""
+    artifact the example workflows upload it as, in the workflow run `workflow_run`). On a
+    runner the summary names the directory as a later step of the job does (`later_path`,
+    e.g. `${{ runner.temp }}/_github_home/…` from amelia's container, `${{ runner.temp }}/…`
+    in the host flavour), else as it is."""
     try:
         recorder.finish(git, exit_code=exit_code, conclusion=conclusion, outputs=outputs)
     except OSError as error:
@@ -75,11 +79,9 @@ def finish_recording(
     io.set_outputs({"recording": run_id})
     kib = max(1, recorder.size() // 1024)
     run_number = workflow_run or "<run id>"
-    where = (
-        f"`${{{{ runner.temp }}}}/_github_home/amelia/runs/{run_id}/`"
-        if on_runner
-        else f"`{recorder.directory}`"
-    )
+    where = f"`{recorder.directory}`"
+    if on_runner and later_path is not None:
+        where = f"`{later_path.rstrip('/')}/`"
     io.write_summary(
         "\n".join(
             [
