@@ -69,7 +69,7 @@ def _progress(harness: ActionHarness) -> str:
 
 
 def _transcripts(harness: ActionHarness) -> list[list[dict[str, object]]]:
-    runs = sorted((harness.runner_temp / "amelia" / "runs").rglob("*.jsonl"))
+    runs = sorted((harness.runner_temp / "amelia" / "runs").glob("*.jsonl"))
     return [
         [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
         for path in runs
