@@ -152,11 +152,11 @@ def test_a_reviewer_on_another_driver_and_model_and_a_budget_that_stops_before_i
 ) -> None:
     root = tmp_path / "action"
     developer: list[Turn] = [
-        [text("I will add bye.py")],
         [
+            text("I will add bye.py"),
             tool_use(
                 "Write", {"file_path": str(root / "workspace" / "bye.py"), "content": "BYE = 1\n"}
-            )
+            ),
         ],
         [text("Added bye.py")],
     ]
@@ -181,8 +181,8 @@ def test_a_reviewer_on_another_driver_and_model_and_a_budget_that_stops_before_i
         assert PROJECT_RULE in architect and AGENTS_RULE in architect
         assert REVIEWER_RULE not in architect and "From `CLAUDE.md`" not in architect
 
-        # 1. A budget smaller than the developer's first response (text only): Claude Code
-        # stops it there, so the Write never runs, and the reviewer never starts; the
+        # 1. A budget smaller than the developer's first response: Claude Code stops it
+        # there, so the Write it asks for never runs, and the reviewer never starts; the
         # draft says so.
         harness.fresh_checkout()
         openai_env = {"OPENAI_BASE_URL": openai.url}
