@@ -109,8 +109,8 @@ def test_core_never_imports_agents_or_the_driver_factory() -> None:
 
 
 DRIVER_DEFAULT_ENVIRONMENT = {
-    ("amelia.drivers.runtime", "amelia.config"),
-    ("amelia.drivers.runtime", "amelia.config.driver_environment"),
+    ("amelia.drivers.default_environment", "amelia.config"),
+    ("amelia.drivers.default_environment", "amelia.config.driver_environment"),
 }
 """A driver made without an environment gets the one the settings reader builds from the
 process environment (`default_environment`): the only import of the drivers upward."""
@@ -158,6 +158,122 @@ def test_the_checker_sees_lazy_and_type_checking_imports() -> None:
     found = set(_imports(sample, "amelia.core"))
     assert {"amelia.agents.architect", "amelia.drivers.factory", "amelia.testing"} <= found
     assert "amelia.agents.developer" in found
+
+
+# -- the house: every package on a floor, no arrow up, no circle --------------------------
+
+HOUSE: tuple[tuple[str, ...], ...] = (
+    ("amelia.cli", "amelia.commands", "amelia.demo"),
+    ("amelia.testing", "amelia.replay.player"),
+    ("amelia.action", "amelia.replay.session"),
+    ("amelia.pipeline", "amelia.replay"),
+    ("amelia.agents", "amelia.repo_config", "amelia.config"),
+    ("amelia.mcp", "amelia.ci"),
+    ("amelia.drivers",),
+    ("amelia.github", "amelia.toolchain"),
+    ("amelia.core", "amelia.git", "amelia.isolation"),
+    ("amelia", "amelia.errors", "amelia.redaction", "amelia.text"),
+)
+"""The floors, top first: a module imports from its own package or from packages on lower
+floors. The entry points stand on the action, the Action's engine and modes on the
+pipeline, the pipeline on the agents, the agents on the drivers, the drivers on the core;
+GitHub, git, the toolchain and the isolation are libraries the floors above them use. The
+repository's CI (`amelia.ci`) stands on GitHub; a run's recording (`amelia.replay`) beside
+the pipeline, the engine's start and finish of it (`amelia.replay.session`) with the
+engine, and its replay (`amelia.replay.player`), which runs the engine, above it."""
+
+UPWARD = {
+    ("amelia.drivers.default_environment", "amelia.config"): "a driver made without an "
+    "environment gets the one the settings reader builds (DRIVER_DEFAULT_ENVIRONMENT)",
+    ("amelia.mcp.runtime", "amelia.config"): "the MCP servers of a run start from the run's "
+    "settings (their secrets, their user, the inherited environment)",
+}
+"""The arrows that run up, each with its reason; neither closes a circle of modules."""
+
+
+def _floor(module: str) -> int | None:
+    """The floor of `module`: of the longest package of `HOUSE` holding it."""
+    found = [
+        (len(package), floor)
+        for floor, packages in enumerate(HOUSE)
+        for package in packages
+        if module == package or (package != "amelia" and module.startswith(f"{package}."))
+    ]
+    return max(found)[1] if found else None
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def _upward(graph: dict[str, set[str]]) -> dict[tuple[str, str], int]:
+    """Every import of a module from a higher floor (a smaller index), outside its package."""
+    found: dict[tuple[str, str], int] = {}
+    for module, imported in graph.items():
+        own = _floor(module)
+        for name in imported:
+            if not _in(name, "amelia") or _package(name) == _package(module):
+                continue
+            target = _floor(name)
+            if own is not None and target is not None and target < own:
+                found[(module, _package(name))] = target
+    return found
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The circles among the modules of `graph` (strongly connected parts of two or more)."""
+    edges = {module: sorted(name for name in graph[module] if name in graph) for module in graph}
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        on_stack.add(module)
+        for name in edges[module]:
+            if name not in order:
+                visit(name)
+                low[module] = min(low[module], low[name])
+            elif name in on_stack:
+                low[module] = min(low[module], order[name])
+        if low[module] == order[module]:
+            part: list[str] = []
+            while not part or part[-1] != module:
+                part.append(stack.pop())
+                on_stack.discard(part[-1])
+            if len(part) > 1:
+                circles.append(sorted(part))
+
+    for module in sorted(edges):
+        if module not in order:
+            visit(module)
+    return circles
+
+
+def test_every_module_has_a_floor() -> None:
+    assert [module for module in GRAPH if _floor(module) is None] == []
+
+
+def test_no_import_runs_up_the_house() -> None:
+    assert set(_upward(GRAPH)) == set(UPWARD)
+
+
+def test_no_modules_import_each_other_in_a_circle() -> None:
+    assert _circles(GRAPH) == []
+
+
+def test_the_house_checks_see_a_circle_and_an_arrow_up() -> None:
+    graph = {
+        "amelia.core.a": {"amelia.agents.b"},
+        "amelia.agents.b": {"amelia.core.c"},
+        "amelia.core.c": {"amelia.core.a"},
+    }
+    assert _circles(graph) == [["amelia.agents.b", "amelia.core.a", "amelia.core.c"]]
+    assert set(_upward(graph)) == {("amelia.core.a", "amelia.agents")}
 
 
 # -- the process environment -----------------------------------------------------------------

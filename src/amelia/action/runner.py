@@ -46,7 +46,7 @@ from amelia.redaction import Redactor
 
 if TYPE_CHECKING:
     from amelia.action.checkout import Checkout
-    from amelia.action.toolchain import Toolchain
+    from amelia.action.run_settings import Toolchain
     from amelia.core.types import Profile
     from amelia.drivers.runtime import DriverEnvironment
     from amelia.github.port import GitHubPort
@@ -304,7 +304,7 @@ class _Engine:
         from a trusted commit), that configuration, and why an automatic review is not made
         (None: go on)."""
         from amelia.action.repository_config import automatic_review_skip, read_trusted_files
-        from amelia.action.toolchain import toolchain_from
+        from amelia.action.run_settings import toolchain_from
         from amelia.repo_config import configure_profile, explicit_inputs
 
         explicit = explicit_inputs(settings.environ)

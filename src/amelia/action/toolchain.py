@@ -16,18 +16,17 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from loguru import logger
 
 from amelia.action.modes.base import ModeContext, ModeOutcome
-from amelia.config import ActionInputs
+from amelia.action.run_settings import Toolchain, toolchain_from
 from amelia.isolation.ownership import give_home_to
 from amelia.pipeline.checks import TestCommand
 from amelia.redaction import Redactor, scrubbed_environment
-from amelia.repo_config import DEFAULT_CONFIG_FILE, RepoConfig
 from amelia.text import code_fence
 from amelia.toolchain import (
     ShellRun,
@@ -42,63 +41,14 @@ from amelia.toolchain import (
 
 __all__ = [
     "RUNNER_FILE_VARIABLES",
-    "Toolchain",
     "prepare_toolchain",
     "render_tail",
-    "toolchain_from",
     "toolchain_of",
     "unreachable_reason",
 ]
 
 RUNNER_FILE_VARIABLES = ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_STATE")
 """The runner's file commands: amelia's own; the setup and the tests never write to them."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Toolchain:
-    """What the project asks amelia to run, and where each setting came from."""
-
-    setup: str | None = None
-    setup_timeout_minutes: float = 10.0
-    setup_origin: str = "setup_script"
-    test_command: str | None = None
-    test_timeout_minutes: float = 10.0
-    test_origin: str = "test_command"
-
-
-def toolchain_from(
-    inputs: ActionInputs,
-    *,
-    config: RepoConfig | None = None,
-    config_file: str = DEFAULT_CONFIG_FILE,
-    explicit: Collection[str] = (),
-) -> Toolchain:
-    """The toolchain settings: an input the workflow set explicitly (see
-    `amelia.repo_config.explicit_inputs`) wins over the repository's configuration file
-    (`setup`, `setup_timeout_minutes`, `test_command`, `test_timeout_minutes`)."""
-    file = config or RepoConfig()
-
-    def chosen(name: str, from_file: object) -> bool:
-        """True when the input decides: set explicitly, or the file says nothing."""
-        return name in explicit or from_file is None
-
-    def timeout(name: str, from_input: float, from_file: float | None) -> float:
-        return from_input if from_file is None or chosen(name, from_file) else from_file
-
-    setup_from_input = chosen("setup_script", file.setup)
-    test_from_input = chosen("test_command", file.test_command)
-    return Toolchain(
-        setup=inputs.setup_script if setup_from_input else file.setup,
-        setup_origin="setup_script" if setup_from_input else f"setup in {config_file}",
-        setup_timeout_minutes=timeout(
-            "setup_timeout_minutes", inputs.setup_timeout_minutes, file.setup_timeout_minutes
-        ),
-        test_command=inputs.test_command if test_from_input else file.test_command,
-        test_origin="test_command" if test_from_input else f"test_command in {config_file}",
-        test_timeout_minutes=timeout(
-            "test_timeout_minutes", inputs.test_timeout_minutes, file.test_timeout_minutes
-        ),
-    )
 
 
 def toolchain_of(ctx: ModeContext) -> Toolchain:

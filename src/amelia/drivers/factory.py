@@ -12,7 +12,8 @@ from typing import Any, ClassVar
 from amelia.core.types import DEFAULT_DRIVER, DriverType
 from amelia.drivers.base import DriverInterface
 from amelia.drivers.credentials import model_for_key
-from amelia.drivers.runtime import DriverEnvironment, default_environment
+from amelia.drivers.default_environment import default_environment
+from amelia.drivers.runtime import DriverEnvironment
 from amelia.errors import ConfigError
 
 __all__ = ["BUILTIN_DRIVERS", "DriverFactory", "DriverFactoryFn"]

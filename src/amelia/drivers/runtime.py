@@ -10,9 +10,9 @@ unprivileged user every agent process runs as (`amelia.isolation.agent_user`);
 `mcp_grants` the MCP servers of the run per agent, of which `for_role` makes a driver's
 `mcp_servers` (`amelia.drivers.mcp`).
 
-A driver made without one (`default_environment`) gets the one amelia's settings reader
-builds from the process environment (`amelia.config.driver_environment`): secrets are
-never handed to child processes just because nobody said what to hand them.
+A driver made without one (`amelia.drivers.default_environment`) gets the one amelia's
+settings reader builds from the process environment (`amelia.config.driver_environment`):
+secrets are never handed to child processes just because nobody said what to hand them.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from amelia.drivers.mcp import McpEndpoint
 from amelia.isolation.agent_user import AgentUser
 from amelia.redaction import Redactor
 
-__all__ = ["DriverEnvironment", "default_environment"]
+__all__ = ["DriverEnvironment"]
 
 
 @dataclass(frozen=True)
@@ -66,11 +66,3 @@ class DriverEnvironment:
     def lookup(self, name: str) -> str:
         """`name` from the credentials, else from the inherited environment, else ""."""
         return (self.credentials.get(name) or self.inherited.get(name) or "").strip()
-
-
-def default_environment() -> DriverEnvironment:
-    """The environment of a driver made without one: this process's, as amelia's one
-    reader of it builds it (`amelia.config.driver_environment`)."""
-    from amelia.config import driver_environment
-
-    return driver_environment()

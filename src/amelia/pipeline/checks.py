@@ -16,8 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from loguru import logger
 
@@ -25,41 +23,14 @@ from amelia.core.state import CheckRun, ExecutionState, ReviewComment, ReviewRes
 from amelia.core.types import StreamEventType
 from amelia.errors import GitError
 from amelia.git import Git, Repo, run_git_paths
-from amelia.isolation.agent_user import AgentUser
 from amelia.pipeline.context import RunContext
+from amelia.pipeline.project_tests import TestCommand
 from amelia.toolchain import run_shell
-from amelia.toolchain.setup import command_line
 
 __all__ = ["CHECK_AGENT", "TestCommand", "enforce_check", "run_check"]
 
 CHECK_AGENT = "tests"
 """The name the test command's events carry (the progress comment shows it as a stage)."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class TestCommand:
-    """The project's test command and how it runs."""
-
-    __test__ = False  # not a pytest test class
-
-    command: str
-    timeout_seconds: float = 600.0
-    environment: Mapping[str, str] = field(default_factory=dict, repr=False)
-    """The variables it starts with: the agents' tools' environment, without secrets."""
-    origin: str = "test_command"
-    """Where the command was set, named in the finding a failure becomes."""
-    agent: AgentUser | None = None
-    """The unprivileged user it runs as, like the agents' tools (None: amelia's own)."""
-
-    def argv(self) -> list[str]:
-        """The command line to start, as the agent user when there is one."""
-        argv = list(command_line(self.command))
-        return argv if self.agent is None else self.agent.command(argv)
-
-    def start_environment(self) -> dict[str, str]:
-        """`environment`, with the agent user's HOME when there is one."""
-        environment = dict(self.environment)
-        return environment if self.agent is None else self.agent.environment(environment)
 
 
 def _untracked(repo: Repo) -> set[str]:

@@ -7,16 +7,13 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import KW_ONLY, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from amelia.core.state import ExecutionState
 from amelia.core.types import AgentRole, Profile, StreamEvent, StreamEventType, ToolProfileName
 from amelia.drivers.base import DriverInterface
 from amelia.git import Git
+from amelia.pipeline.project_tests import TestCommand
 from amelia.pipeline.sinks import Sink, dispatch
-
-if TYPE_CHECKING:
-    from amelia.pipeline.checks import TestCommand
 
 __all__ = [
     "ROLE_TOOL_PROFILES",

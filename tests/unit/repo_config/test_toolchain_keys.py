@@ -3,7 +3,7 @@ its `action.yml` default does not."""
 
 from __future__ import annotations
 
-from amelia.action.toolchain import Toolchain, toolchain_from
+from amelia.action.run_settings import Toolchain, toolchain_from
 from amelia.config import load_inputs
 from amelia.repo_config import explicit_inputs, parse_repo_config
 from amelia.testing.action_inputs import runner_inputs

@@ -24,7 +24,7 @@ from amelia.redaction import Redactor
 if TYPE_CHECKING:
     from amelia.action.checkout import Checkout
     from amelia.action.progress import ProgressTracker
-    from amelia.action.toolchain import Toolchain
+    from amelia.action.run_settings import Toolchain
     from amelia.core.state import ExecutionState
     from amelia.core.types import Profile
     from amelia.drivers.runtime import DriverEnvironment

@@ -35,8 +35,9 @@ from amelia.drivers.api.tools import ToolContext, check_tool_profile, tools_for_
 from amelia.drivers.arguments import require_directory, require_prompt
 from amelia.drivers.base import AgenticMessage, AgenticMessageType, DriverUsage, GenerateResult
 from amelia.drivers.credentials import DEFAULT_API_MODEL
+from amelia.drivers.default_environment import default_environment
 from amelia.drivers.mcp import McpEndpoint, mcp_servers_for
-from amelia.drivers.runtime import DriverEnvironment, default_environment
+from amelia.drivers.runtime import DriverEnvironment
 from amelia.drivers.spending import current_spending_limit
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
 from amelia.errors import DriverError, DriverInputError

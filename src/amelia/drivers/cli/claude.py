@@ -41,8 +41,9 @@ from amelia.drivers.cli._claude_mcp import (
 )
 from amelia.drivers.cli._claude_tmp import cli_scratch, private_tmpdir
 from amelia.drivers.cli._claude_tools import tool_permissions
+from amelia.drivers.default_environment import default_environment
 from amelia.drivers.mcp import McpEndpoint, mcp_servers_for
-from amelia.drivers.runtime import DriverEnvironment, default_environment
+from amelia.drivers.runtime import DriverEnvironment
 from amelia.drivers.spending import current_spending_limit
 from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcript_path
 from amelia.errors import DriverError
