@@ -22,14 +22,14 @@ from contextlib import nullcontext
 from dataclasses import KW_ONLY, dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from loguru import logger
 
 from amelia.action.artifacts import workflow_path
 from amelia.action.github_access import open_client, refusal
 from amelia.action.log_setup import configure_logging
-from amelia.action.modes import Mode, ModeContext, ModeOutcome, load_mode
+from amelia.action.modes import Mode, ModeContext, ModeExit, ModeOutcome, load_mode
 from amelia.action.report import (
     report_error,
     report_outcome,
@@ -158,7 +158,7 @@ class _Engine:
         return await self._run_mode(mode, command, event, settings, event_name)
 
     async def _run_mode(
-        self, mode: Mode, command: Command, event: Event, settings: Settings, event_name: str
+        self, mode: Mode[Any], command: Command, event: Event, settings: Settings, event_name: str
     ) -> int:
         repo = settings.runner.repository or (
             event.repository.full_name if event.repository else None
@@ -405,7 +405,7 @@ class _Engine:
             runner_temp=runner.temp,
         )
 
-    async def _open_progress(self, mode: Mode, context: ModeContext) -> None:
+    async def _open_progress(self, mode: Mode[Any], context: ModeContext) -> None:
         """The progress comment, when the mode has stages and there is an issue to post on."""
         from amelia.action.progress import open_progress
 
@@ -461,21 +461,20 @@ class _Engine:
             message = self.redactor.redact(error.message)
             self.io.warning(f"amelia: could not restore the checkout's credentials: {message}")
 
-    async def _guarded(self, mode: Mode, context: ModeContext) -> ModeOutcome:
+    async def _guarded(self, mode: Mode[Any], context: ModeContext) -> ModeOutcome:
         """The mode's preparation and run; every failure becomes a failed outcome."""
         from amelia.pipeline import StageFailedError
 
         try:
             if mode.needs_workspace:
                 await asyncio.to_thread(context.checkout.prepare)
-            run = mode.run
+            prepared = None
             if mode.prepare is not None:
                 prepared = await mode.prepare(context)
-                if isinstance(prepared, ModeOutcome):
-                    return prepared
                 await self._open_progress(mode, context)
-                run = prepared
-            return await run(context)
+            return await mode.run(context, prepared)
+        except ModeExit as early:
+            return early.outcome
         except StageFailedError as error:
             return ModeOutcome(conclusion="failure", failure_reason=str(error), state=error.state)
         except asyncio.CancelledError:

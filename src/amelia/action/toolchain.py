@@ -22,7 +22,7 @@ from pathlib import Path
 
 from loguru import logger
 
-from amelia.action.modes.base import ModeContext, ModeOutcome
+from amelia.action.modes.base import ModeContext, ModeExit, ModeOutcome
 from amelia.action.run_settings import Toolchain, toolchain_from
 from amelia.isolation.ownership import give_home_to
 from amelia.pipeline.checks import TestCommand
@@ -140,12 +140,12 @@ async def _run_setup(
 
 async def prepare_toolchain(
     ctx: ModeContext, *, trusted_ref: str, setup_stage: str, tests_stage: str
-) -> ModeOutcome | TestCommand | None:
+) -> TestCommand | None:
     """Run the setup (when there is one) and make the drivers see what it installed.
 
-    Returns the failed outcome when the setup fails, else the test command to run after
-    every developer round (None: the project has none). Raises `ConfigError` for a setup
-    script missing from the default branch."""
+    Returns the test command to run after every developer round (None: the project has
+    none). A failing setup ends the run (`ModeExit` with the failed outcome); a setup
+    script missing from the default branch raises `ConfigError`."""
     toolchain = toolchain_of(ctx)
     environment = ctx.environment
     inherited: Mapping[str, str] = environment.inherited if environment is not None else {}
@@ -172,10 +172,12 @@ async def prepare_toolchain(
         )
         if not ran.succeeded:
             await ctx.stage(setup_stage, "failed", detail=outcome)
-            return ModeOutcome(
-                conclusion="failure",
-                failure_reason=f"the setup `{description}` {outcome}; no agent ran",
-                failure_details=ran.tail,
+            raise ModeExit(
+                ModeOutcome(
+                    conclusion="failure",
+                    failure_reason=f"the setup `{description}` {outcome}; no agent ran",
+                    failure_details=ran.tail,
+                )
             )
         await ctx.stage(setup_stage, "done", detail=f"{outcome} in {ran.duration_seconds:.0f} s")
         inherited = extend_path(inherited, added)
@@ -190,7 +192,7 @@ async def prepare_toolchain(
         if reach.blocked:
             reason = unreachable_reason(reach, agent.name, toolchain.test_origin)
             await ctx.stage(tests_stage, "failed", detail="the agent user cannot reach it")
-            return ModeOutcome(conclusion="failure", failure_reason=reason)
+            raise ModeExit(ModeOutcome(conclusion="failure", failure_reason=reason))
         if reach.others:
             logger.warning(
                 "the agent user {} cannot reach these PATH entries, so the agents' commands "

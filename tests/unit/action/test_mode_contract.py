@@ -5,13 +5,23 @@ from __future__ import annotations
 import ast
 import io
 from pathlib import Path
-from typing import get_args
+from types import SimpleNamespace
+from typing import cast, get_args
 
 import pytest
 
 import amelia.action.modes
-from amelia.action.modes import MODE_MODULES, REQUESTABLE_KINDS, load_mode
+from amelia.action.modes import (
+    MODE_MODULES,
+    REQUESTABLE_KINDS,
+    Mode,
+    ModeContext,
+    ModeExit,
+    ModeOutcome,
+    load_mode,
+)
 from amelia.action.report import report_error
+from amelia.action.runner import ActionRequest, _Engine
 from amelia.action.workflow_io import WorkflowIO
 from amelia.errors import ConfigError, GitHubError
 from amelia.github.events import CommandKind
@@ -79,3 +89,59 @@ def test_an_error_outside_a_mode_is_one_line_and_its_branch_exit_code(
     assert report_error(workflow, Redactor(secrets=["ghs_secret123"]), error) == code
     assert stream.getvalue().splitlines() == [line]
     assert workflow.outputs == {"conclusion": "failure"}
+
+
+def _engine() -> _Engine:
+    return _Engine(ActionRequest(), WorkflowIO(stream=io.StringIO()))
+
+
+async def _never_run(_ctx: ModeContext, _prepared: object) -> ModeOutcome:
+    raise AssertionError("the run must not start after an early exit")
+
+
+async def test_an_early_exit_from_the_preparation_is_the_outcome_and_the_run_never_starts() -> None:
+    skipped = ModeOutcome(conclusion="skipped", outputs={"branch": "amelia/issue-7"})
+
+    async def prepare(_ctx: ModeContext) -> None:
+        raise ModeExit(skipped)
+
+    mode = Mode("probe", _never_run, prepare=prepare, needs_workspace=False, stages=("one",))
+    # Nothing of the context is touched before the preparation ends the mode.
+    context = cast("ModeContext", SimpleNamespace())
+    assert await _engine()._guarded(mode, context) is skipped
+
+
+async def test_an_early_exit_from_the_run_is_its_outcome_not_a_failure() -> None:
+    failed_setup = ModeOutcome(conclusion="failure", failure_reason="the setup failed")
+
+    async def run(_ctx: ModeContext, _prepared: None) -> ModeOutcome:
+        raise ModeExit(failed_setup)
+
+    mode = Mode("probe", run, needs_workspace=False)
+    assert await _engine()._guarded(mode, cast("ModeContext", SimpleNamespace())) is failed_setup
+
+
+def _union_returns(source: str) -> list[str]:
+    """Functions annotated to return an outcome or something else, and `partial` imports."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns is not None:
+            returned = ast.unparse(node.returns)
+            parts = {part.strip() for part in returned.split("|")}
+            if len(parts) > 1 and ("ModeOutcome" in parts or {"int", "str"} <= parts):
+                found.append(f"{node.name} -> {returned}")
+        elif isinstance(node, ast.ImportFrom) and node.module == "functools":
+            found += [f"functools.{alias.name}" for alias in node.names if alias.name == "partial"]
+    return found
+
+
+def test_no_mode_ends_early_through_its_return_type_or_hands_on_a_partial() -> None:
+    action = MODES.parent
+    offenders = {
+        str(path.relative_to(action)): found
+        for path in sorted(action.rglob("*.py"))
+        if (found := _union_returns(path.read_text(encoding="utf-8")))
+    }
+    assert offenders == {}
+    sample = "async def p(c) -> ModeOutcome | ModeRun: ...\ndef r() -> int | str: ...\n"
+    assert _union_returns(sample) == ["p -> ModeOutcome | ModeRun", "r -> int | str"]

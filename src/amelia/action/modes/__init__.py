@@ -8,14 +8,16 @@ down routing, and an event is only routed to kinds listed here.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
-from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
+from amelia.action.modes.base import Mode, ModeContext, ModeExit, ModeOutcome
 
 __all__ = [
     "MODE_MODULES",
     "REQUESTABLE_KINDS",
     "Mode",
     "ModeContext",
+    "ModeExit",
     "ModeOutcome",
     "load_mode",
 ]
@@ -37,7 +39,7 @@ REQUESTABLE_KINDS = tuple(kind for kind in MODE_MODULES if kind not in ("unknown
 the reply to a command nobody knows and `ask`, whose question only a comment carries."""
 
 
-def load_mode(kind: str) -> Mode | None:
+def load_mode(kind: str) -> Mode[Any] | None:
     """The mode handling `kind`, or None when no module is registered for it."""
     module_name = MODE_MODULES.get(kind)
     if module_name is None:

@@ -96,7 +96,7 @@ def thread_context(
     return "\n".join(lines)
 
 
-async def run(ctx: ModeContext) -> ModeOutcome:
+async def run(ctx: ModeContext, _: None) -> ModeOutcome:
     number = ctx.command.number
     if number is None:
         return ModeOutcome(conclusion="failure", failure_reason="ask needs an issue or pull")

@@ -4,9 +4,11 @@ A mode handles one routed command (plan, help, …). The engine (`amelia.action.
 already loaded the settings, parsed and routed the event, checked who asked, prepared the
 checkout, run the mode's own `prepare` (if it has one) and created the progress comment
 when the mode wants one; the mode does its work through the context and returns a
-`ModeOutcome`. The engine turns that into outputs, the job summary, the final progress
-update and the exit code, so a mode never prints workflow commands itself, and never
-creates or replaces the progress comment.
+`ModeOutcome`, or ends early by raising `ModeExit(outcome)` from wherever it finds there
+is no more to do (pydantic-ai's `SkipModelRequest` is the model). The engine turns the
+outcome into outputs, the job summary, the final progress update and the exit code, so a
+mode never prints workflow commands itself, and never creates or replaces the progress
+comment.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
 from amelia.action.workflow_io import WorkflowIO
 from amelia.config import ActionInputs, RunnerContext
+from amelia.errors import AmeliaError
 from amelia.github.events import Command, Event
 from amelia.redaction import Redactor
 
@@ -34,7 +37,16 @@ if TYPE_CHECKING:
     from amelia.pipeline.sinks import Sink
     from amelia.repo_config import RepoConfig
 
-__all__ = ["Conclusion", "Mode", "ModeContext", "ModeOutcome", "ModePrepare", "ModeRun"]
+__all__ = [
+    "Conclusion",
+    "Mode",
+    "ModeContext",
+    "ModeExit",
+    "ModeOutcome",
+    "ModePrepare",
+    "ModeRun",
+    "Prepared",
+]
 
 
 Conclusion = Literal["success", "failure", "no_changes", "refused", "skipped", "dry_run"]
@@ -63,6 +75,19 @@ class ModeOutcome:
     the top of the job summary."""
     summary: str = ""
     """Markdown the job summary shows before the outputs (e.g. what a scan handed out)."""
+
+
+class ModeExit(AmeliaError):
+    """Ends a mode here with `outcome`: raised by its preparation or its run (or a helper of
+    either) when the command can go no further (nothing to do yet, told in one plain reply;
+    a setup that failed). The engine reports `outcome` as if the mode had returned it.
+
+    Not an error of its own: the outcome says how the run ended, and the engine catches
+    it before any error, so a mode's `except AmeliaError` must let it pass."""
+
+    def __init__(self, outcome: ModeOutcome) -> None:
+        super().__init__(outcome.failure_reason or f"the mode ended early: {outcome.conclusion}")
+        self.outcome = outcome
 
 
 @dataclass
@@ -114,31 +139,36 @@ class ModeContext:
         return f"{self.runner.server_url.rstrip('/')}/{self.repo}/tree/{branch}"
 
 
-ModeRun = Callable[[ModeContext], Awaitable[ModeOutcome]]
-ModePrepare = Callable[[ModeContext], Awaitable["ModeOutcome | ModeRun"]]
-"""Checks what a command needs before its progress comment exists: returns the outcome when
-the command ends there (e.g. nothing to do yet, told in one plain reply), else the run to
-go on with, which may use what the preparation found."""
+Prepared = TypeVar("Prepared")
+"""What a mode's preparation found, handed to its run: a frozen value, or None."""
+
+ModeRun = Callable[[ModeContext, Prepared], Awaitable[ModeOutcome]]
+"""A mode's work: from the context and what its preparation found to the outcome."""
+
+ModePrepare = Callable[[ModeContext], Awaitable[Prepared]]
+"""Checks what a command needs before its progress comment exists and returns what it
+found (a frozen value the run takes); a command that ends there (e.g. nothing to do yet,
+told in one plain reply) raises `ModeExit` instead."""
 
 
 @dataclass(frozen=True)
-class Mode:
+class Mode(Generic[Prepared]):
     """A mode's declaration: its `run`, and what the engine prepares before calling it.
 
     `stages` are the checklist of the progress comment (empty: no progress comment);
     `needs_permission`: the person who asked must pass `may_trigger`;
     `needs_workspace`: the checkout is prepared (safe.directory, bot identity, checkout
     credentials removed) before `run`;
-    `prepare`: the mode's own preparation (see `ModePrepare`). Without one the progress
-    comment is created first, so even a failing preparation of the checkout is reported
-    there; with one it is created once `prepare` has decided to go on, and the engine
-    runs what `prepare` returned instead of `run`.
+    `prepare`: the mode's own preparation (see `ModePrepare`), whose value `run` gets (None
+    without one). Without one the progress comment is created first, so even a failing
+    preparation of the checkout is reported there; with one it is created once `prepare`
+    has returned.
     """
 
     name: str
-    run: ModeRun
+    run: ModeRun[Prepared]
     _: KW_ONLY
     stages: tuple[str, ...] = ()
     needs_permission: bool = True
     needs_workspace: bool = True
-    prepare: ModePrepare | None = None
+    prepare: ModePrepare[Prepared] | None = None

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from functools import partial
+from typing import NoReturn
 
 from amelia.action.agent_issue import agent_issue, agent_request
 from amelia.action.held_back_report import verdict_note
-from amelia.action.modes.base import Mode, ModeContext, ModeOutcome, ModeRun
+from amelia.action.modes.base import Mode, ModeContext, ModeExit, ModeOutcome
 from amelia.action.modes.implement import (
     STAGE_SETUP,
     STAGE_TESTS,
@@ -44,7 +44,7 @@ from amelia.github.markers import BODY_BEGIN
 from amelia.github.models import PullInfo
 from amelia.pipeline.planfile import existing_plan
 
-__all__ = ["MODE", "STAGES", "answer", "prepare", "run"]
+__all__ = ["MODE", "STAGES", "Found", "answer", "fix", "prepare"]
 
 STAGE_BRANCH = "check out pull request"
 STAGE_DEVELOPER = "developer"
@@ -66,31 +66,39 @@ async def answer(ctx: ModeContext, text: str) -> None:
     await post_where_asked(ctx.github, ctx.command, render_reply(text, ctx.redactor))
 
 
+async def _skip(ctx: ModeContext, number: int, text: str) -> NoReturn:
+    """Answer `text` where the command was given and end the run `skipped`."""
+    await answer(ctx, text)
+    raise ModeExit(ModeOutcome(conclusion="skipped", outputs={"pr_number": str(number)}))
+
+
 @dataclass(frozen=True)
-class _Found:
+class Found:
+    """What `prepare` found: the pull request and the threads to address."""
+
     pull: PullInfo
     threads: tuple[ReviewThread, ...]
 
 
-async def prepare(ctx: ModeContext) -> ModeOutcome | ModeRun:
+async def prepare(ctx: ModeContext) -> Found:
     """Refuse a fork's pull request and a pull with nothing to address before any progress
     comment exists."""
     number = ctx.command.number
     if number is None:
-        return ModeOutcome(conclusion="failure", failure_reason="fix needs a pull request")
+        raise ModeExit(ModeOutcome(conclusion="failure", failure_reason="fix needs a pull request"))
     pull = await ctx.github.get_pull(number)
-    outputs = {"pr_number": str(number)}
     if pull.state != "open":
-        await answer(ctx, f"pull request #{number} is {pull.state}; there is nothing to fix.")
-        return ModeOutcome(conclusion="skipped", outputs=outputs)
+        await _skip(
+            ctx, number, f"pull request #{number} is {pull.state}; there is nothing to fix."
+        )
     if pull.from_fork:
-        await answer(
+        await _skip(
             ctx,
+            number,
             f"I do not push to forks: the head of this pull request is in `{pull.head_repo}`. "
             "Its author can apply the review comments, or a maintainer can move the branch "
             "into this repository.",
         )
-        return ModeOutcome(conclusion="skipped", outputs=outputs)
     threads = await open_threads(
         ctx.github,
         number,
@@ -99,18 +107,14 @@ async def prepare(ctx: ModeContext) -> ModeOutcome | ModeRun:
         trigger_phrase=ctx.inputs.trigger_phrase,
     )
     if not threads:
-        await answer(ctx, "there is no open review thread for me to address on this pull request.")
-        return ModeOutcome(conclusion="skipped", outputs=outputs)
-    return partial(_fix, found=_Found(pull, tuple(threads)))
+        await _skip(
+            ctx, number, "there is no open review thread for me to address on this pull request."
+        )
+    return Found(pull, tuple(threads))
 
 
-async def run(ctx: ModeContext) -> ModeOutcome:
-    """The whole command for a caller without the engine: prepare, then fix."""
-    prepared = await prepare(ctx)
-    return prepared if isinstance(prepared, ModeOutcome) else await prepared(ctx)
-
-
-async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
+async def fix(ctx: ModeContext, found: Found) -> ModeOutcome:
+    """Address the threads `prepare` found on the pull's head branch and review it again."""
     from amelia.action.toolchain import prepare_toolchain
     from amelia.core.types import AgentRole
     from amelia.pipeline import RunContext, StageFailedError, develop_and_review
@@ -133,8 +137,6 @@ async def _fix(ctx: ModeContext, *, found: _Found) -> ModeOutcome:
         setup_stage=STAGE_SETUP,
         tests_stage=STAGE_TESTS,
     )
-    if isinstance(prepared, ModeOutcome):
-        return prepared
     context = RunContext(
         repo_dir=repo,
         git=git,
@@ -294,4 +296,4 @@ async def _update_description(
     await ctx.github.update_pull(pull.number, body=merged)
 
 
-MODE = Mode(name="fix", run=run, prepare=prepare, stages=STAGES)
+MODE = Mode(name="fix", run=fix, prepare=prepare, stages=STAGES)

@@ -9,7 +9,7 @@ from amelia.github.comments import render_help, render_reply
 __all__ = ["MODE", "run"]
 
 
-async def run(ctx: ModeContext) -> ModeOutcome:
+async def run(ctx: ModeContext, _: None) -> ModeOutcome:
     command = ctx.command
     if command.kind == "help":
         body = render_help(ctx.inputs.trigger_phrase)

@@ -23,12 +23,11 @@ import asyncio
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from amelia.action.agent_issue import agent_issue, agent_request
 from amelia.action.held_back_report import held_back_lines, verdict_note
-from amelia.action.modes.base import Mode, ModeContext, ModeOutcome, ModeRun
+from amelia.action.modes.base import Mode, ModeContext, ModeExit, ModeOutcome
 from amelia.action.modes.plan import co_author, commit_subject
 from amelia.action.pull_description import ChangeReport, earlier_rounds, round_line
 from amelia.action.repository_ci import STAGE_CI, RepositoryCi
@@ -74,17 +73,18 @@ __all__ = [
     "STAGE_REVIEWER",
     "STAGE_SETUP",
     "STAGE_TESTS",
+    "Planned",
     "check_lines",
     "commit_and_push",
     "commit_title",
     "fetch_base",
     "fetch_default",
+    "implement",
     "issue_of_branch",
     "merge_pull_body",
     "no_plan_reply",
     "prepare",
     "pull_body",
-    "run",
 ]
 
 
@@ -275,26 +275,37 @@ async def commit_and_push(ctx: ModeContext, branch: str, message: str) -> None:
     await asyncio.to_thread(ctx.checkout.publisher.push, branch)
 
 
-async def _resolve_issue(ctx: ModeContext, number: int) -> int | str:
-    """The issue to implement: `number` itself, or the issue of the plan pull `number`;
-    or why there is none (a fork's pull request, a pull not on a plan branch)."""
+async def _resolve_issue(ctx: ModeContext, number: int) -> int:
+    """The issue to implement: `number` itself, or the issue of the plan pull `number`.
+    Where there is none (a fork's pull request, a pull not on a plan branch) the run ends
+    with one reply saying why."""
     info = await ctx.github.get_issue(number)
     if not info.is_pull_request:
         return number
     pull = await ctx.github.get_pull(number)
     if pull.from_fork:
         # Its branch is not ours: a plan branch of the same name would be origin's.
-        return "this pull request comes from a fork; amelia implements only its own plans."
+        await _skip(
+            ctx,
+            number,
+            "this pull request comes from a fork; amelia implements only its own plans.",
+        )
     issue = issue_of_branch(pull.head_ref, ctx.inputs.branch_prefix)
-    return "this pull request is not on an amelia plan branch." if issue is None else issue
+    if issue is None:
+        await _skip(ctx, number, "this pull request is not on an amelia plan branch.")
+    return issue
 
 
-async def _reply(ctx: ModeContext, number: int, text: str) -> None:
+async def _skip(
+    ctx: ModeContext, number: int, text: str, *, outputs: dict[str, str] | None = None
+) -> NoReturn:
+    """Reply `text` on `number` and end the run `skipped`."""
     await ctx.github.create_comment(number, render_reply(text, ctx.redactor))
+    raise ModeExit(ModeOutcome(conclusion="skipped", outputs=outputs or {}))
 
 
 @dataclass(frozen=True)
-class _Planned:
+class Planned:
     """What `prepare` found: the issue, its plan branch and the plan file on it."""
 
     asked_on: int
@@ -304,43 +315,37 @@ class _Planned:
     plan_path: str
 
 
-async def prepare(ctx: ModeContext) -> ModeOutcome | ModeRun:
+async def prepare(ctx: ModeContext) -> Planned:
     """Find the issue's plan branch and plan file before any progress comment exists, so a
     missing plan gets one plain reply instead of a progress comment that ends in "Done"."""
     asked_on = ctx.command.number
     if asked_on is None:
-        return ModeOutcome(conclusion="failure", failure_reason="implement needs an issue number")
+        raise ModeExit(
+            ModeOutcome(conclusion="failure", failure_reason="implement needs an issue number")
+        )
     number = await _resolve_issue(ctx, asked_on)
-    if isinstance(number, str):
-        await _reply(ctx, asked_on, number)
-        return ModeOutcome(conclusion="skipped")
     repo = ctx.checkout.path
     prefix = ctx.inputs.branch_prefix
     branch = validate_branch_name(f"{prefix}issue-{number}", prefix=prefix or None)
     phrase = ctx.inputs.trigger_phrase
+    outputs = {"branch": branch}
 
     remote = ctx.checkout.remote()
     planned = await asyncio.to_thread(remote_branch_exists, remote, branch)
     if planned:
         await asyncio.to_thread(switch_to_branch, remote, branch)
     if not planned:
-        await _reply(ctx, asked_on, no_plan_reply(phrase, branch, "this issue has no plan"))
-        return ModeOutcome(conclusion="skipped", outputs={"branch": branch})
+        reply = no_plan_reply(phrase, branch, "this issue has no plan")
+        await _skip(ctx, asked_on, reply, outputs=outputs)
     plan_path = existing_plan(repo, ctx.inputs.plan_dir, number)
     if plan_path is None:
         reason = f"no plan file under `{ctx.inputs.plan_dir}/`"
-        await _reply(ctx, asked_on, no_plan_reply(phrase, branch, reason))
-        return ModeOutcome(conclusion="skipped", outputs={"branch": branch})
-    return partial(_implement, planned=_Planned(asked_on, number, branch, plan_path))
+        await _skip(ctx, asked_on, no_plan_reply(phrase, branch, reason), outputs=outputs)
+    return Planned(asked_on, number, branch, plan_path)
 
 
-async def run(ctx: ModeContext) -> ModeOutcome:
-    """The whole command for a caller without the engine: prepare, then implement."""
-    prepared = await prepare(ctx)
-    return prepared if isinstance(prepared, ModeOutcome) else await prepared(ctx)
-
-
-async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
+async def implement(ctx: ModeContext, planned: Planned) -> ModeOutcome:
+    """Carry out the plan `prepare` found and open or update the draft pull request."""
     from amelia.core.state import ExecutionState
     from amelia.core.types import AgentRole
     from amelia.pipeline import (
@@ -367,8 +372,6 @@ async def _implement(ctx: ModeContext, *, planned: _Planned) -> ModeOutcome:
         setup_stage=STAGE_SETUP,
         tests_stage=STAGE_TESTS,
     )
-    if isinstance(prepared, ModeOutcome):
-        return prepared
 
     info = await ctx.github.get_issue(number)
     existing = await ctx.github.find_open_pull(branch)
@@ -551,4 +554,4 @@ async def _open_or_update_pull(
     return await ctx.github.create_pull(branch, base, title, body, draft=True)
 
 
-MODE = Mode(name="implement", run=run, prepare=prepare, stages=STAGES)
+MODE = Mode(name="implement", run=implement, prepare=prepare, stages=STAGES)

@@ -56,7 +56,7 @@ def commit_title(number: int, title: str) -> str:
     return commit_subject("Plan", number, title)
 
 
-async def run(ctx: ModeContext) -> ModeOutcome:
+async def run(ctx: ModeContext, _: None) -> ModeOutcome:
     from amelia.core.state import ExecutionState
     from amelia.pipeline import RunContext, run_plan
     from amelia.pipeline.planfile import existing_plan

@@ -94,7 +94,7 @@ async def fetched_head(ctx: ModeContext, pull: PullInfo) -> AsyncIterator[PullHe
         yield checked
 
 
-async def run(ctx: ModeContext) -> ModeOutcome:
+async def run(ctx: ModeContext, _: None) -> ModeOutcome:
     number = ctx.command.number
     if number is None:
         return ModeOutcome(conclusion="failure", failure_reason="review needs a pull request")
