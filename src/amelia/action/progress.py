@@ -28,7 +28,7 @@ AGENT_STAGES = {
 }
 """The checklist stage each event source's events update."""
 
-__all__ = ["AGENT_STAGES", "ProgressTracker", "open_progress"]
+__all__ = ["AGENT_STAGES", "ProgressTracker", "RunProgress", "open_progress"]
 
 
 class ProgressTracker:
@@ -160,3 +160,52 @@ async def open_progress(
     )
     await progress.start()
     return progress
+
+
+class RunProgress:
+    """Where a mode shows its progress: the progress comment once the engine opens it
+    (`open`), nowhere before or without one. The mode's context holds this one object for
+    the whole run, so opening the comment changes no field of the context."""
+
+    def __init__(self) -> None:
+        self._tracker: ProgressTracker | None = None
+
+    @property
+    def tracker(self) -> ProgressTracker | None:
+        """The progress comment, once opened."""
+        return self._tracker
+
+    async def open(
+        self,
+        github: GitHubPort,
+        redactor: Redactor,
+        *,
+        number: int,
+        command: str,
+        stages: tuple[str, ...],
+        requested_by: str | None,
+        run_url: str | None,
+    ) -> None:
+        """Post the progress comment (or find an earlier run's again); only the engine opens
+        it, once per run."""
+        if self._tracker is not None:
+            raise RuntimeError("the progress comment is already open")
+        self._tracker = await open_progress(
+            github,
+            redactor,
+            number=number,
+            command=command,
+            stages=stages,
+            requested_by=requested_by,
+            run_url=run_url,
+        )
+
+    async def stage(self, name: str, status: StageStatus, *, detail: str = "") -> None:
+        """Show a stage's status on the progress comment, when there is one."""
+        if self._tracker is not None:
+            await self._tracker.stage(name, status, detail=detail)
+
+    async def sink(self, event: StreamEvent) -> None:
+        """The pipeline's stage events, on the progress comment when there is one."""
+        if self._tracker is not None:
+            await self._tracker.sink(event)

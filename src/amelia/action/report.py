@@ -63,8 +63,9 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
     block = "\n".join(held_back_lines(held, rest_pushed=rest_pushed)) if held is not None else None
     sections = tuple(section for section in (block, patch) if section)
     failed = conclusion in ("failure", "no_changes")
-    if context.progress is not None:
-        await context.progress.finish(
+    progress = context.progress.tracker
+    if progress is not None:
+        await progress.finish(
             "failed" if failed else "succeeded",
             cost,
             links=outcome.links,
@@ -73,10 +74,10 @@ async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutc
             failure_details=outcome.failure_details,
             sections=sections,
         )
-        if context.progress.update_error is not None:
+        if progress.update_error is not None:
             # Nobody would learn how the run ended: fail it where people still look.
             note = redactor.redact(
-                f"the progress comment could not be posted: {context.progress.update_error}"
+                f"the progress comment could not be posted: {progress.update_error}"
             )
             reason = f"{reason}; {note}" if failed and reason else note
             conclusion, failed = "failure", True

@@ -179,7 +179,9 @@ class _Engine:
                 return report_without_mode(self.io, "refused", f"amelia: refused: {refused}")
 
         profile = _profile(settings)
-        toolchain: Toolchain | None = None
+        from amelia.action.run_settings import toolchain_from
+
+        toolchain = toolchain_from(settings.inputs)
         config: RepoConfig | None = None
         explicit: frozenset[str] = frozenset()
         if mode.needs_workspace:
@@ -214,7 +216,7 @@ class _Engine:
                 )
                 if recorder is not None and mode.needs_workspace:
                     recorder.checkout_started(checkout.git)
-                context = self._shared_context(
+                context = self._mode_context(
                     command,
                     event,
                     settings,
@@ -225,10 +227,10 @@ class _Engine:
                     environment,
                     profile,
                     checkout=checkout,
+                    toolchain=toolchain,
+                    config=config,
+                    explicit=explicit,
                 )
-                context.toolchain = toolchain
-                context.repo_config = config
-                context.explicit_inputs = explicit
                 try:
                     if mode.prepare is None:
                         await self._open_progress(mode, context)
@@ -328,7 +330,7 @@ class _Engine:
         configured = configure_profile(profile, trusted, explicit=explicit)
         return configured, toolchain, trusted.config, skipped
 
-    def _shared_context(
+    def _mode_context(
         self,
         command: Command,
         event: Event,
@@ -341,11 +343,16 @@ class _Engine:
         profile: Profile,
         *,
         checkout: Checkout,
+        toolchain: Toolchain,
+        config: RepoConfig | None,
+        explicit: frozenset[str],
     ) -> ModeContext:
-        """What every mode gets: the checkout, the profile, the drivers (started from
-        `environment`), the log groups."""
+        """Everything the mode gets, in one value: the checkout, the settings, the drivers
+        (started from `environment`), the log groups and the progress comment to come."""
+        from amelia.action.progress import RunProgress
         from amelia.pipeline import default_make_driver
 
+        progress = RunProgress()
         return ModeContext(
             command=command,
             event=event,
@@ -356,13 +363,16 @@ class _Engine:
             checkout=checkout,
             io=self.io,
             redactor=self.redactor,
-            progress=None,
+            progress=progress,
             profile=profile,
             make_driver=default_make_driver(profile, environment=environment),
-            sinks=[log_groups],
+            toolchain=toolchain,
+            sinks=(log_groups, progress.sink),
             dry_run=dry_run,
             dry_run_dir=settings.dry_run_dir if dry_run else None,
             environment=environment,
+            repo_config=config,
+            explicit_inputs=explicit,
         )
 
     def _checkout(
@@ -407,12 +417,10 @@ class _Engine:
 
     async def _open_progress(self, mode: Mode[Any], context: ModeContext) -> None:
         """The progress comment, when the mode has stages and there is an issue to post on."""
-        from amelia.action.progress import open_progress
-
         number = context.command.number
         if not mode.stages or number is None:
             return
-        progress = await open_progress(
+        await context.progress.open(
             context.github,
             self.redactor,
             number=number,
@@ -421,8 +429,6 @@ class _Engine:
             requested_by=context.command.requested_by,
             run_url=context.runner.run_url,
         )
-        context.progress = progress
-        context.sinks.append(progress.sink)
 
     def _check_workspace(self, settings: Settings) -> None:
         """Before anything is read from or written to GitHub, any setup runs or any branch

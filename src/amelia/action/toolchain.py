@@ -17,15 +17,16 @@ from __future__ import annotations
 import asyncio
 import tempfile
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from loguru import logger
 
 from amelia.action.modes.base import ModeContext, ModeExit, ModeOutcome
-from amelia.action.run_settings import Toolchain, toolchain_from
+from amelia.action.run_settings import Toolchain
 from amelia.isolation.ownership import give_home_to
-from amelia.pipeline.checks import TestCommand
+from amelia.pipeline import MakeDriver
+from amelia.pipeline.project_tests import TestCommand
 from amelia.redaction import Redactor, scrubbed_environment
 from amelia.text import code_fence
 from amelia.toolchain import (
@@ -41,9 +42,9 @@ from amelia.toolchain import (
 
 __all__ = [
     "RUNNER_FILE_VARIABLES",
+    "PreparedToolchain",
     "prepare_toolchain",
     "render_tail",
-    "toolchain_of",
     "unreachable_reason",
 ]
 
@@ -51,10 +52,14 @@ RUNNER_FILE_VARIABLES = ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "
 """The runner's file commands: amelia's own; the setup and the tests never write to them."""
 
 
-def toolchain_of(ctx: ModeContext) -> Toolchain:
-    """The run's toolchain settings: the ones the engine resolved from the inputs and the
-    repository's configuration, else the inputs alone."""
-    return ctx.toolchain if ctx.toolchain is not None else toolchain_from(ctx.inputs)
+@dataclass(frozen=True, kw_only=True)
+class PreparedToolchain:
+    """What the project's setup leaves the agents: the drivers they run on (they see what
+    the setup installed) and the test command amelia runs after every developer round
+    (None: the project has none)."""
+
+    make_driver: MakeDriver
+    test_command: TestCommand | None = None
 
 
 def render_tail(title: str, tail: str, redactor: Redactor) -> str:
@@ -140,19 +145,20 @@ async def _run_setup(
 
 async def prepare_toolchain(
     ctx: ModeContext, *, trusted_ref: str, setup_stage: str, tests_stage: str
-) -> TestCommand | None:
+) -> PreparedToolchain:
     """Run the setup (when there is one) and make the drivers see what it installed.
 
-    Returns the test command to run after every developer round (None: the project has
-    none). A failing setup ends the run (`ModeExit` with the failed outcome); a setup
-    script missing from the default branch raises `ConfigError`."""
-    toolchain = toolchain_of(ctx)
+    Returns the drivers to run the agents on (made anew when the setup added to `PATH`)
+    and the test command to run after every developer round. A failing setup ends the run
+    (`ModeExit` with the failed outcome); a setup script missing from the default branch
+    raises `ConfigError`."""
+    toolchain = ctx.toolchain
     environment = ctx.environment
     inherited: Mapping[str, str] = environment.inherited if environment is not None else {}
     if toolchain.setup is None and toolchain.test_command is None:
         await ctx.stage(setup_stage, "skipped", detail="none configured")
         await ctx.stage(tests_stage, "skipped", detail="none configured")
-        return None
+        return PreparedToolchain(make_driver=ctx.make_driver)
     # With a toolchain, the project's python3 and pip are the system's (where the setup
     # installs), not the virtual environment amelia's own packages live in.
     inherited = without_own_virtualenv(inherited)
@@ -200,19 +206,20 @@ async def prepare_toolchain(
                 agent.name,
                 ", ".join(reach.others),
             )
+    make_driver = ctx.make_driver
     if environment is not None and inherited != environment.inherited:
         from amelia.pipeline import default_make_driver
 
         environment = replace(environment, inherited=inherited)
-        ctx.environment = environment
-        ctx.make_driver = default_make_driver(ctx.profile, environment=environment)
+        make_driver = default_make_driver(ctx.profile, environment=environment)
     if toolchain.test_command is None:
         await ctx.stage(tests_stage, "skipped", detail="none configured")
-        return None
-    return TestCommand(
+        return PreparedToolchain(make_driver=make_driver)
+    test_command = TestCommand(
         command=toolchain.test_command,
         timeout_seconds=toolchain.test_timeout_minutes * 60,
         environment=_tool_environment(inherited),
         origin=toolchain.test_origin,
         agent=None if environment is None else environment.agent,
     )
+    return PreparedToolchain(make_driver=make_driver, test_command=test_command)

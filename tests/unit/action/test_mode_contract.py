@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import io
 from pathlib import Path
 from types import SimpleNamespace
@@ -145,3 +146,30 @@ def test_no_mode_ends_early_through_its_return_type_or_hands_on_a_partial() -> N
     assert offenders == {}
     sample = "async def p(c) -> ModeOutcome | ModeRun: ...\ndef r() -> int | str: ...\n"
     assert _union_returns(sample) == ["p -> ModeOutcome | ModeRun", "r -> int | str"]
+
+
+def test_the_mode_context_is_frozen_and_built_once() -> None:
+    assert dataclasses.fields(ModeContext)  # a dataclass …
+    assert ModeContext.__dataclass_params__.frozen  # type: ignore[attr-defined]  # … frozen
+
+
+def _run_context_calls(source: str) -> list[int]:
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name | ast.Attribute)
+        and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) == "RunContext"
+    ]
+
+
+def test_the_pipelines_run_context_of_a_mode_is_built_in_one_place() -> None:
+    action = MODES.parent
+    builders = {
+        str(path.relative_to(action)): calls
+        for path in sorted(action.rglob("*.py"))
+        if (calls := _run_context_calls(path.read_text(encoding="utf-8")))
+    }
+    assert list(builders) == ["modes/base.py"]
+    assert len(builders["modes/base.py"]) == 1
+    assert _run_context_calls("x = pipeline.RunContext(repo_dir=p, make_driver=m)\n") == [1]

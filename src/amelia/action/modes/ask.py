@@ -108,7 +108,7 @@ async def run(ctx: ModeContext, _: None) -> ModeOutcome:
 
 async def _answer(ctx: ModeContext, number: int, stack: AsyncExitStack) -> ModeOutcome:
     from amelia.core.state import ExecutionState
-    from amelia.pipeline import RunContext, StageFailedError, run_answer
+    from amelia.pipeline import StageFailedError, run_answer
 
     repo, git = ctx.checkout.path, ctx.checkout.git
     make_driver = ctx.make_driver
@@ -134,14 +134,7 @@ async def _answer(ctx: ModeContext, number: int, stack: AsyncExitStack) -> ModeO
         commit = await asyncio.to_thread(head_sha, git)
         context_text = None
 
-    context = RunContext(
-        repo_dir=repo,
-        git=git,
-        make_driver=make_driver,
-        profile=ctx.profile,
-        sinks=ctx.sinks,
-        agent_session=ctx.checkout.sessions.around,
-    )
+    context = ctx.run_context(where=(repo, git), make_driver=make_driver, preexisting=False)
     start = ExecutionState(issue=issue, request=agent_request(ctx.command), context=context_text)
     try:
         state = await run_answer(start, context, diff_text=diff_text)

@@ -26,14 +26,16 @@ from amelia.redaction import Redactor
 
 if TYPE_CHECKING:
     from amelia.action.checkout import Checkout
-    from amelia.action.progress import ProgressTracker
+    from amelia.action.progress import RunProgress
     from amelia.action.run_settings import Toolchain
     from amelia.core.state import ExecutionState
     from amelia.core.types import Profile
     from amelia.drivers.runtime import DriverEnvironment
+    from amelia.git import Git
     from amelia.github.comments import StageStatus
     from amelia.github.port import GitHubPort
-    from amelia.pipeline import MakeDriver
+    from amelia.pipeline import MakeDriver, RunContext
+    from amelia.pipeline.project_tests import TestCommand
     from amelia.pipeline.sinks import Sink
     from amelia.repo_config import RepoConfig
 
@@ -90,11 +92,13 @@ class ModeExit(AmeliaError):
         self.outcome = outcome
 
 
-@dataclass
+@dataclass(frozen=True)
 class ModeContext:
-    """Everything a mode may use. GitHub writes go through `github` (a no-op recorder in a
-    dry run), amelia's git through `checkout.git` (and `checkout.remote()` for fetches),
-    commits and pushes through `checkout.publisher`, progress through `progress`."""
+    """Everything a mode may use, built once by the engine. GitHub writes go through
+    `github` (a recorder in a dry run), amelia's git through `checkout.git` (and
+    `checkout.remote()` for fetches), commits and pushes through `checkout.publisher`,
+    progress through `stage` (the progress comment once the engine opened it), agents
+    through `run_context`."""
 
     command: Command
     event: Event
@@ -106,20 +110,21 @@ class ModeContext:
     checkout: Checkout
     io: WorkflowIO
     redactor: Redactor
-    progress: ProgressTracker | None
-    """The progress comment on `command.number`, when the mode asked for one."""
+    progress: RunProgress
+    """The progress comment on `command.number`, once the engine opened it (for a mode
+    with stages); its `sink` is in `sinks`."""
     profile: Profile
     make_driver: MakeDriver
+    toolchain: Toolchain
+    """The project's setup and test command, from the inputs and the repository's
+    configuration."""
     _: KW_ONLY
-    sinks: list[Sink] = field(default_factory=list)
+    sinks: tuple[Sink, ...] = ()
     dry_run: bool = False
     dry_run_dir: Path | None = None
     environment: DriverEnvironment | None = None
-    """What `make_driver`'s drivers start from; a mode that changes it (the setup adds to
-    `PATH`) makes its drivers anew from the changed one."""
-    toolchain: Toolchain | None = None
-    """The project's setup and test command, from the inputs and the repository's
-    configuration (None: from the inputs alone; see `amelia.action.toolchain.toolchain_of`)."""
+    """What `make_driver`'s drivers start from; the setup makes drivers anew from it with
+    what it added to `PATH` (`amelia.action.toolchain.prepare_toolchain`)."""
     repo_config: RepoConfig | None = None
     """The repository's configuration file as the trusted commit has it (None: not read,
     for a mode without a workspace)."""
@@ -129,14 +134,42 @@ class ModeContext:
 
     async def stage(self, name: str, status: StageStatus, *, detail: str = "") -> None:
         """Show a stage's status on the progress comment, when there is one."""
-        if self.progress is not None:
-            await self.progress.stage(name, status, detail=detail)
+        await self.progress.stage(name, status, detail=detail)
 
     def blob_url(self, sha: str, path: str) -> str:
         return f"{self.runner.server_url.rstrip('/')}/{self.repo}/blob/{sha}/{path}"
 
     def tree_url(self, branch: str) -> str:
         return f"{self.runner.server_url.rstrip('/')}/{self.repo}/tree/{branch}"
+
+    def run_context(
+        self,
+        *,
+        where: tuple[Path, Git] | None = None,
+        make_driver: MakeDriver | None = None,
+        profile: Profile | None = None,
+        test_command: TestCommand | None = None,
+        preexisting: bool = True,
+    ) -> RunContext:
+        """How the pipeline runs this mode's agents: in the checkout (or in `where`, a
+        directory and amelia's git there), each agent run surrounded by the checkout's
+        agent sessions, with this context's drivers, profile and sinks unless given.
+        `preexisting`: the files earlier steps left in the checkout are not part of the
+        change the agents made."""
+        from amelia.pipeline import RunContext
+
+        directory, git = where if where is not None else (self.checkout.path, self.checkout.git)
+        sessions = self.checkout.sessions
+        return RunContext(
+            repo_dir=directory,
+            git=git,
+            make_driver=make_driver if make_driver is not None else self.make_driver,
+            profile=profile if profile is not None else self.profile,
+            sinks=self.sinks,
+            agent_session=sessions.around,
+            preexisting=sessions.preexisting_paths if preexisting else None,
+            test_command=test_command,
+        )
 
 
 Prepared = TypeVar("Prepared")

@@ -117,10 +117,10 @@ async def fix(ctx: ModeContext, found: Found) -> ModeOutcome:
     """Address the threads `prepare` found on the pull's head branch and review it again."""
     from amelia.action.toolchain import prepare_toolchain
     from amelia.core.types import AgentRole
-    from amelia.pipeline import RunContext, StageFailedError, develop_and_review
+    from amelia.pipeline import StageFailedError, develop_and_review
 
     pull, threads = found.pull, found.threads
-    repo, git = ctx.checkout.path, ctx.checkout.git
+    git = ctx.checkout.git
     branch = validate_branch_name(pull.head_ref)
     await ctx.stage(STAGE_BRANCH, "running")
     remote = ctx.checkout.remote()
@@ -137,16 +137,11 @@ async def fix(ctx: ModeContext, found: Found) -> ModeOutcome:
         setup_stage=STAGE_SETUP,
         tests_stage=STAGE_TESTS,
     )
-    context = RunContext(
-        repo_dir=repo,
-        git=git,
-        make_driver=ctx.make_driver,
+    context = ctx.run_context(
+        make_driver=prepared.make_driver,
         # One developer round on the threads, then one review of the whole pull request.
         profile=ctx.profile.model_copy(update={"max_review_iterations": 1}),
-        sinks=ctx.sinks,
-        agent_session=ctx.checkout.sessions.around,
-        preexisting=ctx.checkout.sessions.preexisting_paths,
-        test_command=prepared,
+        test_command=prepared.test_command,
     )
     state = ExecutionState(
         issue=agent_issue(pull),

@@ -348,12 +348,7 @@ async def implement(ctx: ModeContext, planned: Planned) -> ModeOutcome:
     """Carry out the plan `prepare` found and open or update the draft pull request."""
     from amelia.core.state import ExecutionState
     from amelia.core.types import AgentRole
-    from amelia.pipeline import (
-        BudgetExceededError,
-        RunContext,
-        StageFailedError,
-        develop_and_review,
-    )
+    from amelia.pipeline import BudgetExceededError, StageFailedError, develop_and_review
 
     repo, git = ctx.checkout.path, ctx.checkout.git
     number, branch, plan_path = planned.number, planned.branch, planned.plan_path
@@ -375,16 +370,7 @@ async def implement(ctx: ModeContext, planned: Planned) -> ModeOutcome:
 
     info = await ctx.github.get_issue(number)
     existing = await ctx.github.find_open_pull(branch)
-    context = RunContext(
-        repo_dir=repo,
-        git=git,
-        make_driver=ctx.make_driver,
-        profile=ctx.profile,
-        sinks=ctx.sinks,
-        agent_session=ctx.checkout.sessions.around,
-        preexisting=ctx.checkout.sessions.preexisting_paths,
-        test_command=prepared,
-    )
+    context = ctx.run_context(make_driver=prepared.make_driver, test_command=prepared.test_command)
     state = ExecutionState(
         issue=agent_issue(info),
         plan_markdown=(repo / plan_path).read_text(encoding="utf-8"),

@@ -58,7 +58,7 @@ def commit_title(number: int, title: str) -> str:
 
 async def run(ctx: ModeContext, _: None) -> ModeOutcome:
     from amelia.core.state import ExecutionState
-    from amelia.pipeline import RunContext, run_plan
+    from amelia.pipeline import run_plan
     from amelia.pipeline.planfile import existing_plan
 
     number = ctx.command.number
@@ -86,15 +86,7 @@ async def run(ctx: ModeContext, _: None) -> ModeOutcome:
     profile = ctx.profile
     if previous is not None:
         profile = profile.model_copy(update={"plan_path_pattern": previous})
-    run_context = RunContext(
-        repo_dir=repo,
-        git=ctx.checkout.git,
-        make_driver=ctx.make_driver,
-        profile=profile,
-        sinks=ctx.sinks,
-        agent_session=ctx.checkout.sessions.around,
-        preexisting=ctx.checkout.sessions.preexisting_paths,
-    )
+    run_context = ctx.run_context(profile=profile)
     start = ExecutionState(issue=issue, request=agent_request(ctx.command))
     state = await run_plan(start, run_context)
     plan_path = state.plan_path or ""

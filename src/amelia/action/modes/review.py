@@ -109,7 +109,7 @@ async def run(ctx: ModeContext, _: None) -> ModeOutcome:
 async def _review(ctx: ModeContext, pull: PullInfo, checked: PullHead) -> ModeOutcome:
     """Review the head fetched in `checked.directory` and post the verdict."""
     from amelia.core.state import ExecutionState
-    from amelia.pipeline import RunContext, StageFailedError, run_review
+    from amelia.pipeline import StageFailedError, run_review
 
     number = pull.number
     repo, git = checked.directory, checked.git
@@ -126,15 +126,11 @@ async def _review(ctx: ModeContext, pull: PullInfo, checked: PullHead) -> ModeOu
     )
 
     make_driver = files_only(ctx.make_driver) if checked.as_data else ctx.make_driver
-    context = RunContext(
-        repo_dir=repo,
-        git=git,
+    context = ctx.run_context(
+        where=(repo, git),
         make_driver=make_driver,
-        profile=ctx.profile,
-        sinks=ctx.sinks,
-        agent_session=ctx.checkout.sessions.around,
         # Files earlier steps left in the checkout; a head kept as data has none.
-        preexisting=None if checked.as_data else ctx.checkout.sessions.preexisting_paths,
+        preexisting=not checked.as_data,
     )
     start = ExecutionState(issue=agent_issue(pull), request=agent_request(ctx.command))
     try:

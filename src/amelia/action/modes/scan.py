@@ -167,7 +167,7 @@ async def run(ctx: ModeContext, _: None) -> ModeOutcome:
         # Each plan starts from the default branch, as a fresh job would.
         await asyncio.to_thread(_back_to_default, ctx.checkout.remote())
         try:
-            await plan.run(replace(ctx, command=command, progress=None), None)
+            await plan.run(replace(ctx, command=command), None)
         except Exception as error:  # one failing issue must not stop the others
             logger.error("planning issue #{} failed: {}", number, error)
             failed.append(number)
