@@ -1,15 +1,48 @@
 """The settings one Action run uses, where the inputs, the repository's configuration file
-and the environment meet: which of them wins for each setting."""
+and the environment meet, and which of them wins for each setting, decided here and
+nowhere else:
+
+- the repository: `GITHUB_REPOSITORY`, else the event's; the checkout: the caller's, else
+  `GITHUB_WORKSPACE`, else the container's; a dry run: the caller's, else the input
+  (`run_target`, before GitHub is opened, since the dry run decides how);
+- the agents' drivers, models, turn limits, budget and instructions: the input when the
+  workflow set it explicitly (`amelia.repo_config.explicit_inputs`), else the
+  repository's configuration file, else the input's default
+  (`amelia.repo_config.configure_profile`); the same for the setup and the test command
+  (`toolchain_from`) and the scan's bound (`amelia.action.scan_queue.scan_bound`);
+- whether an automatic review is made at all (`review.allowed_bots`, `review.skip_authors`).
+
+`resolve_run_settings` makes all of them into one frozen `RunSettings` the mode gets.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from amelia.config import ActionInputs
+from amelia.config import ActionInputs, RunnerContext, Settings
+from amelia.errors import ConfigError
+from amelia.github.events import Command, Event
 from amelia.repo_config import DEFAULT_CONFIG_FILE, RepoConfig
 
-__all__ = ["Toolchain", "toolchain_from"]
+if TYPE_CHECKING:
+    from amelia.action.scan_queue import ScanBound
+    from amelia.core.types import Profile
+    from amelia.github.port import GitHubPort
+    from amelia.redaction import Redactor
+
+__all__ = [
+    "RunSettings",
+    "RunTarget",
+    "Toolchain",
+    "profile_from",
+    "resolve_run_settings",
+    "run_target",
+    "toolchain_from",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,4 +89,160 @@ def toolchain_from(
         test_timeout_minutes=timeout(
             "test_timeout_minutes", inputs.test_timeout_minutes, file.test_timeout_minutes
         ),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunTarget:
+    """What the run works on, decided before GitHub is opened."""
+
+    repo: str
+    """owner/name of the repository."""
+    checkout: Path
+    dry_run: bool
+    dry_run_dir: Path | None
+    """Where a dry run records its writes (None: not a dry run)."""
+
+
+def run_target(
+    settings: Settings,
+    event: Event,
+    *,
+    dry_run: bool | None = None,
+    workspace: Path | None = None,
+    default_workspace: Path | None = None,
+) -> RunTarget:
+    """The repository (`GITHUB_REPOSITORY`, else the event's), the checkout (`workspace`,
+    else `GITHUB_WORKSPACE`, else `default_workspace`, else the container's) and whether
+    this is a dry run (`dry_run`, else the input). Raises `ConfigError` without a
+    repository."""
+    runner = settings.runner
+    repo = runner.repository or (event.repository.full_name if event.repository else None)
+    if not repo or "/" not in repo:
+        raise ConfigError("no repository: GITHUB_REPOSITORY must be owner/name")
+    if workspace is not None:
+        checkout = workspace
+    elif "workspace" in runner.model_fields_set or default_workspace is None:
+        checkout = Path(runner.workspace)
+    else:
+        checkout = default_workspace
+    dry = settings.inputs.dry_run if dry_run is None else dry_run
+    return RunTarget(
+        repo=repo,
+        checkout=checkout,
+        dry_run=dry,
+        dry_run_dir=settings.dry_run_dir if dry else None,
+    )
+
+
+def profile_from(inputs: ActionInputs) -> Profile:
+    """The agents' profile as the inputs alone give it."""
+    from amelia.core.types import Profile
+    from amelia.pipeline.planfile import plan_path_pattern
+
+    return Profile(
+        driver=inputs.driver,
+        model=inputs.model,
+        max_turns=inputs.max_turns,
+        max_review_iterations=inputs.max_review_iterations,
+        timeout_seconds=inputs.timeout_minutes * 60,
+        plan_path_pattern=plan_path_pattern(inputs.plan_dir),
+        max_cost_usd=inputs.max_cost_usd,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunSettings:
+    """Every setting of one run, each decided once (see the module docstring)."""
+
+    inputs: ActionInputs
+    runner: RunnerContext
+    """The GitHub runner's context: server, run, workspace, the runner's files."""
+    target: RunTarget
+    profile: Profile
+    toolchain: Toolchain
+    repo_config: RepoConfig
+    """The repository's configuration file as the trusted commit has it (empty: not read,
+    for a mode without a workspace, or none there)."""
+    explicit_inputs: frozenset[str]
+    """The inputs the workflow set to something other than their default."""
+    skipped: str | None = None
+    """Why an automatic review is not made (None: go on)."""
+
+    @property
+    def scan_bound(self) -> ScanBound:
+        """How many issues a scan hands out: the input when set explicitly, else the
+        file's `scan.limit`, else the input's default; capped at GitHub's matrix limit."""
+        from amelia.action.scan_queue import scan_bound
+
+        return scan_bound(
+            self.inputs.scan_limit,
+            self.repo_config.scan.limit,
+            explicit="scan_limit" in self.explicit_inputs,
+            config_file=self.inputs.config_file,
+        )
+
+
+def _dated(profile: Profile, day: date) -> Profile:
+    """`profile` with the `{date}` of its plan file name set to `day`."""
+    pattern = profile.plan_path_pattern.replace("{date}", day.isoformat())
+    return profile.model_copy(update={"plan_path_pattern": pattern})
+
+
+async def resolve_run_settings(
+    settings: Settings,
+    target: RunTarget,
+    command: Command,
+    event: Event,
+    *,
+    github: GitHubPort,
+    redactor: Redactor,
+    read_repository: bool,
+    day: date | None = None,
+) -> RunSettings:
+    """The run's settings: the inputs, and with `read_repository` the repository's
+    configuration file read from the trusted commit (an invalid one is told on the issue
+    or pull and raised as `RepoConfigError`) applied where no explicit input wins. `day`
+    (the run's start, UTC) is the `{date}` of the plan file's name, so a replay of the run
+    names the plan file as the run did."""
+    from amelia.repo_config import configure_profile, explicit_inputs
+
+    inputs = settings.inputs
+    base = profile_from(inputs)
+    if day is not None:
+        base = _dated(base, day)
+    if not read_repository:
+        return RunSettings(
+            inputs=inputs,
+            runner=settings.runner,
+            target=target,
+            profile=base,
+            toolchain=toolchain_from(inputs),
+            repo_config=RepoConfig(),
+            explicit_inputs=frozenset(),
+        )
+    from amelia.action.repository_config import automatic_review_skip, read_trusted_files
+
+    explicit = explicit_inputs(settings.environ)
+    trusted = await read_trusted_files(
+        github,
+        command,
+        event,
+        config_file=inputs.config_file,
+        branch_prefix=inputs.branch_prefix,
+        base=base,
+        explicit=explicit,
+        redactor=redactor,
+    )
+    return RunSettings(
+        inputs=inputs,
+        runner=settings.runner,
+        target=target,
+        profile=configure_profile(base, trusted, explicit=explicit),
+        toolchain=toolchain_from(
+            inputs, config=trusted.config, config_file=trusted.config_file, explicit=explicit
+        ),
+        repo_config=trusted.config,
+        explicit_inputs=explicit,
+        skipped=automatic_review_skip(trusted.config.review, command, event),
     )

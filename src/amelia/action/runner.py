@@ -20,7 +20,7 @@ import asyncio
 from collections.abc import Mapping
 from contextlib import nullcontext
 from dataclasses import KW_ONLY, dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,15 +39,14 @@ from amelia.action.report import (
 from amelia.action.routing import read_event, route_event
 from amelia.action.signals import SignalCancellation
 from amelia.action.workflow_io import WorkflowIO
-from amelia.config import RunnerContext, Settings, load_settings, runner_files
+from amelia.config import Settings, load_settings, runner_files
 from amelia.errors import EXIT_OK, AmeliaError, ConfigError, RunError
 from amelia.github.events import Command, Event
 from amelia.redaction import Redactor
 
 if TYPE_CHECKING:
     from amelia.action.checkout import Checkout
-    from amelia.action.run_settings import Toolchain
-    from amelia.core.types import Profile
+    from amelia.action.run_settings import RunSettings, RunTarget
     from amelia.drivers.runtime import DriverEnvironment
     from amelia.github.port import GitHubPort
     from amelia.mcp.config import McpConfig
@@ -79,28 +78,6 @@ class ActionRequest:
     now: datetime | None = None
     """When the run starts (None: the time now): a plan file name's `{date}` is its UTC
     day, and a recording keeps it, so its replay names the plan file as the run did."""
-
-
-def _profile(settings: Settings) -> Profile:
-    from amelia.core.types import Profile
-    from amelia.pipeline.planfile import plan_path_pattern
-
-    inputs = settings.inputs
-    return Profile(
-        driver=inputs.driver,
-        model=inputs.model,
-        max_turns=inputs.max_turns,
-        max_review_iterations=inputs.max_review_iterations,
-        timeout_seconds=inputs.timeout_minutes * 60,
-        plan_path_pattern=plan_path_pattern(inputs.plan_dir),
-        max_cost_usd=inputs.max_cost_usd,
-    )
-
-
-def _dated(profile: Profile, day: date) -> Profile:
-    """`profile` with the `{date}` of its plan file name set to `day`."""
-    pattern = profile.plan_path_pattern.replace("{date}", day.isoformat())
-    return profile.model_copy(update={"plan_path_pattern": pattern})
 
 
 def _credentials(settings: Settings) -> list[str]:
@@ -160,16 +137,20 @@ class _Engine:
     async def _run_mode(
         self, mode: Mode[Any], command: Command, event: Event, settings: Settings, event_name: str
     ) -> int:
-        repo = settings.runner.repository or (
-            event.repository.full_name if event.repository else None
+        from amelia.action.run_settings import resolve_run_settings, run_target
+
+        request = self.request
+        target = run_target(
+            settings,
+            event,
+            dry_run=request.dry_run,
+            workspace=request.workspace,
+            default_workspace=request.default_workspace,
         )
-        if not repo or "/" not in repo:
-            raise ConfigError("no repository: GITHUB_REPOSITORY must be owner/name")
-        dry_run = settings.inputs.dry_run if self.request.dry_run is None else self.request.dry_run
         if mode.needs_workspace:
-            self._check_workspace(settings)
-        github = self.request.github or open_client(settings, repo, dry_run=dry_run)
-        recorder = self._recorder(settings, event_name, repo, dry_run)
+            self._check_workspace(target.checkout, settings)
+        github = self.request.github or open_client(settings, target.repo, dry_run=target.dry_run)
+        recorder = self._recorder(settings, event_name, target)
         if recorder is not None:
             github = recorder.github(github)
         if mode.needs_permission:
@@ -177,22 +158,19 @@ class _Engine:
             refused = await refusal(github, command, event, inputs.allowed_users, self.redactor)
             if refused is not None:
                 return report_without_mode(self.io, "refused", f"amelia: refused: {refused}")
-
-        profile = _profile(settings)
-        from amelia.action.run_settings import toolchain_from
-
-        toolchain = toolchain_from(settings.inputs)
-        config: RepoConfig | None = None
-        explicit: frozenset[str] = frozenset()
-        if mode.needs_workspace:
-            from amelia.repo_config import explicit_inputs
-
-            explicit = explicit_inputs(settings.environ)
-            configured = await self._configured(profile, command, event, settings, github)
-            profile, toolchain, config, skipped = configured
-            if skipped is not None:
-                return report_without_mode(self.io, "skipped", f"amelia: nothing to do: {skipped}")
-        profile = _dated(profile, self.started.date())
+        resolved = await resolve_run_settings(
+            settings,
+            target,
+            command,
+            event,
+            github=github,
+            redactor=self.redactor,
+            read_repository=mode.needs_workspace,
+            day=self.started.date(),
+        )
+        if resolved.skipped is not None:
+            notice = f"amelia: nothing to do: {resolved.skipped}"
+            return report_without_mode(self.io, "skipped", notice)
 
         from amelia.action.agent_runtime import agent_runtime
         from amelia.action.checkout import private_git_config
@@ -203,7 +181,9 @@ class _Engine:
             settings,
             self.redactor,
             runs_agents=mode.needs_workspace,
-            mcp=await self._mcp(config, command, event, github),
+            mcp=await self._mcp(
+                resolved.repo_config if mode.needs_workspace else None, command, event, github
+            ),
             observer=recorder,
         )
         # On a runner amelia's git reads only a global config of its own.
@@ -211,25 +191,11 @@ class _Engine:
         async with runtime as environment:
             groups = LogGroupSink(self.io, self.redactor)
             with private as global_config:
-                checkout = self._checkout(
-                    settings, github, repo, dry_run, environment, global_config
-                )
+                checkout = self._checkout(settings, github, target, environment, global_config)
                 if recorder is not None and mode.needs_workspace:
                     recorder.checkout_started(checkout.git)
                 context = self._mode_context(
-                    command,
-                    event,
-                    settings,
-                    github,
-                    repo,
-                    dry_run,
-                    groups,
-                    environment,
-                    profile,
-                    checkout=checkout,
-                    toolchain=toolchain,
-                    config=config,
-                    explicit=explicit,
+                    command, event, resolved, github, groups, environment, checkout=checkout
                 )
                 try:
                     if mode.prepare is None:
@@ -257,9 +223,7 @@ class _Engine:
             )
         return code
 
-    def _recorder(
-        self, settings: Settings, event_name: str, repo: str, dry_run: bool
-    ) -> Recorder | None:
+    def _recorder(self, settings: Settings, event_name: str, target: RunTarget) -> Recorder | None:
         """The run's recorder: none when the `record` input is off or GitHub was given."""
         if self.request.github is not None:
             return None
@@ -271,8 +235,8 @@ class _Engine:
             settings,
             event_name=event_name,
             event_path=path,
-            repo=repo,
-            dry_run=dry_run,
+            repo=target.repo,
+            dry_run=target.dry_run,
             redactor=self.redactor,
             started=self.started,
         )
@@ -294,58 +258,16 @@ class _Engine:
             return None
         return config.mcp
 
-    async def _configured(
-        self,
-        profile: Profile,
-        command: Command,
-        event: Event,
-        settings: Settings,
-        github: GitHubPort,
-    ) -> tuple[Profile, Toolchain, RepoConfig, str | None]:
-        """The profile and the toolchain with the repository's configuration applied (read
-        from a trusted commit), that configuration, and why an automatic review is not made
-        (None: go on)."""
-        from amelia.action.repository_config import automatic_review_skip, read_trusted_files
-        from amelia.action.run_settings import toolchain_from
-        from amelia.repo_config import configure_profile, explicit_inputs
-
-        explicit = explicit_inputs(settings.environ)
-        trusted = await read_trusted_files(
-            github,
-            command,
-            event,
-            config_file=settings.inputs.config_file,
-            branch_prefix=settings.inputs.branch_prefix,
-            base=profile,
-            explicit=explicit,
-            redactor=self.redactor,
-        )
-        skipped = automatic_review_skip(trusted.config.review, command, event)
-        toolchain = toolchain_from(
-            settings.inputs,
-            config=trusted.config,
-            config_file=trusted.config_file,
-            explicit=explicit,
-        )
-        configured = configure_profile(profile, trusted, explicit=explicit)
-        return configured, toolchain, trusted.config, skipped
-
     def _mode_context(
         self,
         command: Command,
         event: Event,
-        settings: Settings,
+        settings: RunSettings,
         github: GitHubPort,
-        repo: str,
-        dry_run: bool,
         log_groups: Sink,
         environment: DriverEnvironment,
-        profile: Profile,
         *,
         checkout: Checkout,
-        toolchain: Toolchain,
-        config: RepoConfig | None,
-        explicit: frozenset[str],
     ) -> ModeContext:
         """Everything the mode gets, in one value: the checkout, the settings, the drivers
         (started from `environment`), the log groups and the progress comment to come."""
@@ -356,31 +278,22 @@ class _Engine:
         return ModeContext(
             command=command,
             event=event,
-            inputs=settings.inputs,
-            runner=settings.runner,
-            repo=repo,
+            settings=settings,
             github=github,
             checkout=checkout,
             io=self.io,
             redactor=self.redactor,
             progress=progress,
-            profile=profile,
-            make_driver=default_make_driver(profile, environment=environment),
-            toolchain=toolchain,
+            make_driver=default_make_driver(settings.profile, environment=environment),
             sinks=(log_groups, progress.sink),
-            dry_run=dry_run,
-            dry_run_dir=settings.dry_run_dir if dry_run else None,
             environment=environment,
-            repo_config=config,
-            explicit_inputs=explicit,
         )
 
     def _checkout(
         self,
         settings: Settings,
         github: GitHubPort,
-        repo: str,
-        dry_run: bool,
+        target: RunTarget,
         environment: DriverEnvironment,
         global_config: Path | None,
     ) -> Checkout:
@@ -392,15 +305,15 @@ class _Engine:
 
         runner = settings.runner
         return Checkout(
-            self._checkout_path(runner),
+            target.checkout,
             token=settings.github_token,
-            dry_run=dry_run,
+            dry_run=target.dry_run,
             artifacts_dir=settings.artifacts_dir,
             on_runner=runner.actions,
             # On a runner, amelia talks to the repository where actions/checkout found it,
             # whatever an agent may write into the checkout's `origin`.
             remote_url=self.request.origin_url
-            or (f"{runner.server_url.rstrip('/')}/{repo}" if runner.actions else None),
+            or (f"{runner.server_url.rstrip('/')}/{target.repo}" if runner.actions else None),
             secrets=_credentials(settings),
             git_home=GitHome.of(settings.environ),
             runner_files=RunnerFiles.of(settings.environ) if runner.actions else None,
@@ -430,13 +343,13 @@ class _Engine:
             run_url=context.runner.run_url,
         )
 
-    def _check_workspace(self, settings: Settings) -> None:
+    def _check_workspace(self, checkout: Path, settings: Settings) -> None:
         """Before anything is read from or written to GitHub, any setup runs or any branch
         changes: the workspace is a git checkout, and the agent user, when agents run as one,
         can enter it (`ConfigError` otherwise)."""
         from amelia.isolation.agent_user import resolve_agent_user
 
-        path = self._checkout_path(settings.runner).resolve()
+        path = checkout.resolve()
         fix = (
             "check out the repository first (actions/checkout), or give `amelia run --repo` a clone"
         )
@@ -449,13 +362,6 @@ class _Engine:
         agent = resolve_agent_user(settings.amelia.agent_user)
         if agent is not None:
             agent.check_entry(path)
-
-    def _checkout_path(self, runner: RunnerContext) -> Path:
-        if self.request.workspace is not None:
-            return self.request.workspace
-        if "workspace" in runner.model_fields_set or self.request.default_workspace is None:
-            return Path(runner.workspace)
-        return self.request.default_workspace
 
     def _restore_credentials(self, checkout: Checkout) -> None:
         """Give `.git/config` back the token `prepare()` hid; a failure (also a process an

@@ -27,7 +27,7 @@ from amelia.redaction import Redactor
 if TYPE_CHECKING:
     from amelia.action.checkout import Checkout
     from amelia.action.progress import RunProgress
-    from amelia.action.run_settings import Toolchain
+    from amelia.action.run_settings import RunSettings, Toolchain
     from amelia.core.state import ExecutionState
     from amelia.core.types import Profile
     from amelia.drivers.runtime import DriverEnvironment
@@ -102,10 +102,8 @@ class ModeContext:
 
     command: Command
     event: Event
-    inputs: ActionInputs
-    runner: RunnerContext
-    repo: str
-    """owner/name of the repository."""
+    settings: RunSettings
+    """Every setting of the run, each decided once (`amelia.action.run_settings`)."""
     github: GitHubPort
     checkout: Checkout
     io: WorkflowIO
@@ -113,24 +111,42 @@ class ModeContext:
     progress: RunProgress
     """The progress comment on `command.number`, once the engine opened it (for a mode
     with stages); its `sink` is in `sinks`."""
-    profile: Profile
     make_driver: MakeDriver
-    toolchain: Toolchain
-    """The project's setup and test command, from the inputs and the repository's
-    configuration."""
     _: KW_ONLY
     sinks: tuple[Sink, ...] = ()
-    dry_run: bool = False
-    dry_run_dir: Path | None = None
     environment: DriverEnvironment | None = None
     """What `make_driver`'s drivers start from; the setup makes drivers anew from it with
     what it added to `PATH` (`amelia.action.toolchain.prepare_toolchain`)."""
-    repo_config: RepoConfig | None = None
-    """The repository's configuration file as the trusted commit has it (None: not read,
-    for a mode without a workspace)."""
-    explicit_inputs: frozenset[str] = frozenset()
-    """The inputs the workflow set to something other than their default, which win over
-    the configuration file (see `amelia.repo_config.explicit_inputs`)."""
+
+    @property
+    def inputs(self) -> ActionInputs:
+        return self.settings.inputs
+
+    @property
+    def runner(self) -> RunnerContext:
+        """The GitHub runner's context (server, run, workspace)."""
+        return self.settings.runner
+
+    @property
+    def repo(self) -> str:
+        """owner/name of the repository."""
+        return self.settings.target.repo
+
+    @property
+    def profile(self) -> Profile:
+        return self.settings.profile
+
+    @property
+    def toolchain(self) -> Toolchain:
+        return self.settings.toolchain
+
+    @property
+    def repo_config(self) -> RepoConfig:
+        return self.settings.repo_config
+
+    @property
+    def dry_run(self) -> bool:
+        return self.settings.target.dry_run
 
     async def stage(self, name: str, status: StageStatus, *, detail: str = "") -> None:
         """Show a stage's status on the progress comment, when there is one."""

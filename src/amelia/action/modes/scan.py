@@ -27,7 +27,6 @@ from amelia.action.scan_queue import (
     MATRIX_JOB_LIMIT,
     ScanBound,
     ScanSelection,
-    scan_bound,
     select_issues,
     without_plan,
 )
@@ -132,13 +131,8 @@ async def run(ctx: ModeContext, _: None) -> ModeOutcome:
     from amelia.github.events import Command
 
     label = ctx.inputs.label_trigger
-    config = ctx.repo_config.scan if ctx.repo_config is not None else ScanConfig()
-    bound = scan_bound(
-        ctx.inputs.scan_limit,
-        config.limit,
-        explicit="scan_limit" in ctx.explicit_inputs,
-        config_file=ctx.inputs.config_file,
-    )
+    config = ctx.repo_config.scan
+    bound = ctx.settings.scan_bound
     found = await ctx.github.list_labelled_issues(label)
     labelled = [issue for issue in found if not issue.is_pull_request]
     planned = await asyncio.to_thread(
