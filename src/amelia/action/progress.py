@@ -28,7 +28,7 @@ AGENT_STAGES = {
 }
 """The checklist stage each event source's events update."""
 
-__all__ = ["AGENT_STAGES", "ProgressTracker", "RunProgress", "open_progress"]
+__all__ = ["AGENT_STAGES", "ProgressTracker", "RunProgress"]
 
 
 class ProgressTracker:
@@ -138,30 +138,6 @@ class ProgressTracker:
             self.published.append(body)
 
 
-async def open_progress(
-    github: GitHubPort,
-    redactor: Redactor,
-    *,
-    number: int,
-    command: str,
-    stages: tuple[str, ...],
-    requested_by: str | None,
-    run_url: str | None,
-) -> ProgressTracker:
-    """The progress comment on issue or pull `number`, posted (or found again) at once."""
-    progress = ProgressTracker(
-        ProgressComment(github, number),
-        redactor,
-        issue_number=number,
-        command=command,
-        stages=stages,
-        requested_by=requested_by,
-        run_url=run_url,
-    )
-    await progress.start()
-    return progress
-
-
 class RunProgress:
     """Where a mode shows its progress: the progress comment once the engine opens it
     (`open`), nowhere before or without one. The mode's context holds this one object for
@@ -186,19 +162,21 @@ class RunProgress:
         requested_by: str | None,
         run_url: str | None,
     ) -> None:
-        """Post the progress comment (or find an earlier run's again); only the engine opens
-        it, once per run."""
+        """Post the progress comment on issue or pull `number` at once (or find an earlier
+        run's again); only the engine opens it, once per run."""
         if self._tracker is not None:
             raise RuntimeError("the progress comment is already open")
-        self._tracker = await open_progress(
-            github,
+        tracker = ProgressTracker(
+            ProgressComment(github, number),
             redactor,
-            number=number,
+            issue_number=number,
             command=command,
             stages=stages,
             requested_by=requested_by,
             run_url=run_url,
         )
+        await tracker.start()
+        self._tracker = tracker
 
     async def stage(self, name: str, status: StageStatus, *, detail: str = "") -> None:
         """Show a stage's status on the progress comment, when there is one."""
