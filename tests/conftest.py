@@ -22,7 +22,7 @@ def _loguru_to_the_stderr_of_the_moment() -> Iterator[None]:
     """After every test, loguru writes to whatever `sys.stderr` is when a record arrives.
 
     amelia's entry points point loguru at the `sys.stderr` of the moment they run
-    (`amelia.action.log_setup`, the local commands), which in a test is a capture stream
+    (`amelia.action.engine._log_setup`, the local commands), which in a test is a capture stream
     (capsys, typer's CliRunner) closed when the test ends: a handler left on it makes every
     later record of the process a "I/O operation on closed file" traceback."""
     yield

@@ -106,7 +106,7 @@ def main() -> None:
     if command in AGENT_COMMANDS:
         _isolate(command)
     if sys.argv[1:] == ["action"]:
-        from amelia.action.runner import run_action
+        from amelia.action.engine import run_action
 
         try:
             code = run_action()

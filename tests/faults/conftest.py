@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from amelia.action.runner import ActionRequest, run_action
+from amelia.action.engine import ActionRequest, run_action
 from amelia.core.types import Profile, ToolProfileName
 from amelia.drivers.base import AgenticMessage, DriverInterface
 from amelia.github.markers import progress_marker

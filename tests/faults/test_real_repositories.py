@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from amelia.action.runner import ActionRequest
+from amelia.action.engine import ActionRequest
 from amelia.drivers.base import AgenticMessage
 from amelia.git import BOT_NAME, noreply_address
 from amelia.testing.action_harness import ActionHarness

@@ -87,5 +87,5 @@ def test_action_starts_the_engine_without_building_the_typer_app() -> None:
     )
     assert completed.returncode == 2
     assert "::error::no event name: GITHUB_EVENT_NAME is not set" in completed.stdout
-    assert "amelia.action.runner" in _imported(completed.stderr)
+    assert "amelia.action.engine._engine" in _imported(completed.stderr)
     assert not {name for name in _imported(completed.stderr) if name.startswith("typer")}

@@ -9,7 +9,7 @@ nowhere else:
   workflow set it explicitly (`amelia.repo_config.explicit_inputs`), else the
   repository's configuration file, else the input's default
   (`amelia.repo_config.configure_profile`); the same for the setup and the test command
-  (`toolchain_from`) and the scan's bound (`amelia.action.scan_queue.scan_bound`);
+  (`toolchain_from`) and the scan's bound (`amelia.action.modes.scan._queue.scan_bound`);
 - whether an automatic review is made at all (`review.allowed_bots`, `review.skip_authors`).
 
 `resolve_run_settings` makes all of them into one frozen `RunSettings` the mode gets.
@@ -29,7 +29,7 @@ from amelia.github.events import Command, Event
 from amelia.repo_config import DEFAULT_CONFIG_FILE, RepoConfig
 
 if TYPE_CHECKING:
-    from amelia.action.scan_queue import ScanBound
+    from amelia.action.modes.scan._queue import ScanBound
     from amelia.core.types import Profile
     from amelia.github.port import GitHubPort
     from amelia.redaction import Redactor
@@ -173,7 +173,7 @@ class RunSettings:
     def scan_bound(self) -> ScanBound:
         """How many issues a scan hands out: the input when set explicitly, else the
         file's `scan.limit`, else the input's default; capped at GitHub's matrix limit."""
-        from amelia.action.scan_queue import scan_bound
+        from amelia.action.modes.scan._queue import scan_bound
 
         return scan_bound(
             self.inputs.scan_limit,
@@ -221,7 +221,7 @@ async def resolve_run_settings(
             repo_config=RepoConfig(),
             explicit_inputs=frozenset(),
         )
-    from amelia.action.repository_config import automatic_review_skip, read_trusted_files
+    from amelia.action.engine._repository_config import automatic_review_skip, read_trusted_files
 
     explicit = explicit_inputs(settings.environ)
     trusted = await read_trusted_files(

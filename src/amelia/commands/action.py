@@ -19,7 +19,7 @@ def action() -> None:
 
     The event and the inputs come from the runner's GITHUB_* and INPUT_* variables.
     """
-    from amelia.action.runner import run_action
+    from amelia.action.engine import run_action
 
     raise typer.Exit(run_action())
 
@@ -50,7 +50,7 @@ def run(
             "work in GITHUB_WORKSPACE or the current directory"
         )
         raise typer.Exit(2)
-    from amelia.action.runner import ActionRequest, run_action
+    from amelia.action.engine import ActionRequest, run_action
 
     request = ActionRequest(
         event_name=event_name,

@@ -47,7 +47,7 @@ _FINDING = re.compile(
 
 
 _FIXED = marker("fixed")
-"""On amelia's `Fixed in <sha>` replies (see `amelia.action.earlier_findings`)."""
+"""On amelia's `Fixed in <sha>` replies (see `amelia.action.modes.review._earlier_findings`)."""
 
 
 class OpenFinding(BaseModel):

@@ -190,7 +190,7 @@ def replay(
     """Replay the recording at `path` in `repo` (an empty or new directory; None: a
     temporary one, kept) and compare. Raises `RecordingError` for an unreadable recording
     or a `repo` that is not empty."""
-    from amelia.action.runner import ActionRequest, run_action
+    from amelia.action.engine import ActionRequest, run_action
 
     recording = load_recording(path)
     manifest = recording.manifest

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from amelia.action import runner
+from amelia.action.engine import _engine
 from amelia.agents import planfile
 from amelia.replay.format import load_recording
 from amelia.replay.player import replay
@@ -43,7 +43,7 @@ def test_a_plan_replayed_days_later_names_its_file_by_the_recorded_day(
     assert plan_path is not None and f"/{day}-issue-{number}-" in plan_path
     assert recorded.outcome.plan is not None
     # Every clock of this process is three days ahead from here on.
-    monkeypatch.setattr(runner, "datetime", _ThreeDaysLater)
+    monkeypatch.setattr(_engine, "datetime", _ThreeDaysLater)
     monkeypatch.setattr(planfile, "datetime", _ThreeDaysLater)
     assert _ThreeDaysLater.now(UTC).date() != datetime.now(UTC).date()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from amelia.action.pull_head import HEAD_REF, head_as_data
+from amelia.action.modes._pull_head._pull_head import HEAD_REF, head_as_data
 from amelia.errors import GitError
 from amelia.git import Git
 from amelia.github.client import PullInfo

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from amelia.action.verdicts import choose_review_event
+from amelia.action.modes._verdicts import choose_review_event
 from amelia.core.state import ReviewComment, ReviewResult
 from amelia.github.client import GitHubClient
 from amelia.github.comments import ProgressComment, build_review

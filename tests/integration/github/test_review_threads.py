@@ -4,7 +4,7 @@ thread and resolved; a token that may not resolve threads only costs a warning."
 
 from __future__ import annotations
 
-from amelia.action.earlier_findings import close_fixed
+from amelia.action.modes.review._earlier_findings import close_fixed
 from amelia.core.state import ReviewComment, ReviewResult
 from amelia.github.client import GitHubClient
 from amelia.github.comments import build_review

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from amelia.action.agent_runtime import agent_runtime
+from amelia.action.engine._agent_runtime import agent_runtime
 from amelia.config import Settings, load_settings
 from amelia.errors import ConfigError
 from amelia.redaction import MASK, Redactor

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from amelia.action.fork_reviews import head_is_data, serves_a_data_head
+from amelia.action.modes._pull_head._fork_reviews import head_is_data, serves_a_data_head
 from amelia.github.events import Command, Event, parse_event
 from amelia.github.models import PullInfo
 from amelia.github.payloads import pull_info

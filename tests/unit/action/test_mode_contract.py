@@ -12,6 +12,8 @@ from typing import cast, get_args
 import pytest
 
 import amelia.action.modes
+from amelia.action.engine._engine import ActionRequest, _Engine
+from amelia.action.engine._report import report_error
 from amelia.action.modes import (
     MODE_MODULES,
     REQUESTABLE_KINDS,
@@ -21,8 +23,6 @@ from amelia.action.modes import (
     ModeOutcome,
     load_mode,
 )
-from amelia.action.report import report_error
-from amelia.action.runner import ActionRequest, _Engine
 from amelia.action.workflow_io import WorkflowIO
 from amelia.errors import ConfigError, GitHubError
 from amelia.github.events import CommandKind

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from amelia.action.modes.implement import merge_pull_body, pull_body
-from amelia.action.pull_description import (
+from amelia.action.modes._develop._pull_description import (
     ChangeReport,
     developer_checks,
     earlier_rounds,
@@ -13,6 +12,7 @@ from amelia.action.pull_description import (
     next_round,
     round_line,
 )
+from amelia.action.modes.implement import merge_pull_body, pull_body
 from amelia.core.state import AgentUsage, ExecutionState, ReviewResult, ToolResult
 from tests.git_helpers import IDENTITY, git, init_repo
 

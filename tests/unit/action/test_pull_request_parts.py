@@ -8,6 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from amelia.action.modes._steering import is_steering_path, restore_steering_files
+from amelia.action.modes._verdicts import (
+    CI_NOT_PASSED,
+    NOT_ALL_PUSHED,
+    choose_review_event,
+    reported_verdict,
+)
 from amelia.action.modes.implement import (
     commit_title,
     issue_of_branch,
@@ -17,13 +24,6 @@ from amelia.action.modes.implement import (
 )
 from amelia.action.modes.review import steering_note
 from amelia.action.modes.scan import planned_issue_numbers
-from amelia.action.steering import is_steering_path, restore_steering_files
-from amelia.action.verdicts import (
-    CI_NOT_PASSED,
-    NOT_ALL_PUSHED,
-    choose_review_event,
-    reported_verdict,
-)
 from amelia.config import ReviewEventSetting
 from amelia.core.ci import CiReport, CiRunOutcome
 from amelia.core.state import ReviewResult

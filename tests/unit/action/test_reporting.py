@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 
-from amelia.action.log_groups import LogGroupSink
-from amelia.action.summary import render_summary, total_cost
+from amelia.action.engine._log_groups import LogGroupSink
+from amelia.action.engine._summary import render_summary, total_cost
 from amelia.action.workflow_io import WorkflowIO
 from amelia.ci.run import ADD_DISPATCH_NOTE
 from amelia.core.ci import CiReport, CiRunOutcome

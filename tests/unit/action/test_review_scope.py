@@ -6,8 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from amelia.action.earlier_findings import fixed_reply, render_earlier_findings, settle
-from amelia.action.review_scope import follows, plan_scope, requested_kind
+from amelia.action.modes.review._earlier_findings import (
+    fixed_reply,
+    render_earlier_findings,
+    settle,
+)
+from amelia.action.modes.review._scope import follows, plan_scope, requested_kind
 from amelia.config import ReviewScopeSetting
 from amelia.core.state import ReviewComment, ReviewKind, ReviewResult, ReviewScope, Severity
 from amelia.github.markers import review_marker, reviewed_commit

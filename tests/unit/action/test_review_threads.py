@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from amelia.action.review_threads import ThreadOutcome, outcomes, reply_text
+from amelia.action.modes.fix._threads import ThreadOutcome, outcomes, reply_text
 
 SHA = "0123456789abcdef" * 2 + "01234567"
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from amelia.action.modes.scan import scan_report
-from amelia.action.scan_queue import (
+from amelia.action.modes.scan._queue import (
     MATRIX_JOB_LIMIT,
     order_key,
     scan_bound,

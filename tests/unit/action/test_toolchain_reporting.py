@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from amelia.action.engine._summary import render_summary
 from amelia.action.modes.implement import pull_body
-from amelia.action.summary import render_summary
 from amelia.core.state import CheckRun, ExecutionState
 from amelia.github.comments import ProgressReport, render_progress
 from amelia.redaction import Redactor

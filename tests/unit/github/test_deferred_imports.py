@@ -7,7 +7,7 @@ import sys
 
 _BEFORE_FIRST_REQUEST = """
 import json, sys, types
-import amelia.action.runner
+import amelia.action.engine._engine
 from amelia.action.modes import load_mode
 load_mode("plan")
 import amelia.github.client

@@ -9,7 +9,7 @@ from pathlib import Path
 import amelia.action
 
 ACTION = Path(amelia.action.__file__).parent
-OPENS_THE_ADAPTER = {"github_access.py"}
+OPENS_THE_ADAPTER = {"engine/_github_access.py"}
 """Where the run's `GitHubClient` is made (and wrapped in the dry run)."""
 
 

@@ -1,6 +1,6 @@
 """What every Action mode receives and returns.
 
-A mode handles one routed command (plan, help, …). The engine (`amelia.action.runner`) has
+A mode handles one routed command (plan, help, …). The engine (`amelia.action.engine`) has
 already loaded the settings, parsed and routed the event, checked who asked, prepared the
 checkout, run the mode's own `prepare` (if it has one) and created the progress comment
 when the mode wants one; the mode does its work through the context and returns a
@@ -116,7 +116,7 @@ class ModeContext:
     sinks: tuple[Sink, ...] = ()
     environment: DriverEnvironment | None = None
     """What `make_driver`'s drivers start from; the setup makes drivers anew from it with
-    what it added to `PATH` (`amelia.action.toolchain.prepare_toolchain`)."""
+    what it added to `PATH` (`amelia.action.modes._develop._toolchain.prepare_toolchain`)."""
 
     @property
     def inputs(self) -> ActionInputs:

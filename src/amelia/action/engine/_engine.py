@@ -27,17 +27,17 @@ from typing import TYPE_CHECKING, Any
 from loguru import logger
 
 from amelia.action.artifacts import workflow_path
-from amelia.action.github_access import open_client, refusal
-from amelia.action.log_setup import configure_logging
-from amelia.action.modes import Mode, ModeContext, ModeExit, ModeOutcome, load_mode
-from amelia.action.report import (
+from amelia.action.engine._github_access import open_client, refusal
+from amelia.action.engine._log_setup import configure_logging
+from amelia.action.engine._report import (
     report_error,
     report_outcome,
     report_stopped,
     report_without_mode,
 )
-from amelia.action.routing import read_event, route_event
-from amelia.action.signals import SignalCancellation
+from amelia.action.engine._routing import read_event, route_event
+from amelia.action.engine._signals import SignalCancellation
+from amelia.action.modes import Mode, ModeContext, ModeExit, ModeOutcome, load_mode
 from amelia.action.workflow_io import WorkflowIO
 from amelia.config import Settings, load_settings, runner_files
 from amelia.errors import EXIT_OK, AmeliaError, ConfigError, RunError
@@ -172,9 +172,9 @@ class _Engine:
             notice = f"amelia: nothing to do: {resolved.skipped}"
             return report_without_mode(self.io, "skipped", notice)
 
-        from amelia.action.agent_runtime import agent_runtime
         from amelia.action.checkout import private_git_config
-        from amelia.action.log_groups import LogGroupSink
+        from amelia.action.engine._agent_runtime import agent_runtime
+        from amelia.action.engine._log_groups import LogGroupSink
 
         # Modes that prepare a checkout run agents in it: they get the credential proxy.
         runtime = agent_runtime(
@@ -246,7 +246,7 @@ class _Engine:
     ) -> McpConfig | None:
         """The MCP servers this run starts: the configuration's, none when the run works on
         a pull request's head kept as data (a fork's, or on `pull_request_target`)."""
-        from amelia.action.fork_reviews import serves_a_data_head
+        from amelia.action.modes._pull_head._fork_reviews import serves_a_data_head
 
         if config is None or not config.mcp.used():
             return None

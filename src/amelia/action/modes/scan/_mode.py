@@ -4,7 +4,7 @@ open issues carrying `label_trigger` that have no plan branch yet, at most `scan
 What it hands out is written as a JSON list of numbers to the `issues` output, for a second
 job's `strategy.matrix` to plan one per runner. With `max_issues` > 0 this job plans the
 first that many of them itself, one after another, with the plan mode, and leaves those
-out of the list: both together stay within the bound (`amelia.action.scan_queue`, which
+out of the list: both together stay within the bound (`amelia.action.modes.scan._queue`, which
 also states the order). The rest wait for the next scan; the notice and the job summary
 say how many waited, were handed out and are left.
 
@@ -23,7 +23,7 @@ import re
 from loguru import logger
 
 from amelia.action.modes.base import Conclusion, Mode, ModeContext, ModeOutcome
-from amelia.action.scan_queue import (
+from amelia.action.modes.scan._queue import (
     MATRIX_JOB_LIMIT,
     ScanBound,
     ScanSelection,

@@ -3,9 +3,9 @@
 Works on the issue's branch `<branch_prefix>issue-<n>` as `/amelia plan` left it on origin.
 Without that branch or without a plan file on it, the run replies on the issue suggesting
 `/amelia plan` and ends `skipped` (exit 0, no agent runs, no progress comment). Otherwise
-the project's setup runs first (`amelia.action.toolchain`; a failing one ends the run before
-any agent), then developer → reviewer rounds run, amelia running the project's test
-command after each developer round (up to `max_review_iterations`, until the reviewer
+the project's setup runs first (`amelia.action.modes._develop._toolchain`; a failing one
+ends the run before any agent), then developer → reviewer rounds run, amelia running the
+project's test command after each developer round (up to `max_review_iterations`, until the reviewer
 approves); after every developer round the agents' work (only theirs: files earlier
 steps left in the checkout stay as they are, and files named like credentials are left
 out and reported) is committed by amelia[bot] with the person who asked as co-author and
@@ -25,19 +25,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NoReturn
 
-from amelia.action.agent_issue import agent_issue, agent_request
 from amelia.action.held_back_report import held_back_lines, verdict_note
-from amelia.action.modes.base import Mode, ModeContext, ModeExit, ModeOutcome
-from amelia.action.modes.plan import co_author, commit_subject
-from amelia.action.pull_description import ChangeReport, earlier_rounds, round_line
-from amelia.action.repository_ci import STAGE_CI, RepositoryCi
-from amelia.action.verdicts import (
+from amelia.action.modes._agent_issue import agent_issue, agent_request
+from amelia.action.modes._develop._pull_description import ChangeReport, earlier_rounds, round_line
+from amelia.action.modes._develop._repository_ci import STAGE_CI, RepositoryCi
+from amelia.action.modes._verdicts import (
     CI_NOT_PASSED,
     NOT_ALL_PUSHED,
     post_tool_errors,
     post_verdict,
     reported_verdict,
 )
+from amelia.action.modes.base import Mode, ModeContext, ModeExit, ModeOutcome
+from amelia.action.modes.plan import co_author, commit_subject
 from amelia.ci.render import ci_lines
 from amelia.git import (
     Leak,
@@ -358,7 +358,7 @@ async def implement(ctx: ModeContext, planned: Planned) -> ModeOutcome:
     plan_sha = await asyncio.to_thread(head_sha, git)
     await ctx.stage(STAGE_BRANCH, "done", detail=f"{branch} with {plan_path}")
 
-    from amelia.action.toolchain import prepare_toolchain
+    from amelia.action.modes._develop._toolchain import prepare_toolchain
 
     # Before any agent: the setup (and any script it names) comes from the default branch.
     prepared = await prepare_toolchain(

@@ -3,7 +3,7 @@ open review threads on the pull's head branch.
 
 Only a pull request whose head branch is in this repository: amelia never pushes to a
 fork (a fork's pull request gets one reply and nothing else). The open threads (see
-`amelia.action.review_threads`; in a thread, only that one) reach the developer with their
+`amelia.action.modes.fix._threads`; in a thread, only that one) reach the developer with their
 path, line, diff hunk and text, sanitized; it changes the head branch, its work is
 committed and pushed as in implement mode, and every thread gets a reply in it
 (`Addressed in <sha>: …`, or why it was not changed). Then the reviewer reviews the whole
@@ -19,9 +19,20 @@ import asyncio
 from dataclasses import dataclass
 from typing import NoReturn
 
-from amelia.action.agent_issue import agent_issue, agent_request
 from amelia.action.held_back_report import verdict_note
+from amelia.action.modes._agent_issue import agent_issue, agent_request
+from amelia.action.modes._develop._pull_description import (
+    ChangeReport,
+    earlier_rounds,
+    next_round,
+    round_line,
+)
+from amelia.action.modes._develop._repository_ci import STAGE_CI, RepositoryCi
+from amelia.action.modes._replies import post_where_asked
+from amelia.action.modes._steering import reset_steering_files
+from amelia.action.modes._verdicts import post_tool_errors, post_verdict, reported_verdict
 from amelia.action.modes.base import Mode, ModeContext, ModeExit, ModeOutcome
+from amelia.action.modes.fix._threads import FIX_REPLY, open_threads, outcomes, reply_text
 from amelia.action.modes.implement import (
     STAGE_SETUP,
     STAGE_TESTS,
@@ -31,12 +42,6 @@ from amelia.action.modes.implement import (
     merge_pull_body,
     pull_body,
 )
-from amelia.action.pull_description import ChangeReport, earlier_rounds, next_round, round_line
-from amelia.action.replies import post_where_asked
-from amelia.action.repository_ci import STAGE_CI, RepositoryCi
-from amelia.action.review_threads import FIX_REPLY, open_threads, outcomes, reply_text
-from amelia.action.steering import reset_steering_files
-from amelia.action.verdicts import post_tool_errors, post_verdict, reported_verdict
 from amelia.core.state import ExecutionState, ReviewResult, ReviewThread
 from amelia.git import diff, head_sha, switch_to_branch, validate_branch_name
 from amelia.github.comments import render_reply
@@ -115,7 +120,7 @@ async def prepare(ctx: ModeContext) -> Found:
 
 async def fix(ctx: ModeContext, found: Found) -> ModeOutcome:
     """Address the threads `prepare` found on the pull's head branch and review it again."""
-    from amelia.action.toolchain import prepare_toolchain
+    from amelia.action.modes._develop._toolchain import prepare_toolchain
     from amelia.core.types import AgentRole
     from amelia.pipeline import StageFailedError, develop_and_review
 

@@ -68,7 +68,7 @@ async def refusal(
     if decision.allowed:
         return None
     if command.number is not None:
-        from amelia.action.replies import post_where_asked
+        from amelia.action.modes._replies import post_where_asked
         from amelia.github.comments import render_reply  # only a refusal needs the renderers
 
         await post_where_asked(github, command, render_reply(decision.reason, redactor))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from amelia.action.modes._replies import post_where_asked
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
-from amelia.action.replies import post_where_asked
 from amelia.github.comments import render_help, render_reply
 
 __all__ = ["MODE", "run"]

@@ -20,7 +20,7 @@ it). Nothing in that directory is ever built, installed or run by amelia, and th
 that reads it gets file-reading tools only.
 
 In both, files that steer agents are put back as the merge base has them
-(`amelia.action.steering`).
+(`amelia.action.modes._steering`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from amelia.action.steering import restore_steering_files
+from amelia.action.modes._steering import restore_steering_files
 from amelia.errors import GitError
 from amelia.git import (
     Git,

@@ -1,7 +1,7 @@
 """`/amelia ask <question>`: a read-only agent answers a question in one comment.
 
 On an issue the answerer explores the checkout as it is (the default branch). On a pull
-request the head is fetched as for a review (`amelia.action.modes.review.fetched_head`):
+request the head is fetched as for a review (`amelia.action.modes.review._mode.fetched_head`):
 checked out detached with files that steer agents reset to the base's version, or, for a
 fork's pull request, kept as data in a directory of its own and read with file tools only
 (no shell); the answerer also gets the pull's diff; asked in a review thread, it gets the
@@ -17,14 +17,14 @@ import asyncio
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 
-from amelia.action.agent_issue import agent_issue, agent_request
-from amelia.action.fork_reviews import files_only
+from amelia.action.modes._agent_issue import agent_issue, agent_request
+from amelia.action.modes._pull_head._fork_reviews import files_only
+from amelia.action.modes._pull_head._pull_head import PullHead
+from amelia.action.modes._replies import post_where_asked
+from amelia.action.modes._steering import is_steering_path
+from amelia.action.modes._verdicts import post_tool_errors
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
 from amelia.action.modes.review import fetched_head
-from amelia.action.pull_head import PullHead
-from amelia.action.replies import post_where_asked
-from amelia.action.steering import is_steering_path
-from amelia.action.verdicts import post_tool_errors
 from amelia.errors import GitError
 from amelia.git import Repo, diff, head_sha, path_exists_at, run_git
 from amelia.github.comments import link_references, render_answer

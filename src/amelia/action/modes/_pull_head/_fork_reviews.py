@@ -4,7 +4,7 @@ GitHub runs `pull_request` workflows of a fork's pull request without the reposi
 secrets and with a read-only token: with no model key there is nothing to review with, and
 amelia says so instead of failing. `pull_request_target` runs have the secrets and a write
 token, and their checkout is the base: there (only with `review_forks: true`) the head is
-data, never code (`amelia.action.pull_head.head_as_data`), and the reviewer gets
+data, never code (`amelia.action.modes._pull_head._pull_head.head_as_data`), and the reviewer gets
 file-reading tools only, confined to the head's directory (`files_only`).
 
 `head_is_data` decides it for every mode that reads a pull's head, whatever the event: a

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from amelia.action.agent_issue import agent_issue, agent_request
+from amelia.action.modes._agent_issue import agent_issue, agent_request
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
 from amelia.git import (
     noreply_address,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from amelia.action.fork_reviews import unreviewable_fork
 from amelia.action.modes import REQUESTABLE_KINDS
+from amelia.action.modes._pull_head._fork_reviews import unreviewable_fork
 from amelia.config import AmeliaVariables, RunnerContext, Settings
 from amelia.errors import ConfigError, EventError
 from amelia.github.events import Command, Event, RoutingSettings, help_reply, parse_event, route

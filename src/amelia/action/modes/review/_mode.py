@@ -3,14 +3,15 @@
 
 The head is fetched from origin (`refs/pull/<n>/head`, or the head branch) and checked out
 detached; files that steer agents are reset to the base's version first (see
-`amelia.action.steering`). For a fork's pull request (whatever the event:
+`amelia.action.modes._steering`). For a fork's pull request (whatever the event:
 `pull_request_target` with `review_forks: true`, or a maintainer's `/amelia review`) and on
 any `pull_request_target`, the checkout stays at the base and the head is only data, in a
 directory of its own, read by a reviewer with file-reading tools alone (`fetched_head`,
-`amelia.action.fork_reviews.head_is_data`, `amelia.action.pull_head.head_as_data`). The
-reviewer (read-only tools) reviews the change since the merge base of head and base, or only
-the commits since the last reviewed one (see `amelia.action.review_scope`), and its result
-is set against the findings earlier reviews left open (`amelia.action.earlier_findings`).
+`amelia.action.modes._pull_head._fork_reviews.head_is_data`,
+`amelia.action.modes._pull_head._pull_head.head_as_data`). The reviewer (read-only tools)
+reviews the change since the merge base of head and base, or only the commits since the
+last reviewed one (see `amelia.action.modes.review._scope`), and its result is set
+against the findings earlier reviews left open (`amelia.action.modes.review._earlier_findings`).
 The verdict is posted as one review of the head commit, anchored on the diff GitHub shows
 for the pull (the local diff when the API has none, or answers 406 `too_large` for a big
 pull); error-flagged tool results go into one comment on the pull.
@@ -26,18 +27,22 @@ from pathlib import Path
 
 from loguru import logger
 
-from amelia.action.agent_issue import agent_issue, agent_request
-from amelia.action.earlier_findings import close_fixed, render_earlier_findings, settle
-from amelia.action.fork_reviews import FORK_REVIEW_NOTE, files_only, head_is_data
-from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
-from amelia.action.pull_head import PullHead, check_out_pull, head_as_data
-from amelia.action.review_scope import plan_scope, requested_kind
-from amelia.action.verdicts import (
+from amelia.action.modes._agent_issue import agent_issue, agent_request
+from amelia.action.modes._pull_head._fork_reviews import FORK_REVIEW_NOTE, files_only, head_is_data
+from amelia.action.modes._pull_head._pull_head import PullHead, check_out_pull, head_as_data
+from amelia.action.modes._verdicts import (
     APPROVAL_WITHHELD_NOTE,
     post_tool_errors,
     post_verdict,
     withhold_approval,
 )
+from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
+from amelia.action.modes.review._earlier_findings import (
+    close_fixed,
+    render_earlier_findings,
+    settle,
+)
+from amelia.action.modes.review._scope import plan_scope, requested_kind
 from amelia.git import diff
 from amelia.github.auth import may_trigger
 from amelia.github.events import PullRequestEvent

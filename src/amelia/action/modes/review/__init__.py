@@ -1,0 +1,19 @@
+"""Review a pull request: `pull_request` opened/synchronize/reopened/ready_for_review, or
+
+The mode is in `_mode`; its own helpers are the other private modules here."""
+
+from amelia.action.modes.review._mode import (
+    MODE,
+    fetched_head,
+    pull_diff,
+    run,
+    steering_note,
+)
+
+__all__ = [
+    "MODE",
+    "fetched_head",
+    "pull_diff",
+    "run",
+    "steering_note",
+]
