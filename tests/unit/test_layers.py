@@ -333,3 +333,56 @@ def test_the_environment_check_sees_every_spelling() -> None:
     )
     assert set(_environment_uses(sample)) == {"os.environ", "os.getenv"}
     assert _environment_uses("import os\nos.path.join('a')\n") == []
+
+
+# -- inside the Action: the engine on the modes, the modes on the Action's parts ------------
+
+ACTION_FLOORS = ("amelia.action.engine", "amelia.action.modes", "amelia.action")
+"""Top first: the engine routes, resolves the settings and reports; each mode (a package of
+its own under `amelia.action.modes`, with what modes share in its private modules) does
+one command; the checkout, the settings, the progress and the workflow's files serve both."""
+MODE_PACKAGES = ("plan", "implement", "fix", "review", "ask", "scan", "help")
+MODE_USES_OF_MODES = {
+    ("amelia.action.modes.scan._mode", "amelia.action.modes.plan"): "a scan plans the first "
+    "issues it hands out in its own job, with the plan mode",
+}
+
+
+def _action_floor(module: str) -> int:
+    return next(index for index, floor in enumerate(ACTION_FLOORS) if _in(module, floor))
+
+
+def _inside_the_action(graph: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Imports inside `amelia.action` that run from a lower floor to a higher one."""
+    found = {
+        module: sorted(
+            name
+            for name in imported
+            if _in(name, "amelia.action") and _action_floor(name) < _action_floor(module)
+        )
+        for module, imported in graph.items()
+        if _in(module, "amelia.action")
+    }
+    return {module: names for module, names in found.items() if names}
+
+
+def test_inside_the_action_the_engine_stands_on_the_modes_and_they_on_its_parts() -> None:
+    assert _inside_the_action(GRAPH) == {}
+    sample = {"amelia.action.modes.plan._mode": {"amelia.action.engine._report"}}
+    assert _inside_the_action(sample) == {
+        "amelia.action.modes.plan._mode": ["amelia.action.engine._report"]
+    }
+
+
+def test_each_mode_is_a_package_that_imports_no_other_mode() -> None:
+    for name in MODE_PACKAGES:
+        assert f"amelia.action.modes.{name}" in GRAPH, name
+    found = {
+        (module, f"amelia.action.modes.{other}")
+        for module, imported in GRAPH.items()
+        for own in MODE_PACKAGES
+        if _in(module, f"amelia.action.modes.{own}")
+        for other in MODE_PACKAGES
+        if other != own and any(_in(name, f"amelia.action.modes.{other}") for name in imported)
+    }
+    assert found == set(MODE_USES_OF_MODES)

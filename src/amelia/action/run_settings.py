@@ -9,7 +9,7 @@ nowhere else:
   workflow set it explicitly (`amelia.repo_config.explicit_inputs`), else the
   repository's configuration file, else the input's default
   (`amelia.repo_config.configure_profile`); the same for the setup and the test command
-  (`toolchain_from`) and the scan's bound (`amelia.action.modes.scan._queue.scan_bound`);
+  (`toolchain_from`) and the scan's bound (`scan_bound`);
 - whether an automatic review is made at all (`review.allowed_bots`, `review.skip_authors`).
 
 `resolve_run_settings` makes all of them into one frozen `RunSettings` the mode gets.
@@ -29,18 +29,20 @@ from amelia.github.events import Command, Event
 from amelia.repo_config import DEFAULT_CONFIG_FILE, RepoConfig
 
 if TYPE_CHECKING:
-    from amelia.action.modes.scan._queue import ScanBound
     from amelia.core.types import Profile
     from amelia.github.port import GitHubPort
     from amelia.redaction import Redactor
 
 __all__ = [
+    "MATRIX_JOB_LIMIT",
     "RunSettings",
     "RunTarget",
+    "ScanBound",
     "Toolchain",
     "profile_from",
     "resolve_run_settings",
     "run_target",
+    "scan_bound",
     "toolchain_from",
 ]
 
@@ -89,6 +91,56 @@ def toolchain_from(
         test_timeout_minutes=timeout(
             "test_timeout_minutes", inputs.test_timeout_minutes, file.test_timeout_minutes
         ),
+    )
+
+
+MATRIX_JOB_LIMIT = 256
+"""GitHub runs at most this many jobs from one matrix."""
+
+
+@dataclass(frozen=True)
+class ScanBound:
+    """How many waiting issues one scan hands out, and which setting said so."""
+
+    limit: int
+    """At most this many per scan, never above `MATRIX_JOB_LIMIT`."""
+    configured: int
+    """What the setting asked for (above `limit` when capped)."""
+    setting: str
+    """Where it came from, for messages: the `scan_limit` input, or the file's key."""
+
+    @property
+    def capped(self) -> bool:
+        return self.configured > self.limit
+
+    @property
+    def warning(self) -> str | None:
+        """Why fewer issues are handed out than configured, or None."""
+        if not self.capped:
+            return None
+        setting = self.setting[:1].upper() + self.setting[1:]
+        return (
+            f"{setting} is {self.configured:,}, above GitHub's limit of "
+            f"{MATRIX_JOB_LIMIT} jobs in one matrix: a scan hands out at most "
+            f"{self.limit} issues, the rest wait for the next scan"
+        )
+
+
+def scan_bound(
+    input_limit: int,
+    config_limit: int | None,
+    *,
+    explicit: bool,
+    config_file: str = ".github/amelia.yml",
+) -> ScanBound:
+    """The bound: the input when the workflow set it (`explicit`), else the file's
+    `scan.limit`, else the input's default; capped at `MATRIX_JOB_LIMIT`."""
+    if explicit or config_limit is None:
+        configured, setting = input_limit, "the `scan_limit` input"
+    else:
+        configured, setting = config_limit, f"`scan.limit` in {config_file}"
+    return ScanBound(
+        limit=min(configured, MATRIX_JOB_LIMIT), configured=configured, setting=setting
     )
 
 
@@ -173,8 +225,6 @@ class RunSettings:
     def scan_bound(self) -> ScanBound:
         """How many issues a scan hands out: the input when set explicitly, else the
         file's `scan.limit`, else the input's default; capped at GitHub's matrix limit."""
-        from amelia.action.modes.scan._queue import scan_bound
-
         return scan_bound(
             self.inputs.scan_limit,
             self.repo_config.scan.limit,
@@ -221,7 +271,7 @@ async def resolve_run_settings(
             repo_config=RepoConfig(),
             explicit_inputs=frozenset(),
         )
-    from amelia.action.engine._repository_config import automatic_review_skip, read_trusted_files
+    from amelia.action._repository_config import automatic_review_skip, read_trusted_files
 
     explicit = explicit_inputs(settings.environ)
     trusted = await read_trusted_files(

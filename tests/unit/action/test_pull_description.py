@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from amelia.action.modes._develop import merge_pull_body, pull_body
 from amelia.action.modes._develop._pull_description import (
     ChangeReport,
     developer_checks,
@@ -12,7 +13,6 @@ from amelia.action.modes._develop._pull_description import (
     next_round,
     round_line,
 )
-from amelia.action.modes.implement import merge_pull_body, pull_body
 from amelia.core.state import AgentUsage, ExecutionState, ReviewResult, ToolResult
 from tests.git_helpers import IDENTITY, git, init_repo
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from amelia.action.modes._develop import issue_of_branch, merge_pull_body, pull_body
 from amelia.action.modes._steering import is_steering_path, restore_steering_files
 from amelia.action.modes._verdicts import (
     CI_NOT_PASSED,
@@ -15,13 +16,7 @@ from amelia.action.modes._verdicts import (
     choose_review_event,
     reported_verdict,
 )
-from amelia.action.modes.implement import (
-    commit_title,
-    issue_of_branch,
-    merge_pull_body,
-    no_plan_reply,
-    pull_body,
-)
+from amelia.action.modes.implement import commit_title, no_plan_reply
 from amelia.action.modes.review import steering_note
 from amelia.action.modes.scan import planned_issue_numbers
 from amelia.config import ReviewEventSetting

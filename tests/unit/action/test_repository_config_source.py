@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from amelia.action.engine._repository_config import automatic_review_skip, trusted_ref
+from amelia.action._repository_config import automatic_review_skip, trusted_ref
 from amelia.github.events import Command, parse_event
 from amelia.repo_config import parse_repo_config
 from amelia.testing.github import GitHubState, InMemoryGitHub

@@ -8,7 +8,8 @@ import pytest
 
 from amelia.action.engine._routing import command_override
 from amelia.action.modes import MODE_MODULES, Mode, load_mode
-from amelia.action.modes.plan import co_author, commit_title
+from amelia.action.modes._commits import co_author
+from amelia.action.modes.plan import commit_title
 from amelia.config import AmeliaVariables, RunnerContext
 from amelia.errors import ConfigError
 from amelia.github.events import ScheduleEvent, parse_event

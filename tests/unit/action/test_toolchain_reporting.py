@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from amelia.action.engine._summary import render_summary
-from amelia.action.modes.implement import pull_body
+from amelia.action.modes._develop import pull_body
 from amelia.core.state import CheckRun, ExecutionState
 from amelia.github.comments import ProgressReport, render_progress
 from amelia.redaction import Redactor

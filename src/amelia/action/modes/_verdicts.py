@@ -7,7 +7,8 @@ comment. Both pass through the run's `Redactor` before they leave the process.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 
 from amelia.config import ReviewEventSetting
 from amelia.core.ci import CiReport
@@ -23,6 +24,7 @@ __all__ = [
     "CI_NOT_PASSED",
     "NOT_ALL_PUSHED",
     "choose_review_event",
+    "failed_tools_posted",
     "post_tool_errors",
     "post_verdict",
     "reported_verdict",
@@ -142,3 +144,18 @@ async def post_tool_errors(
         return False
     await github.create_comment(number, body)
     return True
+
+
+@asynccontextmanager
+async def failed_tools_posted(
+    github: GitHubPort, number: int, redactor: Redactor
+) -> AsyncIterator[None]:
+    """Around a pipeline stage: when it fails (`StageFailedError`), its failed tool calls are
+    posted on issue or pull `number` before the failure goes on to the engine."""
+    from amelia.pipeline import StageFailedError
+
+    try:
+        yield
+    except StageFailedError as error:
+        await post_tool_errors(github, number, error.state.tool_results, redactor)
+        raise

@@ -1,7 +1,7 @@
 """`/amelia ask <question>`: a read-only agent answers a question in one comment.
 
 On an issue the answerer explores the checkout as it is (the default branch). On a pull
-request the head is fetched as for a review (`amelia.action.modes.review._mode.fetched_head`):
+request the head is fetched as for a review (`amelia.action.modes._pull_head.fetched_head`):
 checked out detached with files that steer agents reset to the base's version, or, for a
 fork's pull request, kept as data in a directory of its own and read with file tools only
 (no shell); the answerer also gets the pull's diff; asked in a review thread, it gets the
@@ -18,13 +18,12 @@ from collections.abc import Sequence
 from contextlib import AsyncExitStack
 
 from amelia.action.modes._agent_issue import agent_issue, agent_request
-from amelia.action.modes._pull_head._fork_reviews import files_only
+from amelia.action.modes._pull_head import fetched_head, head_run_context
 from amelia.action.modes._pull_head._pull_head import PullHead
 from amelia.action.modes._replies import post_where_asked
 from amelia.action.modes._steering import is_steering_path
-from amelia.action.modes._verdicts import post_tool_errors
+from amelia.action.modes._verdicts import failed_tools_posted, post_tool_errors
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
-from amelia.action.modes.review import fetched_head
 from amelia.errors import GitError
 from amelia.git import Repo, diff, head_sha, path_exists_at, run_git
 from amelia.github.comments import link_references, render_answer
@@ -108,18 +107,17 @@ async def run(ctx: ModeContext, _: None) -> ModeOutcome:
 
 async def _answer(ctx: ModeContext, number: int, stack: AsyncExitStack) -> ModeOutcome:
     from amelia.core.state import ExecutionState
-    from amelia.pipeline import StageFailedError, run_answer
+    from amelia.pipeline import run_answer
 
-    repo, git = ctx.checkout.path, ctx.checkout.git
-    make_driver = ctx.make_driver
+    git = ctx.checkout.git
+    context = ctx.run_context(preexisting=False)
     info = await ctx.github.get_issue(number)
     diff_text: str | None = None
     if info.is_pull_request:
         pull = await ctx.github.get_pull(number)
         checked = await stack.enter_async_context(fetched_head(ctx, pull))
-        repo, git = checked.directory, checked.git
-        if checked.as_data:
-            make_driver = files_only(make_driver)
+        git = checked.git
+        context = head_run_context(ctx, checked, preexisting=False)
         diff_text = await asyncio.to_thread(contained_diff, checked)
         issue = agent_issue(pull)
         commit = checked.head_sha  # links name the pull's head, a commit GitHub has
@@ -134,13 +132,9 @@ async def _answer(ctx: ModeContext, number: int, stack: AsyncExitStack) -> ModeO
         commit = await asyncio.to_thread(head_sha, git)
         context_text = None
 
-    context = ctx.run_context(where=(repo, git), make_driver=make_driver, preexisting=False)
     start = ExecutionState(issue=issue, request=agent_request(ctx.command), context=context_text)
-    try:
+    async with failed_tools_posted(ctx.github, number, ctx.redactor):
         state = await run_answer(start, context, diff_text=diff_text)
-    except StageFailedError as error:
-        await post_tool_errors(ctx.github, number, error.state.tool_results, ctx.redactor)
-        raise
     body = answer_body(ctx, state.answer or "", git, commit)
     posted = await post_where_asked(ctx.github, ctx.command, body)
     await post_tool_errors(ctx.github, number, state.tool_results, ctx.redactor)

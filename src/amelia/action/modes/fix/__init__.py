@@ -2,20 +2,6 @@
 
 The mode is in `_mode`; its own helpers are the other private modules here."""
 
-from amelia.action.modes.fix._mode import (
-    MODE,
-    STAGES,
-    Found,
-    answer,
-    fix,
-    prepare,
-)
+from amelia.action.modes.fix._mode import MODE, STAGES, Found, fix, prepare
 
-__all__ = [
-    "MODE",
-    "STAGES",
-    "Found",
-    "answer",
-    "fix",
-    "prepare",
-]
+__all__ = ["MODE", "STAGES", "Found", "fix", "prepare"]

@@ -19,31 +19,15 @@ import asyncio
 from dataclasses import dataclass
 from typing import NoReturn
 
-from amelia.action.held_back_report import verdict_note
+from amelia.action.modes import _develop
 from amelia.action.modes._agent_issue import agent_issue, agent_request
-from amelia.action.modes._develop._pull_description import (
-    ChangeReport,
-    earlier_rounds,
-    next_round,
-    round_line,
-)
-from amelia.action.modes._develop._repository_ci import STAGE_CI, RepositoryCi
 from amelia.action.modes._replies import post_where_asked
 from amelia.action.modes._steering import reset_steering_files
-from amelia.action.modes._verdicts import post_tool_errors, post_verdict, reported_verdict
+from amelia.action.modes._verdicts import post_tool_errors, reported_verdict
 from amelia.action.modes.base import Mode, ModeContext, ModeExit, ModeOutcome
 from amelia.action.modes.fix._threads import FIX_REPLY, open_threads, outcomes, reply_text
-from amelia.action.modes.implement import (
-    STAGE_SETUP,
-    STAGE_TESTS,
-    commit_and_push,
-    fetch_base,
-    issue_of_branch,
-    merge_pull_body,
-    pull_body,
-)
 from amelia.core.state import ExecutionState, ReviewResult, ReviewThread
-from amelia.git import diff, head_sha, switch_to_branch, validate_branch_name
+from amelia.git import head_sha, switch_to_branch, validate_branch_name
 from amelia.github.comments import render_reply
 from amelia.github.markers import BODY_BEGIN
 from amelia.github.models import PullInfo
@@ -52,18 +36,8 @@ from amelia.pipeline.planfile import existing_plan
 __all__ = ["MODE", "STAGES", "Found", "answer", "fix", "prepare"]
 
 STAGE_BRANCH = "check out pull request"
-STAGE_DEVELOPER = "developer"
-STAGE_REVIEWER = "reviewer"
 STAGE_REPLIES = "replies"
-STAGES = (
-    STAGE_BRANCH,
-    STAGE_SETUP,
-    STAGE_DEVELOPER,
-    STAGE_CI,
-    STAGE_TESTS,
-    STAGE_REVIEWER,
-    STAGE_REPLIES,
-)
+STAGES = (STAGE_BRANCH, *_develop.ROUND_STAGES, STAGE_REPLIES)
 
 
 async def answer(ctx: ModeContext, text: str) -> None:
@@ -120,34 +94,19 @@ async def prepare(ctx: ModeContext) -> Found:
 
 async def fix(ctx: ModeContext, found: Found) -> ModeOutcome:
     """Address the threads `prepare` found on the pull's head branch and review it again."""
-    from amelia.action.modes._develop._toolchain import prepare_toolchain
-    from amelia.core.types import AgentRole
-    from amelia.pipeline import StageFailedError, develop_and_review
-
     pull, threads = found.pull, found.threads
     git = ctx.checkout.git
     branch = validate_branch_name(pull.head_ref)
     await ctx.stage(STAGE_BRANCH, "running")
     remote = ctx.checkout.remote()
     await asyncio.to_thread(switch_to_branch, remote, branch)
-    base = await asyncio.to_thread(fetch_base, remote, pull.base_ref, branch)
+    base = await asyncio.to_thread(_develop.fetch_base, remote, pull.base_ref, branch)
     before = await asyncio.to_thread(head_sha, git)
     # Before any agent, never committed: the agents' work is what they change from here on.
     restored = await asyncio.to_thread(reset_steering_files, git, base)
     await ctx.stage(STAGE_BRANCH, "done", detail=f"{branch}, {len(threads)} open thread(s)")
 
-    prepared = await prepare_toolchain(
-        ctx,
-        trusted_ref=f"refs/remotes/origin/{pull.base_ref}",
-        setup_stage=STAGE_SETUP,
-        tests_stage=STAGE_TESTS,
-    )
-    context = ctx.run_context(
-        make_driver=prepared.make_driver,
-        # One developer round on the threads, then one review of the whole pull request.
-        profile=ctx.profile.model_copy(update={"max_review_iterations": 1}),
-        test_command=prepared.test_command,
-    )
+    prepared = await _develop.set_up(ctx, pull.base_ref)
     state = ExecutionState(
         issue=agent_issue(pull),
         threads=threads,
@@ -155,21 +114,19 @@ async def fix(ctx: ModeContext, found: Found) -> ModeOutcome:
         base_ref=base,
         **_plan_of(ctx, branch),
     )
-    message = f"Address review comments on #{pull.number}"
-    ci = RepositoryCi(ctx, branch)
-
-    async def publish_round(role: AgentRole, current: ExecutionState) -> ExecutionState | None:
-        if role == "developer":
-            await commit_and_push(ctx, branch, message)
-            return await ci.after_push(current)
-        return None
-
-    state = await ci.before_rounds(state)
-    try:
-        state = await develop_and_review(state, context, base_ref=base, after_stage=publish_round)
-    except StageFailedError as error:
-        await post_tool_errors(ctx.github, pull.number, error.state.tool_results, ctx.redactor)
-        raise  # the engine reports the failure, on the progress comment too
+    ci = _develop.RepositoryCi(ctx, branch)
+    state = await _develop.develop(
+        ctx,
+        state,
+        prepared,
+        branch=branch,
+        message=f"Address review comments on #{pull.number}",
+        base=base,
+        failures_on=pull.number,
+        ci=ci,
+        # One developer round on the threads, then one review of the whole pull request.
+        profile=ctx.profile.model_copy(update={"max_review_iterations": 1}),
+    )
 
     await ctx.stage(STAGE_REPLIES, "running")
     head = await asyncio.to_thread(head_sha, git)
@@ -195,24 +152,9 @@ async def fix(ctx: ModeContext, found: Found) -> ModeOutcome:
             state=state,
         )
     if review is not None:
-        diff_text = await asyncio.to_thread(diff, git, base, head=head)
-        held = ctx.checkout.publisher.held_back.work
-        notes = [
-            *(["_Files that steer agents were kept at the base's version._"] if restored else []),
-            *([verdict_note(held)] if held is not None else []),
-            *([note] if (note := ci.review_note(state)) else []),
-        ]
-        await post_verdict(
-            ctx.github,
-            pull.number,
-            review,
-            diff_text,
-            head,
-            ctx.redactor,
-            setting=ctx.inputs.review_event,
-            note="\n\n".join(notes),
-            may_approve=held is None,
-            ci_passed=ci.may_approve(state),
+        kept = ("_Files that steer agents were kept at the base's version._",)
+        await _develop.post_review(
+            ctx, pull.number, state, base=base, head=head, ci=ci, notes=kept if restored else ()
         )
         await _update_description(ctx, pull, state, base=base, head=head, review=review)
     await post_tool_errors(ctx.github, pull.number, state.tool_results, ctx.redactor)
@@ -238,7 +180,7 @@ async def fix(ctx: ModeContext, found: Found) -> ModeOutcome:
 
 def _plan_of(ctx: ModeContext, branch: str) -> dict[str, str]:
     """The plan of amelia's own draft (its branch names the issue), as context."""
-    number = issue_of_branch(branch, ctx.inputs.branch_prefix)
+    number = _develop.issue_of_branch(branch, ctx.inputs.branch_prefix)
     if number is None:
         return {}
     path = existing_plan(ctx.checkout.path, ctx.inputs.plan_dir, number)
@@ -260,37 +202,26 @@ async def _update_description(
     """Rewrite amelia's part of the description of its own draft with this run's round;
     a description without amelia's part (someone else's pull request) is left alone."""
     current = await ctx.github.get_pull(pull.number)
-    number = issue_of_branch(pull.head_ref, ctx.inputs.branch_prefix)
+    number = _develop.issue_of_branch(pull.head_ref, ctx.inputs.branch_prefix)
     if BODY_BEGIN not in current.body or number is None or state.plan_path is None:
         return
-    earlier = earlier_rounds(current.body)
-    rounds = [*earlier, round_line("fix", review, next_round(earlier, "fix"))]
+    earlier = _develop.earlier_rounds(current.body)
+    rounds = [*earlier, _develop.round_line("fix", review, _develop.next_round(earlier, "fix"))]
+
+    plan_path = state.plan_path
 
     def body_for() -> str:
-        report = ChangeReport.build(
-            ctx.checkout.git,
-            base,
-            head,
-            state,
-            rounds,
-            notes={state.plan_path or "": "the implementation plan"},
-        )
-        plan_url = ctx.blob_url(head, state.plan_path or "")
-        ours = pull_body(
+        ours = _develop.describe(
+            ctx,
             number,
-            state.plan_path or "",
-            plan_url,
-            reported_verdict(
-                review, all_pushed=ctx.checkout.publisher.all_pushed, ci=state.last_ci
-            ),
-            flagged=tuple(ctx.checkout.publisher.flagged),
-            withheld=tuple(ctx.checkout.publisher.withheld),
-            check=state.last_check,
-            report=report,
-            held_back=ctx.checkout.publisher.held_back.work,
+            plan_path,
+            state,
+            base=base,
+            head=head,
+            rounds=rounds,
             ci=state.last_ci,
         )
-        return merge_pull_body(current.body, ctx.redactor.redact(ours))
+        return _develop.merge_pull_body(current.body, ours)
 
     merged = await asyncio.to_thread(body_for)
     await ctx.github.update_pull(pull.number, body=merged)

@@ -2,12 +2,6 @@
 
 The mode is in `_mode`; its own helpers are the other private modules here."""
 
-from amelia.action.modes.help._mode import (
-    MODE,
-    run,
-)
+from amelia.action.modes.help._mode import MODE, run
 
-__all__ = [
-    "MODE",
-    "run",
-]
+__all__ = ["MODE", "run"]

@@ -11,14 +11,13 @@ from __future__ import annotations
 import asyncio
 
 from amelia.action.modes._agent_issue import agent_issue, agent_request
+from amelia.action.modes._commits import co_author, commit_subject
 from amelia.action.modes.base import Mode, ModeContext, ModeOutcome
 from amelia.git import (
-    noreply_address,
     remote_branch_exists,
     switch_to_branch,
     validate_branch_name,
 )
-from amelia.github.sanitize import sanitize_untrusted
 
 __all__ = [
     "MODE",
@@ -37,19 +36,6 @@ STAGE_BRANCH = "prepare branch"
 STAGE_ARCHITECT = "architect"
 STAGE_PUBLISH = "commit and push"
 STAGES = (STAGE_BRANCH, STAGE_ARCHITECT, STAGE_PUBLISH)
-
-
-def co_author(login: str | None, *, server_url: str = "https://github.com") -> str | None:
-    """The `Co-authored-by` value for `login`: its noreply address on the GitHub at
-    `server_url` (a GitHub Enterprise Server's own host there)."""
-    return f"{login} <{noreply_address(login, server_url=server_url)}>" if login else None
-
-
-def commit_subject(action: str, number: int, title: str) -> str:
-    """`<action> issue #<n>: <title>` on one sanitized line of at most 72 characters."""
-    flat = " ".join(sanitize_untrusted(title).split())
-    subject = f"{action} issue #{number}: {flat}" if flat else f"{action} issue #{number}"
-    return subject if len(subject) <= 72 else subject[:71] + "…"
 
 
 def commit_title(number: int, title: str) -> str:

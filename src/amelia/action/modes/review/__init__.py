@@ -2,18 +2,6 @@
 
 The mode is in `_mode`; its own helpers are the other private modules here."""
 
-from amelia.action.modes.review._mode import (
-    MODE,
-    fetched_head,
-    pull_diff,
-    run,
-    steering_note,
-)
+from amelia.action.modes.review._mode import MODE, run, steering_note
 
-__all__ = [
-    "MODE",
-    "fetched_head",
-    "pull_diff",
-    "run",
-    "steering_note",
-]
+__all__ = ["MODE", "run", "steering_note"]

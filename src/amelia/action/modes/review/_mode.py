@@ -20,18 +20,15 @@ pull); error-flagged tool results go into one comment on the pull.
 from __future__ import annotations
 
 import asyncio
-import tempfile
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from pathlib import Path
 
 from loguru import logger
 
 from amelia.action.modes._agent_issue import agent_issue, agent_request
-from amelia.action.modes._pull_head._fork_reviews import FORK_REVIEW_NOTE, files_only, head_is_data
-from amelia.action.modes._pull_head._pull_head import PullHead, check_out_pull, head_as_data
+from amelia.action.modes._pull_head import FORK_REVIEW_NOTE, fetched_head, head_run_context
+from amelia.action.modes._pull_head._pull_head import PullHead
 from amelia.action.modes._verdicts import (
     APPROVAL_WITHHELD_NOTE,
+    failed_tools_posted,
     post_tool_errors,
     post_verdict,
     withhold_approval,
@@ -49,7 +46,7 @@ from amelia.github.events import PullRequestEvent
 from amelia.github.models import PullInfo
 from amelia.github.review_history import load_review_history
 
-__all__ = ["MODE", "fetched_head", "pull_diff", "run", "steering_note"]
+__all__ = ["MODE", "pull_diff", "run", "steering_note"]
 
 
 def steering_note(restored: tuple[str, ...]) -> str:
@@ -81,24 +78,6 @@ async def pull_diff(ctx: ModeContext, number: int, checked: PullHead) -> str:
     return diff_text
 
 
-@asynccontextmanager
-async def fetched_head(ctx: ModeContext, pull: PullInfo) -> AsyncIterator[PullHead]:
-    """The pull's head for an agent to read: checked out in the checkout, or, when
-    `head_is_data`, kept as data in a directory of its own, removed on leaving."""
-    if not head_is_data(pull, ctx.event):
-        remote = ctx.checkout.remote()
-        checked = await asyncio.to_thread(check_out_pull, ctx.checkout.git, pull, remote=remote)
-        yield checked
-        return
-    with tempfile.TemporaryDirectory(prefix="amelia-pull-head-") as scratch:
-        # Like a checkout: whoever runs the agents may read it.
-        await asyncio.to_thread(Path(scratch).chmod, 0o755)
-        remote = ctx.checkout.remote()
-        head = Path(scratch) / "head"
-        checked = await asyncio.to_thread(head_as_data, ctx.checkout.git, pull, head, remote=remote)
-        yield checked
-
-
 async def run(ctx: ModeContext, _: None) -> ModeOutcome:
     number = ctx.command.number
     if number is None:
@@ -114,10 +93,10 @@ async def run(ctx: ModeContext, _: None) -> ModeOutcome:
 async def _review(ctx: ModeContext, pull: PullInfo, checked: PullHead) -> ModeOutcome:
     """Review the head fetched in `checked.directory` and post the verdict."""
     from amelia.core.state import ExecutionState
-    from amelia.pipeline import StageFailedError, run_review
+    from amelia.pipeline import run_review
 
     number = pull.number
-    repo, git = checked.directory, checked.git
+    git = checked.git
     on_push = isinstance(ctx.event, PullRequestEvent) and ctx.event.action == "synchronize"
     kind = requested_kind(ctx.inputs.review_scope, on_push=on_push, notes=ctx.command.instructions)
     history = await load_review_history(ctx.github, number)
@@ -130,19 +109,11 @@ async def _review(ctx: ModeContext, pull: PullInfo, checked: PullHead) -> ModeOu
         kind=kind,
     )
 
-    make_driver = files_only(ctx.make_driver) if checked.as_data else ctx.make_driver
-    context = ctx.run_context(
-        where=(repo, git),
-        make_driver=make_driver,
-        # Files earlier steps left in the checkout; a head kept as data has none.
-        preexisting=not checked.as_data,
-    )
+    # Files earlier steps left in the checkout; a head kept as data has none.
+    context = head_run_context(ctx, checked, preexisting=not checked.as_data)
     start = ExecutionState(issue=agent_issue(pull), request=agent_request(ctx.command))
-    try:
+    async with failed_tools_posted(ctx.github, number, ctx.redactor):
         state = await run_review(start, context, base_ref=scope.base, scope=scope)
-    except StageFailedError as error:
-        await post_tool_errors(ctx.github, number, error.state.tool_results, ctx.redactor)
-        raise
     if state.last_review is None:
         return ModeOutcome(conclusion="failure", failure_reason="the reviewer gave no verdict")
     push_diff = ""

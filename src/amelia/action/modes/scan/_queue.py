@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from amelia.action.run_settings import MATRIX_JOB_LIMIT, ScanBound, scan_bound
+
 if TYPE_CHECKING:
     from amelia.github.models import IssueInfo
     from amelia.repo_config.model import ScanConfig
@@ -35,56 +37,7 @@ __all__ = [
     "without_plan",
 ]
 
-MATRIX_JOB_LIMIT = 256
-"""GitHub runs at most this many jobs from one matrix."""
-
 _NEVER = datetime.max.replace(tzinfo=UTC)
-
-
-@dataclass(frozen=True)
-class ScanBound:
-    """How many waiting issues one scan hands out, and which setting said so."""
-
-    limit: int
-    """At most this many per scan, never above `MATRIX_JOB_LIMIT`."""
-    configured: int
-    """What the setting asked for (above `limit` when capped)."""
-    setting: str
-    """Where it came from, for messages: the `scan_limit` input, or the file's key."""
-
-    @property
-    def capped(self) -> bool:
-        return self.configured > self.limit
-
-    @property
-    def warning(self) -> str | None:
-        """Why fewer issues are handed out than configured, or None."""
-        if not self.capped:
-            return None
-        setting = self.setting[:1].upper() + self.setting[1:]
-        return (
-            f"{setting} is {self.configured:,}, above GitHub's limit of "
-            f"{MATRIX_JOB_LIMIT} jobs in one matrix: a scan hands out at most "
-            f"{self.limit} issues, the rest wait for the next scan"
-        )
-
-
-def scan_bound(
-    input_limit: int,
-    config_limit: int | None,
-    *,
-    explicit: bool,
-    config_file: str = ".github/amelia.yml",
-) -> ScanBound:
-    """The bound: the input when the workflow set it (`explicit`), else the file's
-    `scan.limit`, else the input's default; capped at `MATRIX_JOB_LIMIT`."""
-    if explicit or config_limit is None:
-        configured, setting = input_limit, "the `scan_limit` input"
-    else:
-        configured, setting = config_limit, f"`scan.limit` in {config_file}"
-    return ScanBound(
-        limit=min(configured, MATRIX_JOB_LIMIT), configured=configured, setting=setting
-    )
 
 
 @dataclass(frozen=True)
