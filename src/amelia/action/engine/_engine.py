@@ -194,19 +194,19 @@ class _Engine:
                 checkout = self._checkout(settings, github, target, environment, global_config)
                 if recorder is not None and mode.needs_workspace:
                     recorder.checkout_started(checkout.git)
-                context = self._mode_context(
+                ctx = self._mode_context(
                     command, event, resolved, github, groups, environment, checkout=checkout
                 )
                 try:
                     if mode.prepare is None:
-                        await self._open_progress(mode, context)
-                    outcome = await self._guarded(mode, context)
+                        await self._open_progress(mode, ctx)
+                    outcome = await self._guarded(mode, ctx)
                 finally:
                     # The mode has returned (or crashed): every agent has ended and our last
                     # push is done, so the checkout may hold its token again for later steps.
                     self._restore_credentials(checkout)
             groups.close()
-        code = await report_outcome(mode.name, context, outcome)
+        code = await report_outcome(mode.name, ctx, outcome)
         if recorder is not None:
             from amelia.replay.session import finish_recording
 
@@ -246,7 +246,7 @@ class _Engine:
     ) -> McpConfig | None:
         """The MCP servers this run starts: the configuration's, none when the run works on
         a pull request's head kept as data (a fork's, or on `pull_request_target`)."""
-        from amelia.action.modes._pull_head._fork_reviews import serves_a_data_head
+        from amelia.action.modes._pull_head import serves_a_data_head
 
         if config is None or not config.mcp.used():
             return None
@@ -328,19 +328,19 @@ class _Engine:
             runner_temp=runner.temp,
         )
 
-    async def _open_progress(self, mode: Mode[Any], context: ModeContext) -> None:
+    async def _open_progress(self, mode: Mode[Any], ctx: ModeContext) -> None:
         """The progress comment, when the mode has stages and there is an issue to post on."""
-        number = context.command.number
+        number = ctx.command.number
         if not mode.stages or number is None:
             return
-        await context.progress.open(
-            context.github,
+        await ctx.progress.open(
+            ctx.github,
             self.redactor,
             number=number,
-            command=f"{context.inputs.trigger_phrase} {mode.name}",
+            command=f"{ctx.inputs.trigger_phrase} {mode.name}",
             stages=mode.stages,
-            requested_by=context.command.requested_by,
-            run_url=context.runner.run_url,
+            requested_by=ctx.command.requested_by,
+            run_url=ctx.runner.run_url,
         )
 
     def _check_workspace(self, checkout: Path, settings: Settings) -> None:
@@ -373,18 +373,18 @@ class _Engine:
             message = self.redactor.redact(error.message)
             self.io.warning(f"amelia: could not restore the checkout's credentials: {message}")
 
-    async def _guarded(self, mode: Mode[Any], context: ModeContext) -> ModeOutcome:
+    async def _guarded(self, mode: Mode[Any], ctx: ModeContext) -> ModeOutcome:
         """The mode's preparation and run; every failure becomes a failed outcome."""
         from amelia.pipeline import StageFailedError
 
         try:
             if mode.needs_workspace:
-                await asyncio.to_thread(context.checkout.prepare)
+                await asyncio.to_thread(ctx.checkout.prepare)
             prepared = None
             if mode.prepare is not None:
-                prepared = await mode.prepare(context)
-                await self._open_progress(mode, context)
-            return await mode.run(context, prepared)
+                prepared = await mode.prepare(ctx)
+                await self._open_progress(mode, ctx)
+            return await mode.run(ctx, prepared)
         except ModeExit as early:
             return early.outcome
         except StageFailedError as error:

@@ -44,26 +44,26 @@ def report_error(io: WorkflowIO, redactor: Redactor, error: AmeliaError) -> int:
     return code
 
 
-async def report_outcome(mode_name: str, context: ModeContext, outcome: ModeOutcome) -> int:
+async def report_outcome(mode_name: str, ctx: ModeContext, outcome: ModeOutcome) -> int:
     """Finish the progress comment, write outputs and summary; 1 on failure, else 0."""
     from amelia.action.engine._summary import render_summary, total_cost
     from amelia.action.held_back_report import held_back_lines, held_back_summary
 
-    io, redactor = context.io, context.redactor
+    io, redactor = ctx.io, ctx.redactor
     cost = total_cost(outcome.state)
     reason = redactor.redact(outcome.failure_reason) if outcome.failure_reason else None
     conclusion = outcome.conclusion
-    if context.dry_run and conclusion == "success":
+    if ctx.dry_run and conclusion == "success":
         conclusion = "dry_run"
-    notes = context.checkout.publisher.notes()
-    unpushed = context.checkout.publisher.unpushed
+    notes = ctx.checkout.publisher.notes()
+    unpushed = ctx.checkout.publisher.unpushed
     patch = unpushed.comment_markdown(redactor) if unpushed is not None else None
-    held = context.checkout.publisher.held_back.work
+    held = ctx.checkout.publisher.held_back.work
     rest_pushed = unpushed is None
     block = "\n".join(held_back_lines(held, rest_pushed=rest_pushed)) if held is not None else None
     sections = tuple(section for section in (block, patch) if section)
     failed = conclusion in ("failure", "no_changes")
-    progress = context.progress.tracker
+    progress = ctx.progress.tracker
     if progress is not None:
         await progress.finish(
             "failed" if failed else "succeeded",

@@ -113,7 +113,7 @@ async def develop(
     the stop is raised the same."""
     from amelia.pipeline import BudgetExceededError, StageFailedError, develop_and_review
 
-    context = ctx.run_context(
+    pipeline = ctx.run_context(
         make_driver=toolchain.make_driver, profile=profile, test_command=toolchain.test_command
     )
 
@@ -133,7 +133,7 @@ async def develop(
 
     state = await ci.before_rounds(state)
     try:
-        return await develop_and_review(state, context, base_ref=base, after_stage=publish_round)
+        return await develop_and_review(state, pipeline, base_ref=base, after_stage=publish_round)
     except BudgetExceededError as stop:
         if on_budget is None:
             await post_tool_errors(ctx.github, where(), stop.state.tool_results, ctx.redactor)

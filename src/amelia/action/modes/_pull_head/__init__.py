@@ -6,6 +6,7 @@ from amelia.action.modes._pull_head._fork_reviews import (
     FORK_REVIEW_NOTE,
     files_only,
     head_is_data,
+    serves_a_data_head,
     unreviewable_fork,
 )
 from amelia.action.modes._pull_head._pull_head import PullHead
@@ -17,5 +18,6 @@ __all__ = [
     "files_only",
     "head_is_data",
     "head_run_context",
+    "serves_a_data_head",
     "unreviewable_fork",
 ]

@@ -110,14 +110,14 @@ async def _answer(ctx: ModeContext, number: int, stack: AsyncExitStack) -> ModeO
     from amelia.pipeline import run_answer
 
     git = ctx.checkout.git
-    context = ctx.run_context(preexisting=False)
+    pipeline = ctx.run_context(preexisting=False)
     info = await ctx.github.get_issue(number)
     diff_text: str | None = None
     if info.is_pull_request:
         pull = await ctx.github.get_pull(number)
         checked = await stack.enter_async_context(fetched_head(ctx, pull))
         git = checked.git
-        context = head_run_context(ctx, checked, preexisting=False)
+        pipeline = head_run_context(ctx, checked, preexisting=False)
         diff_text = await asyncio.to_thread(contained_diff, checked)
         issue = agent_issue(pull)
         commit = checked.head_sha  # links name the pull's head, a commit GitHub has
@@ -134,7 +134,7 @@ async def _answer(ctx: ModeContext, number: int, stack: AsyncExitStack) -> ModeO
 
     start = ExecutionState(issue=issue, request=agent_request(ctx.command), context=context_text)
     async with failed_tools_posted(ctx.github, number, ctx.redactor):
-        state = await run_answer(start, context, diff_text=diff_text)
+        state = await run_answer(start, pipeline, diff_text=diff_text)
     body = answer_body(ctx, state.answer or "", git, commit)
     posted = await post_where_asked(ctx.github, ctx.command, body)
     await post_tool_errors(ctx.github, number, state.tool_results, ctx.redactor)

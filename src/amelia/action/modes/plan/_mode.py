@@ -72,9 +72,9 @@ async def run(ctx: ModeContext, _: None) -> ModeOutcome:
     profile = ctx.profile
     if previous is not None:
         profile = profile.model_copy(update={"plan_path_pattern": previous})
-    run_context = ctx.run_context(profile=profile)
+    pipeline = ctx.run_context(profile=profile)
     start = ExecutionState(issue=issue, request=agent_request(ctx.command))
-    state = await run_plan(start, run_context)
+    state = await run_plan(start, pipeline)
     plan_path = state.plan_path or ""
 
     await ctx.stage(STAGE_PUBLISH, "running")

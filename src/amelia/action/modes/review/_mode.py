@@ -110,10 +110,10 @@ async def _review(ctx: ModeContext, pull: PullInfo, checked: PullHead) -> ModeOu
     )
 
     # Files earlier steps left in the checkout; a head kept as data has none.
-    context = head_run_context(ctx, checked, preexisting=not checked.as_data)
+    pipeline = head_run_context(ctx, checked, preexisting=not checked.as_data)
     start = ExecutionState(issue=agent_issue(pull), request=agent_request(ctx.command))
     async with failed_tools_posted(ctx.github, number, ctx.redactor):
-        state = await run_review(start, context, base_ref=scope.base, scope=scope)
+        state = await run_review(start, pipeline, base_ref=scope.base, scope=scope)
     if state.last_review is None:
         return ModeOutcome(conclusion="failure", failure_reason="the reviewer gave no verdict")
     push_diff = ""
