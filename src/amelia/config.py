@@ -455,7 +455,7 @@ class Settings(BaseModel):
 
     @property
     def artifacts_dir(self) -> Path:
-        """Where work that could not be pushed is saved (see `amelia.action.unpushed`):
+        """Where work that could not be pushed is saved (see `amelia.action.checkout`):
         `$AMELIA_ARTIFACTS_DIR`, else `<scratch>/amelia-artifacts`, per run."""
         base = self.amelia.artifacts_dir or self.scratch_root / "amelia-artifacts"
         return base / self.run_stamp

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from amelia.action.runner_files import RUNNER_FILE_COMMANDS
+from amelia.action.checkout._runner_files import RUNNER_FILE_COMMANDS
 from amelia.agents.prompts import DEVELOPER_INSTRUCTIONS
 from amelia.testing.action_harness import ActionHarness, parse_outputs, plan_script
 from amelia.testing.anthropic_script import Turn, text, tool_use

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from amelia.action.held_back import workflow_permission, workflow_permission_asker
+from amelia.action.checkout._held_back import workflow_permission, workflow_permission_asker
 from amelia.github.client import GitHubClient
 from amelia.github.options import RetryPolicy
 from amelia.github.token_facts import JOB_TOKEN_LOGIN, TokenFacts, may_push_workflows

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from amelia.action.artifacts import keep_step, saved_at, workflow_path
-from amelia.action.unpushed import UnpushedWork
+from amelia.action.checkout._artifacts import keep_step, saved_at, workflow_path
+from amelia.action.checkout._unpushed import UnpushedWork
 from amelia.redaction import Redactor
 
 HOST_TEMP = "/home/runner/work/_temp"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from amelia.action.held_back import HoldBack
-from amelia.action.held_back_report import (
+from amelia.action.checkout._held_back import HoldBack
+from amelia.action.checkout._held_back_report import (
     INLINE_LIMIT,
     PERMISSION_HINT,
     held_back_lines,

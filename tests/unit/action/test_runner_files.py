@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from amelia.action.runner_files import RunnerFiles
+from amelia.action.checkout._runner_files import RunnerFiles
 
 
 def test_changed_replaced_and_removed_files_are_put_back_and_links_are_not_followed(

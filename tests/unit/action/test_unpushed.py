@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from amelia.action.unpushed import COMMENT_PATCH_LIMIT, PATCH_NAME, save_unpushed
+from amelia.action.checkout._unpushed import COMMENT_PATCH_LIMIT, PATCH_NAME, save_unpushed
 from amelia.git import PushRefusal, SecretLocation
 from amelia.redaction import Redactor
 from amelia.testing.action_harness import git

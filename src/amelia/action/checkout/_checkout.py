@@ -7,8 +7,8 @@ from pathlib import Path
 
 from amelia.action.checkout._guard import CredentialGuard, GitHome
 from amelia.action.checkout._publisher import Publisher
+from amelia.action.checkout._runner_files import RunnerFiles
 from amelia.action.checkout._sessions import AgentSessions
-from amelia.action.runner_files import RunnerFiles
 from amelia.git import Git, PushAllowance
 from amelia.isolation.agent_user import AgentUser
 

@@ -4,14 +4,14 @@
 first one ran (`AgentSessions.baseline`) and nothing else: files named like credentials
 are left out (`withheld`), and files GitHub would refuse in a push (a workflow file the
 token may not change, a file over 100 MB) stay in the worktree, held back (`held_back`,
-see `amelia.action.held_back`).
+see `amelia.action.checkout._held_back`).
 
 `push` searches the unpushed commits first: one holding the value of a secret of the run
 is never pushed, a token-shaped string is pushed and `flagged`. The push itself runs with
 the authenticated `Git` value the credential guard hands out only for the proof that
 `AgentSessions` stopped every agent process; a push GitHub refuses for a file amelia
 knows how to hold back is made once more without it, and commits that cannot be pushed
-are saved (`unpushed`, see `amelia.action.unpushed`).
+are saved (`unpushed`, see `amelia.action.checkout._unpushed`).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from pathlib import Path
 from loguru import logger
 
 from amelia.action.checkout._guard import CredentialGuard
+from amelia.action.checkout._held_back import HELD_BACK_DIR, HoldBack
+from amelia.action.checkout._held_back_report import large_file_note
 from amelia.action.checkout._sessions import AgentSessions
-from amelia.action.held_back import HELD_BACK_DIR, HoldBack
-from amelia.action.held_back_report import large_file_note
-from amelia.action.unpushed import UnpushedWork, save_unpushed
+from amelia.action.checkout._unpushed import UnpushedWork, save_unpushed
 from amelia.errors import GitError, SecretInChangeError
 from amelia.git import (
     Git,

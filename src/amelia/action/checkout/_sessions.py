@@ -4,7 +4,7 @@ Before the first run the worktree's state is recorded (`amelia.git.WorktreeBasel
 so that only the agents' work is committed, and so are the commits on the server as
 amelia knows them before agents can write `.git/` (`published_at_start`). Around each
 run, the repository's config files (and amelia's own config files) and the runner's file
-commands (`amelia.action.runner_files`) are saved before and put back after, so nothing
+commands (`amelia.action.checkout._runner_files`) are saved before and put back after, so nothing
 an agent wrote there reaches amelia's next git command or a later step of the job. After
 each run, what the agent left running is stopped (`amelia.isolation.leftovers`).
 
@@ -27,7 +27,7 @@ from typing import final
 
 from loguru import logger
 
-from amelia.action.runner_files import RunnerFiles
+from amelia.action.checkout._runner_files import RunnerFiles
 from amelia.git import ConfigSnapshot, Git, WorktreeBaseline, remote_tracking_commits
 from amelia.isolation.agent_user import AgentUser
 from amelia.isolation.leftovers import Leftovers

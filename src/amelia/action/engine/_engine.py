@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from loguru import logger
 
-from amelia.action.artifacts import workflow_path
+from amelia.action.checkout import workflow_path
 from amelia.action.engine._github_access import open_client, refusal
 from amelia.action.engine._log_setup import configure_logging
 from amelia.action.engine._report import (
@@ -298,9 +298,7 @@ class _Engine:
         global_config: Path | None,
     ) -> Checkout:
         """The checkout; on a runner amelia's git in it reads only `global_config`."""
-        from amelia.action.checkout import Checkout, GitHome
-        from amelia.action.held_back import workflow_permission_asker
-        from amelia.action.runner_files import RunnerFiles
+        from amelia.action.checkout import Checkout, GitHome, RunnerFiles, workflow_permission_asker
         from amelia.git import PushAllowance
 
         runner = settings.runner

@@ -46,8 +46,8 @@ def report_error(io: WorkflowIO, redactor: Redactor, error: AmeliaError) -> int:
 
 async def report_outcome(mode_name: str, ctx: ModeContext, outcome: ModeOutcome) -> int:
     """Finish the progress comment, write outputs and summary; 1 on failure, else 0."""
+    from amelia.action.checkout import held_back_lines, held_back_summary
     from amelia.action.engine._summary import render_summary, total_cost
-    from amelia.action.held_back_report import held_back_lines, held_back_summary
 
     io, redactor = ctx.io, ctx.redactor
     cost = total_cost(outcome.state)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from amelia.action.checkout import AgentSessions, Checkout
-from amelia.action.runner_files import RunnerFiles
+from amelia.action.checkout._runner_files import RunnerFiles
 from amelia.errors import LeftoverProcessError
 from amelia.git import Git, basic_auth_header
 from tests.git_helpers import IDENTITY, git, init_repo

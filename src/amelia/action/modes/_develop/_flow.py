@@ -9,7 +9,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from amelia.action.held_back_report import verdict_note
+from amelia.action.checkout import verdict_note
 from amelia.action.modes._commits import co_author
 from amelia.action.modes._develop._pull_body import pull_body
 from amelia.action.modes._develop._pull_description import ChangeReport

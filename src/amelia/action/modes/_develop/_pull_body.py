@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from amelia.action.held_back_report import held_back_lines
+from amelia.action.checkout import held_back_lines
 from amelia.action.modes._develop._pull_description import ChangeReport
 from amelia.action.modes._verdicts import CI_NOT_PASSED, NOT_ALL_PUSHED
 from amelia.ci.render import ci_lines
@@ -13,7 +13,7 @@ from amelia.github.markers import BODY_BEGIN, BODY_END, marker
 from amelia.text import code_fence, inline_code
 
 if TYPE_CHECKING:
-    from amelia.action.held_back import HeldBackWork
+    from amelia.action.checkout import HeldBackWork
     from amelia.core.ci import CiReport
     from amelia.core.state import CheckRun
     from amelia.git import Leak

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from amelia.action.artifacts import saved_at, workflow_path
-from amelia.action.held_back import HeldBackWork
+from amelia.action.checkout._artifacts import saved_at, workflow_path
+from amelia.action.checkout._held_back import HeldBackWork
 from amelia.git import MAX_FILE_BYTES, HeldFile, display_path
 from amelia.text import code_fence, inline_code, one_line
 

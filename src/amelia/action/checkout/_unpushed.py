@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from amelia.action.artifacts import keep_step, saved_at
+from amelia.action.checkout._artifacts import keep_step, saved_at
 from amelia.git import (
     TOKEN_KINDS,
     PushRefusal,
@@ -151,7 +151,7 @@ def save_unpushed(
     every spelling of `secrets` and every string shaped like a credential is masked. When
     GitHub's push protection refused them (`refusal`), every line it pointed at is masked
     too (see `UnpushedWork.holds_secret`). `runner_temp` (the step's `RUNNER_TEMP`) names the
-    directory for later steps (see `amelia.action.artifacts`)."""
+    directory for later steps (see `amelia.action.checkout._artifacts`)."""
     holds_secret = refusal is not None and refusal.kind == "secret"
     if refusal is not None and refusal.locations:
         secrets = [*secrets, *secret_lines(repo, refusal.locations)]

@@ -11,7 +11,7 @@ left it), every spelling of a secret of the run and every string shaped like a c
 masked (`amelia.git.mask_credentials`): an upload step makes them an artifact, which anyone
 signed in to GitHub may download from a public repository. `work` says what was held back,
 the patch to show (only of files the search found nothing in), and where it was saved;
-`amelia.action.held_back_report` renders it.
+`amelia.action.checkout._held_back_report` renders it.
 """
 
 from __future__ import annotations
