@@ -26,12 +26,13 @@ from dataclasses import dataclass
 
 from amelia.git.runner import run_git, run_git_bytes, split_paths
 from amelia.git.value import Repo
-from amelia.redaction.credentials import CREDENTIAL_SHAPES, PRIVATE_KEY_BLOCK
+from amelia.redaction.credentials import CREDENTIAL_SHAPES, PRIVATE_KEY_BLOCK, CredentialShape
 
 __all__ = [
     "TOKEN_KINDS",
     "Leak",
     "LeakReport",
+    "credential_kinds",
     "mask_credentials",
     "mask_secrets",
     "remote_tracking_commits",
@@ -50,11 +51,12 @@ TOKEN_KINDS: tuple[tuple[str, re.Pattern[bytes]], ...] = tuple(
 `Redactor` masks in what amelia posts), for bytes."""
 
 _PRIVATE_KEY_BLOCK = re.compile(PRIVATE_KEY_BLOCK.encode("ascii"), re.DOTALL)
-_CREDENTIAL_SHAPES: tuple[re.Pattern[bytes], ...] = (
-    _PRIVATE_KEY_BLOCK,
-    *(pattern for kind, pattern in TOKEN_KINDS if kind != "private key"),
+_MASKED: tuple[tuple[CredentialShape, re.Pattern[bytes]], ...] = tuple(
+    (shape, _PRIVATE_KEY_BLOCK if shape.kind == "private key" else shape.data)
+    for shape in sorted(CREDENTIAL_SHAPES, key=lambda shape: shape.kind != "private key")
 )
-"""What `mask_credentials` masks: a private key from its first line to its last."""
+"""What `mask_credentials` masks, each shape with the pattern it masks: a private key
+first, from its first line to its last."""
 
 _ZERO = "0" * 40
 
@@ -111,12 +113,29 @@ def mask_secrets(data: bytes, secrets: Iterable[str], *, mask: bytes = b"***") -
     return data
 
 
+def credential_kinds(data: bytes) -> tuple[str, ...]:
+    """The kinds of credential (`TOKEN_KINDS`) `data` holds a string shaped like.
+
+    A shape's pattern runs only when one of its needles is in `data` (see
+    `amelia.redaction.credentials`): a 100 MiB file is searched in about a second, not a
+    minute."""
+    return tuple(
+        shape.kind
+        for shape in CREDENTIAL_SHAPES
+        if shape.may_be_in(data) and shape.data.search(data) is not None
+    )
+
+
 def mask_credentials(data: bytes, secrets: Iterable[str], *, mask: bytes = b"***") -> bytes:
     """`data` with every spelling of every secret masked (`mask_secrets`) and every string
-    shaped like a credential (`TOKEN_KINDS`; a private key as a whole block) too."""
+    shaped like a credential (`TOKEN_KINDS`; a private key as a whole block) too.
+
+    A shape's pattern runs only when one of its needles is in `data`; masking puts `mask`
+    in and takes nothing out around it, so it forms no needle that was not there before."""
     data = mask_secrets(data, secrets, mask=mask)
-    for pattern in _CREDENTIAL_SHAPES:
-        data = pattern.sub(mask, data)
+    for shape, pattern in _MASKED:
+        if shape.may_be_in(data):
+            data = pattern.sub(mask, data)
     return data
 
 
@@ -192,7 +211,6 @@ def scan_unpushed(
         if any(spelling in data for variants in spellings.values() for spelling in variants):
             found_secrets.setdefault(path, Leak(path, "the value of a secret of this run"))
             continue
-        for kind, pattern in TOKEN_KINDS:
-            if pattern.search(data):
-                found_tokens.setdefault((path, kind), Leak(path, kind))
+        for kind in credential_kinds(data):
+            found_tokens.setdefault((path, kind), Leak(path, kind))
     return LeakReport(secrets=tuple(found_secrets.values()), tokens=tuple(found_tokens.values()))

@@ -25,6 +25,10 @@ class CredentialShape:
     data: re.Pattern[bytes]
     needles: tuple[str, ...]
 
+    def may_be_in(self, data: bytes) -> bool:
+        """Whether `data` holds one of the needles: without one, `data` cannot match."""
+        return any(needle.encode("ascii") in data for needle in self.needles)
+
 
 def _shape(kind: str, pattern: str, needles: tuple[str, ...]) -> CredentialShape:
     return CredentialShape(

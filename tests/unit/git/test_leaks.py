@@ -9,8 +9,18 @@ import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from amelia.git import Leak, mask_credentials, mask_secrets, scan_unpushed, secret_spellings
+from amelia.git import (
+    Leak,
+    credential_kinds,
+    mask_credentials,
+    mask_secrets,
+    scan_unpushed,
+    secret_spellings,
+)
+from amelia.redaction.credentials import CREDENTIAL_SHAPES
 from tests.git_helpers import IDENTITY, git, init_repo
 
 SECRET = "ghs_" + "RunTokenOfThisJob0123456789abcdefghij"
@@ -231,3 +241,38 @@ def test_mask_credentials_masks_secrets_and_every_credential_shape() -> None:
     assert masked == b"a=***\nb=***\nc=***\n***\nkept\n"
     # A private key cut off before its last line is masked to the end.
     assert mask_credentials(b"x\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE", []) == b"x\n***"
+
+
+def _every_shape_everywhere(data: bytes) -> bytes:
+    """What masking did before a shape's pattern ran only on data holding its needles."""
+    from amelia.git.leaks import _MASKED
+
+    for _shape, pattern in _MASKED:
+        data = pattern.sub(b"***", data)
+    return data
+
+
+_SHAPE_PIECES = st.sampled_from(
+    [
+        *(needle.encode() for shape in CREDENTIAL_SHAPES for needle in shape.needles),
+        b"A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", b"0f" * 16, b"q" * 20, b"\0", b"\xff",
+        b"\n", b" ", b"-", b"_", b".", b"/", b"=", b"-----END RSA PRIVATE KEY-----",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=400)
+@given(st.lists(_SHAPE_PIECES | st.binary(max_size=4), max_size=14).map(b"".join))
+def test_looking_for_needles_first_masks_what_every_shape_would(data: bytes) -> None:
+    assert mask_credentials(data, []) == _every_shape_everywhere(data)
+    expected = [shape.kind for shape in CREDENTIAL_SHAPES if shape.data.search(data)]
+    assert list(credential_kinds(data)) == expected
+
+
+def test_a_credential_at_the_end_of_a_file_over_100_mib_is_found_and_masked() -> None:
+    token = b"ghp_" + b"A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    data = bytes(100 * 1024 * 1024) + b"\n" + token + b"\n"
+
+    assert credential_kinds(data) == ("GitHub token",)
+    masked = mask_credentials(data, [SECRET])
+    assert masked.endswith(b"\n***\n") and len(masked) == len(data) - len(token) + 3

@@ -26,13 +26,13 @@ from pydantic import BaseModel, ConfigDict
 
 from amelia.errors import GitHubError
 from amelia.git import (
-    TOKEN_KINDS,
     WARN_FILE_BYTES,
     Git,
     HeldFile,
     PushAllowance,
     PushRefusal,
     Repo,
+    credential_kinds,
     display,
     display_path,
     drop_from_unpushed,
@@ -277,10 +277,8 @@ class HoldBack:
         for secret in self._secrets:
             if any(spelling in data for spelling in secret_spellings(secret)):
                 return "it holds the value of a secret of this run"
-        for kind, pattern in TOKEN_KINDS:
-            if pattern.search(data):
-                return f"it holds a string shaped like a {kind}"
-        return ""
+        kinds = credential_kinds(data)
+        return f"it holds a string shaped like a {kinds[0]}" if kinds else ""
 
     def _save(self, repo: Repo, held: Sequence[HeldFile], patch: bytes) -> Path | None:
         if self.directory is None:

@@ -23,9 +23,9 @@ from pydantic import BaseModel, ConfigDict
 
 from amelia.action.checkout._artifacts import keep_step, saved_at
 from amelia.git import (
-    TOKEN_KINDS,
     PushRefusal,
     Repo,
+    credential_kinds,
     display,
     mask_credentials,
     run_git,
@@ -168,7 +168,7 @@ def save_unpushed(
         span = ["--root", f"refs/heads/{branch}"]
         listing = ["ls-tree", "-r", "-z", "--name-only", f"refs/heads/{branch}"]
     raw = run_git_bytes(["format-patch", "--stdout", "--no-color", *span], repo)
-    held_credentials = any(pattern.search(raw) for _kind, pattern in TOKEN_KINDS)
+    held_credentials = bool(credential_kinds(raw))
     patch = mask_credentials(raw, secrets)
     changed = run_git_paths(listing, repo)
     directory.mkdir(parents=True, exist_ok=True)
