@@ -60,6 +60,8 @@ TEST_COMMAND = (
     "assert farewell('Ann') == 'Goodbye, Ann!'; print('farewell ok as uid', os.getuid())\""
 )
 MODEL_CONNECTION = {"CLAUDE_CODE_MAX_RETRIES": "0", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+STAND_IN = {"AMELIA_GITHUB_THROTTLE": "0"}
+"""The step's variable for a local stand-in of GitHub: no pause between writes."""
 
 
 class Collector:
@@ -168,7 +170,12 @@ def run_event(
         github=github_context(harness),
         token=chosen.github_token,
         inputs={"anthropic_api_key": chosen.anthropic_api_key, **(inputs or {})},
-        env={"ANTHROPIC_BASE_URL": harness.model.url, **MODEL_CONNECTION, **(env or {})},
+        env={
+            "ANTHROPIC_BASE_URL": harness.model.url,
+            **MODEL_CONNECTION,
+            **STAND_IN,
+            **(env or {}),
+        },
         runtime_token=chosen.runtime_token,
         while_running=while_running,
     )
