@@ -1,19 +1,22 @@
-"""Fault-injection benches: the Action's engine run in-process against the local GitHub
-server, a bare origin and a scripted architect, with retries made quick by the documented
-AMELIA_GITHUB_RETRY_* / AMELIA_GITHUB_TIMEOUT knobs (no real back-off sleeps)."""
+"""Fault-injection benches: the Action's engine run in-process (`run_action` with the
+runner's environment in `ActionRequest`, scripted drivers and the run's streams in
+`ActionPorts`) against the local GitHub server through the real adapter, a bare origin and
+scripted agents, with retries made quick by the documented AMELIA_GITHUB_RETRY_* /
+AMELIA_GITHUB_TIMEOUT knobs (no real back-off sleeps)."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from amelia.action.engine import ActionRequest, run_action
+from amelia.action.engine import ActionPorts, ActionRequest, run_action
 from amelia.core.types import Profile, ToolProfileName
 from amelia.drivers.base import AgenticMessage, DriverInterface
 from amelia.github.markers import progress_marker
@@ -66,15 +69,8 @@ class EngineRun:
 class EngineBench:
     """An `ActionHarness` whose runs call `run_action()` in this process."""
 
-    def __init__(
-        self,
-        harness: ActionHarness,
-        monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str],
-    ) -> None:
+    def __init__(self, harness: ActionHarness) -> None:
         self.harness = harness
-        self._monkeypatch = monkeypatch
-        self._capsys = capsys
         self.plan = DEFAULT_PLAN
         self.developer: Callable[[RecordedCall], list[AgenticMessage]] = _write_farewell
         """The developer's work in the worktree it is given."""
@@ -86,7 +82,6 @@ class EngineBench:
         self.during_architect: Callable[[], object] | None = None
         """Runs while the architect works: the moment to change the world under the run."""
         self._runs = 0
-        monkeypatch.setattr("amelia.pipeline.default_make_driver", self._make_driver)
 
     @property
     def github(self) -> FakeGitHubServer:
@@ -145,15 +140,13 @@ class EngineBench:
         env.update(QUICK_RETRIES)
         env["AMELIA_HOME"] = str(h.runner_temp / "amelia")
         env.update(extra or {})
-        for name, value in env.items():
-            self._monkeypatch.setenv(name, value)
         before = len(h.github.requests)
-        self._capsys.readouterr()
-        code = run_action(request=request)
-        captured = self._capsys.readouterr()
+        stdout, stderr = io.StringIO(), io.StringIO()
+        ports = ActionPorts(drivers=self._make_driver, stdout=stdout, stderr=stderr)
+        code = run_action(request=replace(request or ActionRequest(), environ=env), ports=ports)
         return EngineRun(
             exit_code=code,
-            stdout=captured.out + captured.err,
+            stdout=stdout.getvalue() + stderr.getvalue(),
             outputs=parse_outputs(outputs.read_text(encoding="utf-8")),
             summary=summary.read_text(encoding="utf-8"),
             github_requests=list(h.github.requests)[before:],
@@ -161,10 +154,8 @@ class EngineBench:
 
 
 @pytest.fixture
-def bench(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> Iterator[EngineBench]:
-    # The engine points loguru at its own redacting sink on capsys's stream; the shared
+def bench(tmp_path: Path) -> Iterator[EngineBench]:
+    # The engine points loguru at its own redacting sink on the run's stream; the shared
     # conftest puts loguru back once the test is over.
     with ActionHarness(tmp_path / "action") as harness:
-        yield EngineBench(harness, monkeypatch, capsys)
+        yield EngineBench(harness)

@@ -62,7 +62,7 @@ def test_public_module_exports_what_it_defines(name: str) -> None:
 
 
 CURATED: dict[str, list[str]] = {
-    "amelia.action.engine": ["ActionRequest", "run_action"],
+    "amelia.action.engine": ["ActionPorts", "ActionRequest", "Clock", "run_action"],
     "amelia.action.modes": [
         "MODE_MODULES",
         "REQUESTABLE_KINDS",

@@ -8,6 +8,7 @@ stops the run.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from loguru import logger
@@ -43,10 +44,14 @@ class ProgressTracker:
         stages: tuple[str, ...],
         requested_by: str | None,
         run_url: str | None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        """`clock` measures the run's duration (seconds)."""
         self._comment = comment
         self._redactor = redactor
-        self._started = time.monotonic()
+        self._clock = clock
+        self._started = clock()
         self.report = ProgressReport(
             issue_number=issue_number,
             command=command,
@@ -95,7 +100,7 @@ class ProgressTracker:
             update={
                 "stages": stages,
                 "outcome": outcome,
-                "duration_seconds": time.monotonic() - self._started,
+                "duration_seconds": self._clock() - self._started,
                 "cost_usd": cost_usd,
                 "links": links,
                 "failure_reason": failure_reason,
@@ -141,10 +146,12 @@ class ProgressTracker:
 class RunProgress:
     """Where a mode shows its progress: the progress comment once the engine opens it
     (`open`), nowhere before or without one. The mode's context holds this one object for
-    the whole run, so opening the comment changes no field of the context."""
+    the whole run, so opening the comment changes no field of the context. `clock`
+    (seconds) paces the comment's edits and measures the run."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
         self._tracker: ProgressTracker | None = None
+        self._clock = clock
 
     @property
     def tracker(self) -> ProgressTracker | None:
@@ -167,13 +174,14 @@ class RunProgress:
         if self._tracker is not None:
             raise RuntimeError("the progress comment is already open")
         tracker = ProgressTracker(
-            ProgressComment(github, number),
+            ProgressComment(github, number, clock=self._clock),
             redactor,
             issue_number=number,
             command=command,
             stages=stages,
             requested_by=requested_by,
             run_url=run_url,
+            clock=self._clock,
         )
         await tracker.start()
         self._tracker = tracker

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from amelia.core.types import AgentRole, Profile, ToolProfileName
 from amelia.drivers.base import DriverInterface
 from amelia.drivers.runtime import DriverEnvironment
 from amelia.pipeline.context import MakeDriver
 
-__all__ = ["default_make_driver"]
+__all__ = ["DriverSource", "default_make_driver"]
+
+
+class DriverSource(Protocol):
+    """How a run's drivers are made: for a profile and what they start from
+    (`default_make_driver` is the registry's; a caller hands its own to the Action's engine,
+    e.g. `amelia.testing.scripted_agents.model_drivers`)."""
+
+    def __call__(
+        self, profile: Profile, *, environment: DriverEnvironment | None = None
+    ) -> MakeDriver: ...
 
 
 def _driver_options(profile: Profile, role: AgentRole) -> dict[str, Any]:

@@ -132,6 +132,16 @@ def _started(recording: Recording) -> datetime:
         ) from None
 
 
+def _saved_dry_run_writes(directory: Path) -> list[dict[str, Any]]:
+    """The writes a dry run saved in `directory` (`DryRunGitHub`: one JSON file each, in
+    order), none when the run was no dry run."""
+    if not directory.is_dir():
+        return []
+    saved = [path for path in directory.glob("*-*.json") if path.name.split("-")[0].isdigit()]
+    saved.sort(key=lambda path: int(path.name.split("-")[0]))
+    return [json.loads(path.read_text(encoding="utf-8")) for path in saved]
+
+
 def _commit_names(commits: Iterable[PushedCommit]) -> list[tuple[str, str]]:
     return [(c.sha, f"<commit {n}>") for n, c in enumerate(commits, start=1)]
 
@@ -190,7 +200,7 @@ def replay(
     """Replay the recording at `path` in `repo` (an empty or new directory; None: a
     temporary one, kept) and compare. Raises `RecordingError` for an unreadable recording
     or a `repo` that is not empty."""
-    from amelia.action.engine import ActionRequest, run_action
+    from amelia.action.engine import ActionPorts, ActionRequest, Clock, run_action
 
     recording = load_recording(path)
     manifest = recording.manifest
@@ -219,14 +229,15 @@ def replay(
         environ = _environment(recording, root, checkout, server)
         request = ActionRequest(
             environ=environ,
-            github=github,
-            origin_url=origin.as_uri(),
             event_name=manifest.event_name,
             event_path=Path(environ["GITHUB_EVENT_PATH"]),
             workspace=checkout,
-            now=_started(recording),
         )
-        exit_code = run_action(request=request)
+        started = _started(recording)
+        ports = ActionPorts(
+            github=github, origin_url=origin.as_uri(), clock=Clock(now=lambda: started)
+        )
+        exit_code = run_action(request=request, ports=ports)
         divergence = server.divergence
         unserved = server.unserved()
     git = Git(checkout).with_config({"safe.directory": "*"})
@@ -236,7 +247,9 @@ def replay(
     if outcome.plan_path:
         tips = [c.sha for c in commits if c.branch == outcome.outputs.get("branch")]
         plan = file_at(git, tips[-1] if tips else start.head, outcome.plan_path)
-    reviews = [str(w.get("body", "")) for w in github.writes if w["action"] == "create_review"]
+    # A dry run keeps its writes to itself, also over the recording: they are its saved ones.
+    writes = [*github.writes, *_saved_dry_run_writes(root / "dry-run")]
+    reviews = [str(w.get("body", "")) for w in writes if w["action"] == "create_review"]
     differences = _compare(recording, exit_code, commits, plan, reviews)
     if divergence is None and unserved:
         first = unserved[0]
@@ -258,7 +271,7 @@ def replay(
         plan=plan,
         divergence=divergence,
         differences=differences,
-        writes=list(github.writes),
+        writes=writes,
     )
     print(result.report(), file=stream or sys.stdout)
     return result

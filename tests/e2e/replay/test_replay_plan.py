@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from amelia.action.engine import _engine
+from amelia.action.engine import _ports
 from amelia.agents import planfile
 from amelia.replay.format import load_recording
 from amelia.replay.player import replay
@@ -43,7 +43,7 @@ def test_a_plan_replayed_days_later_names_its_file_by_the_recorded_day(
     assert plan_path is not None and f"/{day}-issue-{number}-" in plan_path
     assert recorded.outcome.plan is not None
     # Every clock of this process is three days ahead from here on.
-    monkeypatch.setattr(_engine, "datetime", _ThreeDaysLater)
+    monkeypatch.setattr(_ports, "datetime", _ThreeDaysLater)
     monkeypatch.setattr(planfile, "datetime", _ThreeDaysLater)
     assert _ThreeDaysLater.now(UTC).date() != datetime.now(UTC).date()
 
@@ -53,3 +53,25 @@ def test_a_plan_replayed_days_later_names_its_file_by_the_recorded_day(
     assert result.plan == recorded.outcome.plan
     assert [c.tree for c in result.commits] == [c.tree for c in recorded.outcome.commits]
     assert f"the same plan file {plan_path}" in result.report()
+
+
+def test_a_dry_run_replays_with_the_writes_it_kept_to_itself(tmp_path: Path) -> None:
+    with ActionHarness(tmp_path / "action", script=plan_script(probe=None)) as harness:
+        number = harness.add_issue("Add a farewell", "greeter says hello; say goodbye too.")
+        event = harness.comment_event(number, "/amelia plan")
+        planned = harness.run("issue_comment", event, inputs={"dry_run": "true"})
+        assert planned.exit_code == 0, planned.stdout + planned.stderr
+        assert planned.outputs["conclusion"] == "dry_run"
+        assert harness.github.comments(harness.repo, number) == []
+        run_id = planned.outputs["recording"]
+    recording = harness.runner_temp / "amelia" / "runs" / run_id
+    recorded = [c.operation for c in load_recording(recording).calls if c.kind == "write"]
+    assert "create_comment" in recorded
+
+    result = replay(recording, repo=tmp_path / "replay", stream=io.StringIO())
+
+    assert result.same, result.report()
+    assert result.exit_code == 0
+    # The replay is a dry run too: its writes are the ones it saved, as the run's were.
+    assert [w["action"] for w in result.writes] == recorded
+    assert sorted(p.name for p in (tmp_path / "replay" / "dry-run").iterdir())

@@ -12,6 +12,7 @@ from typing import cast, get_args
 import pytest
 
 import amelia.action.modes
+from amelia.action.engine import ActionPorts
 from amelia.action.engine._engine import ActionRequest, _Engine
 from amelia.action.engine._report import report_error
 from amelia.action.modes import (
@@ -93,7 +94,7 @@ def test_an_error_outside_a_mode_is_one_line_and_its_branch_exit_code(
 
 
 def _engine() -> _Engine:
-    return _Engine(ActionRequest(), WorkflowIO(stream=io.StringIO()))
+    return _Engine(ActionRequest(), WorkflowIO(stream=io.StringIO()), ActionPorts())
 
 
 async def _never_run(_ctx: ModeContext, _prepared: object) -> ModeOutcome:

@@ -7,6 +7,9 @@ up here, each mode prepares what it alone needs (`Mode.prepare`), and the outcom
 outputs, summary, the final progress update and the exit code (`report`). Signals cancel
 the run so it still reports (`signals`).
 
+`run_action(ports=...)` hands the engine its own GitHub, drivers, clock, origin and streams
+(`ActionPorts`), as tests and `amelia replay` do; everything else runs as on a runner.
+
 Exit codes: 0 success, refused, ignored, skipped or dry run; otherwise the code
 `amelia.errors.exit_code_for` gives: 1 the run failed (an agent, git or GitHub failed for
 good), 2 bad configuration or payload (invalid input, missing token, unreadable or
@@ -20,7 +23,7 @@ import asyncio
 from collections.abc import Mapping
 from contextlib import nullcontext
 from dataclasses import KW_ONLY, dataclass
-from datetime import UTC, datetime
+from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +32,7 @@ from loguru import logger
 from amelia.action.checkout import workflow_path
 from amelia.action.engine._github_access import open_client, refusal
 from amelia.action.engine._log_setup import configure_logging
+from amelia.action.engine._ports import ActionPorts
 from amelia.action.engine._report import (
     report_error,
     report_outcome,
@@ -59,7 +63,8 @@ __all__ = ["ActionRequest", "run_action"]
 
 @dataclass(frozen=True)
 class ActionRequest:
-    """What to run. None means: take it from the runner's environment."""
+    """What to run. None means: take it from the runner's environment. What the run reaches
+    outside itself (GitHub, drivers, clock, origin, streams) is in `ActionPorts`."""
 
     _: KW_ONLY
     event_name: str | None = None
@@ -70,14 +75,8 @@ class ActionRequest:
     container's /github/workspace)."""
     dry_run: bool | None = None
     environ: Mapping[str, str] | None = None
-    """The runner's variables (None: this process's environment)."""
-    github: GitHubPort | None = None
-    """The GitHub the run talks to (None: the real one, from the settings)."""
-    origin_url: str | None = None
-    """The URL amelia's git talks to for `origin` (None: as the runner says)."""
-    now: datetime | None = None
-    """When the run starts (None: the time now): a plan file name's `{date}` is its UTC
-    day, and a recording keeps it, so its replay names the plan file as the run did."""
+    """The runner's variables (`GITHUB_*`, `INPUT_*`, …; None: this process's
+    environment)."""
 
 
 def _credentials(settings: Settings) -> list[str]:
@@ -92,10 +91,11 @@ def _credentials(settings: Settings) -> list[str]:
 
 
 class _Engine:
-    def __init__(self, request: ActionRequest, io: WorkflowIO) -> None:
+    def __init__(self, request: ActionRequest, io: WorkflowIO, ports: ActionPorts) -> None:
         self.request = request
+        self.ports = ports
         self.io = io
-        self.started = (request.now or datetime.now(UTC)).astimezone(UTC)
+        self.started = ports.clock.now().astimezone(UTC)
         self.redactor = Redactor()
         self.signals = SignalCancellation()
 
@@ -114,11 +114,13 @@ class _Engine:
     async def _run(self) -> int:
         settings = load_settings(environ=self.request.environ)
         runner, inputs = settings.runner, settings.inputs
-        self.io = WorkflowIO(output_path=runner.output, summary_path=runner.step_summary)
+        self.io = WorkflowIO(
+            output_path=runner.output, summary_path=runner.step_summary, stream=self.ports.stdout
+        )
         for secret in inputs.secret_values():
             self.io.mask(secret)
         self.redactor = Redactor(secrets=settings.secret_values())
-        configure_logging(self.redactor)
+        configure_logging(self.redactor, stream=self.ports.stderr)
 
         event_name, event = read_event(
             runner, name=self.request.event_name, path=self.request.event_path
@@ -149,7 +151,13 @@ class _Engine:
         )
         if mode.needs_workspace:
             self._check_workspace(target.checkout, settings)
-        github = self.request.github or open_client(settings, target.repo, dry_run=target.dry_run)
+        github = open_client(
+            settings,
+            target.repo,
+            dry_run=target.dry_run,
+            github=self.ports.github,
+            stream=self.ports.stdout,
+        )
         recorder = self._recorder(settings, event_name, target)
         if recorder is not None:
             github = recorder.github(github)
@@ -225,7 +233,7 @@ class _Engine:
 
     def _recorder(self, settings: Settings, event_name: str, target: RunTarget) -> Recorder | None:
         """The run's recorder: none when the `record` input is off or GitHub was given."""
-        if self.request.github is not None:
+        if self.ports.github is not None:
             return None
         from amelia.replay.session import start_recording
 
@@ -274,7 +282,8 @@ class _Engine:
         from amelia.action.progress import RunProgress
         from amelia.pipeline import default_make_driver
 
-        progress = RunProgress()
+        drivers = self.ports.drivers or default_make_driver
+        progress = RunProgress(clock=self.ports.clock.monotonic)
         return ModeContext(
             command=command,
             event=event,
@@ -284,9 +293,10 @@ class _Engine:
             io=self.io,
             redactor=self.redactor,
             progress=progress,
-            make_driver=default_make_driver(settings.profile, environment=environment),
+            make_driver=drivers(settings.profile, environment=environment),
             sinks=(log_groups, progress.sink),
             environment=environment,
+            driver_source=self.ports.drivers,
         )
 
     def _checkout(
@@ -310,7 +320,7 @@ class _Engine:
             on_runner=runner.actions,
             # On a runner, amelia talks to the repository where actions/checkout found it,
             # whatever an agent may write into the checkout's `origin`.
-            remote_url=self.request.origin_url
+            remote_url=self.ports.origin_url
             or (f"{runner.server_url.rstrip('/')}/{target.repo}" if runner.actions else None),
             secrets=_credentials(settings),
             git_home=GitHome.of(settings.environ),
@@ -402,10 +412,13 @@ class _Engine:
             return ModeOutcome(conclusion="failure", failure_reason=reason)
 
 
-def run_action(*, request: ActionRequest | None = None) -> int:
-    """Run one Action step; returns the exit code (see the module docstring)."""
-    output, summary = runner_files()  # bad settings still get their `conclusion` output
-    engine = _Engine(
-        request or ActionRequest(), WorkflowIO(output_path=output, summary_path=summary)
-    )
-    return asyncio.run(engine.run())
+def run_action(*, request: ActionRequest | None = None, ports: ActionPorts | None = None) -> int:
+    """Run one Action step; returns the exit code (see the module docstring). `ports`
+    replaces what the engine reaches outside itself (see `ActionPorts`; None: the real
+    ones)."""
+    request = request or ActionRequest()
+    ports = ports or ActionPorts()
+    # Bad settings still get their `conclusion` output.
+    output, summary = runner_files(environ=request.environ)
+    io = WorkflowIO(output_path=output, summary_path=summary, stream=ports.stdout)
+    return asyncio.run(_Engine(request, io, ports).run())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from amelia.config import Settings
 from amelia.errors import ConfigError, GitHubError
@@ -21,9 +21,17 @@ if TYPE_CHECKING:
 __all__ = ["open_client", "refusal"]
 
 
-def open_client(settings: Settings, repo: str, *, dry_run: bool) -> GitHubPort:
-    """GitHub for `repo` with the settings' token, API URL and tuning; in a dry run, one
-    that reads from it and records writes under the dry-run directory instead of making
+def open_client(
+    settings: Settings,
+    repo: str,
+    *,
+    dry_run: bool,
+    github: GitHubPort | None = None,
+    stream: TextIO | None = None,
+) -> GitHubPort:
+    """GitHub for `repo` with the settings' token, API URL and tuning (or `github`, a port
+    handed in instead); in a dry run, one that reads from it and records writes under the
+    dry-run directory (and prints them on `stream`, default stdout) instead of making
     them."""
     from amelia.github.client import GitHubClient
     from amelia.github.dry_run import DryRunGitHub
@@ -33,16 +41,17 @@ def open_client(settings: Settings, repo: str, *, dry_run: bool) -> GitHubPort:
         raise ConfigError(
             "no GitHub token: set the github_token input (INPUT_GITHUB_TOKEN) or GITHUB_TOKEN"
         )
-    tuning: dict[str, Any] = {
-        "policy": settings.github_retry,
-        "timeout": settings.github_timeout,
-        "throttle": settings.github_throttle,
-    }
-    api_url = settings.runner.api_url
-    client = GitHubClient(token=token, repo=repo, base_url=api_url, **tuning)
+    if github is None:
+        tuning: dict[str, Any] = {
+            "policy": settings.github_retry,
+            "timeout": settings.github_timeout,
+            "throttle": settings.github_throttle,
+        }
+        api_url = settings.runner.api_url
+        github = GitHubClient(token=token, repo=repo, base_url=api_url, **tuning)
     if dry_run:
-        return DryRunGitHub(client, directory=settings.dry_run_dir)
-    return client
+        return DryRunGitHub(github, directory=settings.dry_run_dir, stream=stream)
+    return github
 
 
 def _is_human_trigger(event: Event) -> bool:

@@ -1,9 +1,10 @@
-"""The Action's log: one line per record on stderr, every message through the redactor."""
+"""The Action's log: one line per record on stderr (or the stream the engine was handed),
+every message through the redactor."""
 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, TextIO
 
 from loguru import logger
 
@@ -12,8 +13,9 @@ from amelia.redaction import Redactor
 __all__ = ["configure_logging"]
 
 
-def configure_logging(redactor: Redactor) -> None:
-    """Send loguru to stderr at INFO, redacted, without variable values in tracebacks."""
+def configure_logging(redactor: Redactor, *, stream: TextIO | None = None) -> None:
+    """Send loguru to `stream` (default: stderr) at INFO, redacted, without variable values
+    in tracebacks."""
 
     def redact(record: Any) -> None:
         record["message"] = redactor.redact(record["message"])
@@ -22,5 +24,9 @@ def configure_logging(redactor: Redactor) -> None:
     logger.configure(patcher=redact)
     # diagnose=False: a traceback must never print variable values (tokens live in some).
     logger.add(
-        sys.stderr, level="INFO", format="{level}: {message}", backtrace=False, diagnose=False
+        stream or sys.stderr,
+        level="INFO",
+        format="{level}: {message}",
+        backtrace=False,
+        diagnose=False,
     )

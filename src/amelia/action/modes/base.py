@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from amelia.github.comments import StageStatus
     from amelia.github.port import GitHubPort
     from amelia.pipeline import MakeDriver, RunContext
+    from amelia.pipeline.drivers import DriverSource
     from amelia.pipeline.project_tests import TestCommand
     from amelia.pipeline.sinks import Sink
     from amelia.repo_config import RepoConfig
@@ -117,6 +118,9 @@ class ModeContext:
     environment: DriverEnvironment | None = None
     """What `make_driver`'s drivers start from; the setup makes drivers anew from it with
     what it added to `PATH` (`amelia.action.modes._develop._toolchain.prepare_toolchain`)."""
+    driver_source: DriverSource | None = None
+    """How `make_driver` was made, to make drivers anew for a changed `environment` (None:
+    the registry's, `amelia.pipeline.default_make_driver`)."""
 
     @property
     def inputs(self) -> ActionInputs:

@@ -211,7 +211,8 @@ async def prepare_toolchain(
         from amelia.pipeline import default_make_driver
 
         environment = replace(environment, inherited=inherited)
-        make_driver = default_make_driver(ctx.profile, environment=environment)
+        drivers = ctx.driver_source or default_make_driver
+        make_driver = drivers(ctx.profile, environment=environment)
     if toolchain.test_command is None:
         await ctx.stage(tests_stage, "skipped", detail="none configured")
         return PreparedToolchain(make_driver=make_driver)
