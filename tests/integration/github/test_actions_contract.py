@@ -188,3 +188,22 @@ async def test_pushes_with_the_job_token_start_nothing(port: Port, origin: Path)
     assert port.state.branch_pushed(REPO, BRANCH, _head(origin)) == []
     suites = await port.github.list_check_suites(_head(origin))
     assert suites.items == ()
+
+
+async def test_another_apps_check_suite_is_listed_beside_the_workflows_own(
+    port: Port, origin: Path
+) -> None:
+    head = _head(origin)
+    port.state.token_user.login = "octo-maintainer"
+    port.state.install_app(REPO, "codecov", "codecov/patch")
+    port.state.add_pull(REPO, head=BRANCH, head_sha=head)
+    port.state.branch_pushed(REPO, BRANCH, head)
+
+    suites = await port.github.list_check_suites(head)
+    assert suites.items is not None
+    (other,) = [s for s in suites.items if s.app == "codecov"]
+    assert (other.head_sha, other.status, other.conclusion) == (head, "completed", "success")
+    runs = await port.github.list_check_runs(head)
+    (run,) = [r for r in runs if r.app == "codecov"]
+    assert (run.name, run.conclusion, run.check_suite_id) == ("codecov/patch", "success", other.id)
+    assert run.html_url == f"https://github.com/octo/app/runs/{other.id + 1}"

@@ -54,7 +54,7 @@ from amelia.github.workflows import (
     WorkflowInfo,
     WorkflowRunInfo,
 )
-from amelia.testing.github.actions import WorkflowRun
+from amelia.testing.github.actions import OtherCheckSuite, WorkflowRun
 from amelia.testing.github.faults import Fault
 from amelia.testing.github.records import (
     ApiError,
@@ -530,16 +530,29 @@ class InMemoryGitHub(GitHubPort):
             f"list check suites of {ref[:12]}",
             "GET",
             f"{self._api}/commits/{quote(ref, safe='')}/check-suites",
-            lambda: tuple(
-                CheckSuiteInfo(
-                    id=run.check_suite_id,
-                    app="github-actions",
-                    head_sha=run.head_sha,
-                    status=run.status,
-                    conclusion=run.conclusion,
-                    check_runs=1,
+            lambda: (
+                tuple(
+                    CheckSuiteInfo(
+                        id=run.check_suite_id,
+                        app="github-actions",
+                        head_sha=run.head_sha,
+                        status=run.status,
+                        conclusion=run.conclusion,
+                        check_runs=1,
+                    )
+                    for run in self.state.actions(self.full_name).read_runs(ref)
                 )
-                for run in self.state.actions(self.full_name).read_runs(ref)
+                + tuple(
+                    CheckSuiteInfo(
+                        id=other.id,
+                        app=other.app,
+                        head_sha=other.head_sha,
+                        status=other.status,
+                        conclusion=other.conclusion,
+                        check_runs=1,
+                    )
+                    for other in self._other_suites(ref)
+                )
             ),
         )
         return self._polled(suites, etag)
@@ -549,19 +562,39 @@ class InMemoryGitHub(GitHubPort):
         return self._pages(
             f"list check runs of {ref[:12]}",
             f"{self._api}/commits/{quote(ref, safe='')}/check-runs",
-            lambda: [
-                CheckRunInfo(
-                    id=run.job.id,
-                    name=run.job.name,
-                    app="github-actions",
-                    status=run.job.status,
-                    conclusion=run.job.conclusion,
-                    html_url=self._html(f"actions/runs/{run.id}/job/{run.job.id}"),
-                    check_suite_id=run.check_suite_id,
-                )
-                for run in self.state.actions(self.full_name).read_runs(ref)
-            ],
+            lambda: (
+                [
+                    CheckRunInfo(
+                        id=run.job.id,
+                        name=run.job.name,
+                        app="github-actions",
+                        status=run.job.status,
+                        conclusion=run.job.conclusion,
+                        html_url=self._html(f"actions/runs/{run.id}/job/{run.job.id}"),
+                        check_suite_id=run.check_suite_id,
+                    )
+                    for run in self.state.actions(self.full_name).read_runs(ref)
+                ]
+                + [
+                    # Another app's one check run: its id is the suite's plus one.
+                    CheckRunInfo(
+                        id=other.id + 1,
+                        name=other.name,
+                        app=other.app,
+                        status=other.status,
+                        conclusion=other.conclusion,
+                        html_url=self._html(f"runs/{other.id + 1}"),
+                        check_suite_id=other.id,
+                    )
+                    for other in self._other_suites(ref)
+                ]
+            ),
         )
+
+    def _other_suites(self, ref: str) -> list[OtherCheckSuite]:
+        """The check suites apps other than GitHub Actions report on commit `ref`."""
+        suites = self.state.actions(self.full_name).other_suites
+        return [suite for suite in suites if suite.head_sha == ref]
 
     # writes --------------------------------------------------------------------------------
 
