@@ -12,6 +12,8 @@ from loguru import logger
 from amelia.testing.sample_repo import create_sample_repo
 from tests.image_user import MCP_USER, ImageUser, ensure_image_user, missing_reason
 
+pytest_plugins = ["amelia.testing.action"]
+
 
 def _to_current_stderr(message: str) -> None:
     sys.stderr.write(message)

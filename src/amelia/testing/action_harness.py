@@ -8,7 +8,10 @@ persisted the way the chosen actions/checkout version does, see `CheckoutCredent
 event payload, builds the runner's environment (`GITHUB_*`, every input of action.yml as
 `INPUT_*` with its default, `RUNNER_TEMP`, …) and starts amelia as a subprocess, returning
 exit code, output, step outputs, summary and the requests both servers recorded during
-that run.
+that run. `run_in_process()` runs the same engine in this process instead, from the same
+environment, against the in-memory GitHub over the same state (git still goes over the
+local server's HTTP, with the token), with `ScriptedAgents` on the API driver and a
+`ManualClock` (see `amelia.action.engine.ActionPorts`).
 
     with ActionHarness(tmp_path) as h:
         number = h.add_issue("Add farewell", "Say goodbye too.")
@@ -21,6 +24,7 @@ that run.
 from __future__ import annotations
 
 import base64
+import io
 import json
 import os
 import shutil
@@ -29,11 +33,13 @@ import sys
 import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, Self
 from urllib.parse import urlsplit
 
+from amelia.action.engine import ActionPorts, ActionRequest, Clock, run_action
 from amelia.config import process_environment
 from amelia.git import Git, run_git
 from amelia.testing.action_inputs import runner_inputs
@@ -43,6 +49,7 @@ from amelia.testing.anthropic_server import ScriptedAnthropicServer
 from amelia.testing.github_server import FakeGitHubServer
 from amelia.testing.github_server import RecordedRequest as GitHubRequest
 from amelia.testing.sample_repo import create_sample_repo
+from amelia.testing.scripted_agents import AgentRequest, ScriptedAgents, say, shell
 from amelia.testing.scripted_claude import role_of, scripted_claude_environment, step_of
 
 __all__ = [
@@ -53,8 +60,10 @@ __all__ = [
     "PROBE_COMMAND",
     "ActionHarness",
     "ActionRun",
+    "ManualClock",
     "git",
     "parse_outputs",
+    "plan_agents",
     "plan_script",
 ]
 
@@ -115,6 +124,40 @@ def plan_script(
     return answer
 
 
+def plan_agents(
+    plan: str = DEFAULT_PLAN,
+    probe: str | None = PROBE_COMMAND,
+    roles: Mapping[str, Sequence[Any]] | None = None,
+) -> ScriptedAgents:
+    """`plan_script` for in-process runs: the architect first runs `probe` with its shell
+    tool (None: skip it), then answers `plan`; `roles` adds or replaces other roles' turns
+    (see `amelia.testing.scripted_agents`)."""
+    architect: list[Any] = []
+    if probe is not None:
+        architect.append([shell(probe)])
+    architect.append([say(plan)])
+    return ScriptedAgents({"architect": architect, **(roles or {})})  # type: ignore[dict-item]
+
+
+@dataclass
+class ManualClock:
+    """The clock of an in-process run: time stands still until a test moves it."""
+
+    seconds: float = 0.0
+    """Seconds since `start`."""
+    start: datetime = field(default_factory=lambda: datetime(2026, 1, 2, 9, 30, tzinfo=UTC))
+    """The wall clock at `seconds` 0 (UTC)."""
+
+    def advance(self, seconds: float) -> None:
+        self.seconds += seconds
+
+    def now(self) -> datetime:
+        return self.start + timedelta(seconds=self.seconds)
+
+    def clock(self) -> Clock:
+        return Clock(monotonic=lambda: self.seconds, now=self.now)
+
+
 @dataclass(frozen=True)
 class ActionRun:
     """One finished subprocess run and what the servers saw during it."""
@@ -127,6 +170,8 @@ class ActionRun:
     github_requests: list[GitHubRequest]
     model_requests: list[ModelRequest]
     dry_run_dir: Path
+    agent_requests: Sequence[AgentRequest] = ()
+    """What the scripted agents' models were sent (in-process runs)."""
 
     @property
     def github_writes(self) -> list[GitHubRequest]:
@@ -134,7 +179,8 @@ class ActionRun:
 
     def model_text(self) -> str:
         """Every model request body as one JSON string, to search for leaked text."""
-        return "\n".join(json.dumps(r.body) for r in self.model_requests)
+        bodies = [json.dumps(r.body) for r in self.model_requests]
+        return "\n".join(bodies + [r.as_json() for r in self.agent_requests])
 
 
 def parse_outputs(text: str) -> dict[str, str]:
@@ -190,6 +236,10 @@ class ActionHarness:
         self.runner_temp = self.root / "runner-temp"
         self.github = FakeGitHubServer()
         self.model = ScriptedAnthropicServer(script=plan_script() if script is None else script)
+        self.agents = plan_agents()
+        """The agents of in-process runs (`run_in_process`), unless a run names its own."""
+        self.clock = ManualClock()
+        """The clock of in-process runs."""
         self._runs = 0
         self._pushes = 0
         self._make_origin()
@@ -309,6 +359,19 @@ class ActionHarness:
         return self.github.add_issue(
             self.repo, title=title, body=body, user=user, labels=list(labels)
         )
+
+    def github_text(self) -> str:
+        """Everything the local GitHub holds for the repository (pull requests, comments,
+        reviews and review comments) as JSON text, to search for what must never be
+        posted."""
+        with self.github.state.lock:
+            numbers = sorted(self.github.state.repository(self.repo).issues)
+        held: list[Any] = [self.github.pulls(self.repo)]
+        for number in numbers:
+            held.append(self.github.comments(self.repo, number))
+            held.append(self.github.reviews(self.repo, number))
+            held.append(self.github.review_comments(self.repo, number))
+        return json.dumps(held)
 
     def set_permission(self, login: str, permission: str) -> None:
         self.github.set_permission(self.repo, login, permission)
@@ -712,6 +775,60 @@ class ActionHarness:
             github_requests=list(self.github.requests)[github_before:],
             model_requests=self.model.requests[model_before:],
             dry_run_dir=Path(environment["AMELIA_DRY_RUN_DIR"]),
+        )
+
+    def run_in_process(
+        self,
+        event_name: str,
+        payload: Mapping[str, Any] | str | bytes,
+        *,
+        inputs: Mapping[str, str] | None = None,
+        env: Mapping[str, str] | None = None,
+        agents: ScriptedAgents | None = None,
+        dry_run: bool | None = None,
+        workspace: Path | None = None,
+    ) -> ActionRun:
+        """Run the Action's engine for one event in this process (`run_action` with
+        `ActionPorts`), from the environment `run` gives the subprocess: the in-memory
+        GitHub over the local server's state, `agents` (default: `self.agents`) on the API
+        driver, `self.clock`; `dry_run` and `workspace` as `amelia run` passes them."""
+        self._runs += 1
+        run_dir = self.root / f"run-{self._runs}"
+        run_dir.mkdir()
+        event_path = run_dir / "event.json"
+        if isinstance(payload, bytes):
+            event_path.write_bytes(payload)
+        elif isinstance(payload, str):
+            event_path.write_text(payload, encoding="utf-8")
+        else:
+            event_path.write_text(json.dumps(payload), encoding="utf-8")
+        outputs, summary = run_dir / "github_output", run_dir / "step_summary"
+        outputs.touch()
+        summary.touch()
+        environment = self.environment(event_name, event_path, outputs, summary, inputs, env)
+        github = self.github.memory(self.repo)
+        stdout, stderr = io.StringIO(), io.StringIO()
+        scripted = agents or self.agents
+        model_before = len(scripted.requests)
+        ports = ActionPorts(
+            github=github,
+            drivers=scripted.drivers(),
+            clock=self.clock.clock(),
+            stdout=stdout,
+            stderr=stderr,
+        )
+        request = ActionRequest(environ=environment, dry_run=dry_run, workspace=workspace)
+        exit_code = run_action(request=request, ports=ports)
+        return ActionRun(
+            exit_code=exit_code,
+            stdout=stdout.getvalue(),
+            stderr=stderr.getvalue(),
+            outputs=parse_outputs(outputs.read_text(encoding="utf-8")),
+            summary=summary.read_text(encoding="utf-8"),
+            github_requests=github.requests,
+            model_requests=[],
+            dry_run_dir=Path(environment["AMELIA_DRY_RUN_DIR"]),
+            agent_requests=scripted.requests[model_before:],
         )
 
     def run_local(

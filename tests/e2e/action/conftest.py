@@ -1,22 +1,14 @@
-"""The Action harness per test: local origin, workspace, GitHub and model servers; and
-every request amelia makes to the local GitHub checked against GitHub's API description."""
+"""Every request amelia makes to the local GitHub in a run of the real entry point checked
+against GitHub's API description (the harness itself comes from `amelia.testing.action`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from amelia.testing.action_harness import ActionHarness
 from amelia.testing.github import FakeGitHubServer
 from tests.github_openapi import CI_PATHS, description_path, required_description
-
-
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[ActionHarness]:
-    with ActionHarness(tmp_path / "action") as started:
-        yield started
 
 
 @pytest.fixture(autouse=True)

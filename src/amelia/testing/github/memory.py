@@ -64,7 +64,7 @@ from amelia.testing.github.records import (
     Review,
     ReviewComment,
 )
-from amelia.testing.github.rest import DOCUMENTATION_URL, error_document
+from amelia.testing.github.rest import DOCUMENTATION_URL, RecordedRequest, error_document
 from amelia.testing.github.state import GitHubState
 
 __all__ = ["InMemoryGitHub"]
@@ -109,6 +109,9 @@ class InMemoryGitHub(GitHubPort):
         self.sleeps: list[float] = []
         """The waits between attempts, in seconds (with the default `sleep`)."""
         self._retrier = Retrier(policy=policy, sleep=sleep or self.sleeps.append, clock=clock)
+        self.requests: list[RecordedRequest] = []
+        """The requests the adapter would have made for the calls so far, in order, a failed
+        attempt too (method, path, the JSON body of a write and a file's `ref`; no headers)."""
         self._default_branch: str | None = None
 
     @property
@@ -129,10 +132,19 @@ class InMemoryGitHub(GitHubPort):
 
     # one request, and one retried call -----------------------------------------------------
 
-    def _request(self, method: str, path: str, answer: Callable[[], T]) -> T:
-        """One request as the adapter makes it: a fault queued for `method path` fails it
-        (or, `lost`, fails it after it took effect); GitHub's refusals fail it as PyGithub
-        does."""
+    def _request(
+        self,
+        method: str,
+        path: str,
+        answer: Callable[[], T],
+        *,
+        body: Any = None,
+        query: dict[str, list[str]] | None = None,
+    ) -> T:
+        """One request as the adapter makes it (`body`: the JSON it sends, `query`: its
+        parameters that matter): a fault queued for `method path` fails it (or, `lost`,
+        fails it after it took effect); GitHub's refusals fail it as PyGithub does."""
+        self.requests.append(RecordedRequest(method, path, query or {}, {}, body))
         fault = self.state.take_fault(method, path)
         if fault is None or fault.kind == "delay":
             return self._answer(answer)
@@ -161,8 +173,19 @@ class InMemoryGitHub(GitHubPort):
         data = {"message": fault.message, "documentation_url": DOCUMENTATION_URL}
         return Requester.createException(fault.status, headers, data)
 
-    def _call(self, operation: str, method: str, path: str, answer: Callable[[], T]) -> T:
-        return self._retrier.call(operation, lambda: self._request(method, path, answer))
+    def _call(
+        self,
+        operation: str,
+        method: str,
+        path: str,
+        answer: Callable[[], T],
+        *,
+        body: Any = None,
+        query: dict[str, list[str]] | None = None,
+    ) -> T:
+        return self._retrier.call(
+            operation, lambda: self._request(method, path, answer, body=body, query=query)
+        )
 
     def _repository(self) -> None:
         """The repository read once, as the adapter reads it before its first request."""
@@ -285,7 +308,11 @@ class InMemoryGitHub(GitHubPort):
 
         try:
             return self._call(
-                f"get {path} at {ref}", "GET", f"{self._api}/contents/{quote(path)}", read
+                f"get {path} at {ref}",
+                "GET",
+                f"{self._api}/contents/{quote(path)}",
+                read,
+                query={"ref": [ref]},
             )
         except GitHubNotFoundError:
             return None
@@ -304,7 +331,11 @@ class InMemoryGitHub(GitHubPort):
         if found is not None:
             return TokenFacts(scopes=found)
         login = self._call(
-            "ask who the token acts as", "POST", "/graphql", lambda: self.state.token_user.login
+            "ask who the token acts as",
+            "POST",
+            "/graphql",
+            lambda: self.state.token_user.login,
+            body={"query": "query { viewer { login } }"},
         )
         return TokenFacts(login=login or None)
 
@@ -425,7 +456,11 @@ class InMemoryGitHub(GitHubPort):
                 return infos, bool(chosen) and start + len(chosen) < len(found)
 
             chunk, more = self._call(
-                f"list review threads of pull #{pull_number}", "POST", "/graphql", page
+                f"list review threads of pull #{pull_number}",
+                "POST",
+                "/graphql",
+                page,
+                body={"query": "query reviewThreads", "variables": {"number": pull_number}},
             )
             threads += chunk
             if not more:
@@ -605,6 +640,7 @@ class InMemoryGitHub(GitHubPort):
             "POST",
             f"{self._api}/issues/{issue_number}/comments",
             lambda: self.state.create_comment(self.full_name, issue_number, body),
+            body={"body": body},
         )
         return self._comment(comment)
 
@@ -615,6 +651,7 @@ class InMemoryGitHub(GitHubPort):
             "PATCH",
             f"{self._api}/issues/comments/{comment_id}",
             lambda: self.state.edit_comment(self.full_name, comment_id, body),
+            body={"body": body},
         )
         return self._comment(comment)
 
@@ -648,6 +685,7 @@ class InMemoryGitHub(GitHubPort):
                 lambda: self.state.create_pull(
                     self.full_name, head=head, base=base, title=title, body=body, draft=draft
                 ),
+                body={"head": head, "base": base, "title": title, "body": body, "draft": draft},
             )
 
         return self._pull(self._retrier.create_once(f"open pull for {head}", post, existing))
@@ -661,6 +699,11 @@ class InMemoryGitHub(GitHubPort):
             "PATCH",
             f"{self._api}/pulls/{number}",
             lambda: self.state.update_pull(self.full_name, number, title=title, body=body),
+            body={
+                name: value
+                for name, value in (("title", title), ("body", body))
+                if value is not None
+            },
         )
         return self._pull(issue)
 
@@ -698,6 +741,12 @@ class InMemoryGitHub(GitHubPort):
                     comments=[c.model_dump() for c in comments],
                     commit_id=commit_id or None,
                 ),
+                body={
+                    "body": body,
+                    "event": event,
+                    "comments": [c.model_dump() for c in comments],
+                    **({"commit_id": commit_id} if commit_id else {}),
+                },
             )
 
         review = self._retrier.create_once(f"review pull #{pull_number}", post, existing)
@@ -728,6 +777,7 @@ class InMemoryGitHub(GitHubPort):
                 lambda: self.state.reply_to_review_comment(
                     self.full_name, pull_number, comment_id, body
                 ),
+                body={"body": body},
             )
 
         reply = self._retrier.create_once(f"reply to review comment {comment_id}", post, existing)
@@ -740,6 +790,7 @@ class InMemoryGitHub(GitHubPort):
             "POST",
             f"{self._api}/actions/workflows/{workflow_id}/dispatches",
             lambda: self.state.actions(self.full_name, write=True).dispatch(str(workflow_id), ref),
+            body={"ref": ref},
         )
 
     async def resolve_review_thread(self, thread_id: str) -> bool:
@@ -748,5 +799,6 @@ class InMemoryGitHub(GitHubPort):
             "POST",
             "/graphql",
             lambda: self.state.resolve_review_thread(thread_id),
+            body={"query": "mutation resolveReviewThread", "variables": {"threadId": thread_id}},
         )
         return thread.is_resolved
