@@ -2,9 +2,9 @@
 given a server calls its tool through amelia's gateway and the call shows in the log's
 progress, the transcript and the job summary; a pull request that adds `.mcp.json` or
 changes the file's `mcp` section changes nothing for its own review; a fork's review gets
-no MCP tool on either driver, and no server starts for it; a server that does not start, or
-a secret that is not there, stops the run with one line before any model request; the
-servers stop with the run, also on SIGTERM.
+no MCP tool on either driver, and no server starts for it; the servers stop with the run,
+also on SIGTERM. Which runs start a server, and a server that does not start or a secret
+that is not there, are specified in-process in `tests/modes/test_mcp.py`.
 
 Here amelia and its agents run as the test's user (`AMELIA_AGENT_USER=none`,
 `AMELIA_MCP_USER=none`): these tests are about what reaches whom through the gateway. That
@@ -256,89 +256,6 @@ def test_a_forks_review_gets_no_mcp_tool_on_pydantic_ai(
     assert not [name for name in names if name.startswith("mcp__")]
     assert fork_harness.github.reviews(fork_harness.repo, number)
     assert not pid_file.exists()
-
-
-def test_a_maintainers_review_of_a_forks_pull_request_starts_no_mcp_server(
-    fork_harness: ActionHarness, pid_file: Path
-) -> None:
-    # `/amelia review` on a fork's pull request: the comment's payload does not say where
-    # the head lives, so amelia reads the pull from GitHub before starting anything.
-    number, _ = fork_harness.open_fork_pull({"greeter/farewell.py": "def farewell(): ...\n"})
-    event = fork_harness.pull_comment_event(number, "/amelia review")
-    result = fork_harness.run("issue_comment", event, inputs=SECRETS, env=RUN_AS_ONE_USER)
-
-    assert result.exit_code == 0, result.stdout + result.stderr
-    assert result.model_requests
-    assert mcp_tools_offered(result.model_requests) == set()
-    assert not pid_file.exists()
-    assert NOT_STARTED in result.stdout.splitlines()
-    (review,) = fork_harness.github.reviews(fork_harness.repo, number)
-    assert "Fork review:" in review["body"]
-
-
-def test_a_review_of_a_pull_request_from_the_repository_itself_still_starts_the_server(
-    fork_harness: ActionHarness, pid_file: Path
-) -> None:
-    number, _ = fork_harness.open_pull("feature", {"greeter/farewell.py": "def farewell(): ...\n"})
-    event = fork_harness.pull_comment_event(number, "/amelia review")
-    result = fork_harness.run("issue_comment", event, inputs=SECRETS, env=RUN_AS_ONE_USER)
-
-    assert result.exit_code == 0, result.stdout + result.stderr
-    assert LOOKUP in mcp_tools_offered(result.model_requests)
-    assert pid_file.exists() and not alive(pid_file)
-    assert NOT_STARTED not in result.stdout.splitlines()
-
-
-@pytest.mark.parametrize(
-    ("server", "inputs", "code", "message"),
-    [
-        (
-            "{command: %s, args: [-c, 'import sys; sys.exit(\"login failed\")']}",
-            SECRETS,
-            1,
-            "::error::amelia failed: MCP server docs did not start: Connection closed — stderr: "
-            "…login failed",
-        ),
-        (
-            "{command: %s, args: [-c, 'import time; time.sleep(300)'], startup_timeout_seconds: 2}",
-            SECRETS,
-            1,
-            "::error::amelia failed: MCP server docs did not answer within 2 s",
-        ),
-        (
-            "{command: %s, env: {DOCS_API_KEY: {secret: DOCS_API_KEY}}}",
-            {},
-            2,
-            "::error::mcp.servers.docs.env.DOCS_API_KEY: the secret DOCS_API_KEY is not set: add "
-            "the line DOCS_API_KEY=${{ secrets.DOCS_API_KEY }} to the mcp_secrets input",
-        ),
-    ],
-    ids=["exits", "silent", "no-secret"],
-)
-def test_a_server_that_cannot_start_stops_the_run_before_any_model_request(
-    tmp_path: Path, server: str, inputs: dict[str, str], code: int, message: str
-) -> None:
-    config = (
-        "mcp:\n  servers:\n"
-        f"    docs: {server % json.dumps(sys.executable)}\n"
-        "  agents: {architect: {docs: all}}\n"
-    )
-    with ActionHarness(tmp_path / "action") as harness:
-        harness.commit_files("main", {".github/amelia.yml": config})
-        number = harness.add_issue("Add a farewell", "Say goodbye too.")
-        result = harness.run(
-            "issue_comment",
-            harness.comment_event(number, "/amelia plan"),
-            inputs=inputs,
-            env=RUN_AS_ONE_USER,
-        )
-
-    assert result.exit_code == code, result.stdout + result.stderr
-    errors = [line for line in result.stdout.splitlines() if line.startswith("::error")]
-    assert errors == [message]
-    assert result.model_requests == []
-    assert "Traceback" not in result.stderr
-    assert harness.origin_branches() == ["main"]
 
 
 def test_the_servers_stop_when_the_job_is_cancelled(tmp_path: Path, pid_file: Path) -> None:

@@ -2,7 +2,9 @@
 the repository's workflows (a dispatch with the job's token; nothing with a personal
 token, whose push starts them) on the local GitHub, which completes them with scripted
 conclusions and logs; a failure goes back to the developer, and only passing CI lets a
-change be approved."""
+change be approved. The failing-then-passing run shows the wait's conditional requests
+through the real adapter; the other cases are specified in-process in
+`tests/modes/test_repository_ci.py`."""
 
 from __future__ import annotations
 
@@ -154,63 +156,6 @@ def test_a_failing_ci_goes_back_to_the_developer_and_the_passing_one_is_shown(
         assert any(r.headers.get("if-none-match") for r in looks)
 
 
-def test_ci_that_does_not_finish_in_time_is_shown_running_and_never_approved(
-    tmp_path: Path,
-) -> None:
-    root = tmp_path / "action"
-    with ActionHarness(root, script=Model(root / "workspace")) as harness:
-        number = _configure(harness, CI, timeout=0.02)
-        harness.github.script_runs(harness.repo, "ci.yml", RunScript(reads=None))
-        result = _implement(harness, number, review_event="AUTO")
-
-        assert result.exit_code == 0, result.stdout + result.stderr
-        (run,) = harness.github.state.actions(harness.repo).runs
-        run_url = f"https://github.com/octo/app/actions/runs/{run.id}"
-        (pull,) = harness.github.pulls(harness.repo)
-        assert "**still running** after amelia waited 0.02 min" in pull["body"]
-        assert f"[CI]({run_url}): **still running**" in pull["body"]
-        (review,) = harness.github.reviews(harness.repo, pull["number"])
-        assert review["state"] == "COMMENTED"
-        assert "still running" in review["body"] and "does not approve" in review["body"]
-        assert "## amelia review: ⚠️ CI has not passed" in review["body"]
-        assert "Not all pushed" not in review["body"]
-        # The reviewer approved, but neither the output nor the description says approved.
-        assert result.outputs["verdict"] == "ci_not_passed"
-        assert "Latest automated verdict: **ci_not_passed**" in pull["body"]
-        assert "| `verdict` | `ci_not_passed` |" in result.summary
-
-
-def test_with_a_personal_token_nothing_is_dispatched_and_the_push_starts_ci(
-    tmp_path: Path,
-) -> None:
-    root = tmp_path / "action"
-    with ActionHarness(root, script=Model(root / "workspace")) as harness:
-        number = _configure(harness, CI)
-        harness.github.state.token_user.login = "octo-maintainer"
-        harness.github.oauth_scopes = ("repo", "workflow")
-        # The draft is opened after the rounds: its pull_request runs come with a pull.
-        harness.github.state.add_pull(harness.repo, head=f"amelia/issue-{number}")
-        harness.github.script_runs(harness.repo, "ci.yml", RunScript(reads=2))
-        harness.github.state.install_app(harness.repo, "codecov", "codecov/patch")
-        result = _implement(harness, number)
-
-        assert result.exit_code == 0, result.stdout + result.stderr
-        assert harness.github.requests_to("POST", r".*/dispatches") == []
-        suites = harness.github.requests_to(
-            "GET", r"/repos/octo/app/commits/[0-9a-f]+/check-suites"
-        )
-        assert suites
-        (run,) = harness.github.state.actions(harness.repo).runs
-        assert (run.event, run.conclusion) == ("pull_request", "success")
-        pull = harness.github.pulls(harness.repo)[0]
-        assert "started by amelia's push" in pull["body"] and "**passed**" in pull["body"]
-        # The other app's check suite amelia waited for is listed with its link.
-        (suite,) = harness.github.state.actions(harness.repo).other_suites
-        check_url = f"https://github.com/octo/app/runs/{suite.id + 1}"
-        line = f"[codecov (codecov/patch)]({check_url}) (check suite of another app): **success**"
-        assert line in pull["body"] and line in result.summary
-
-
 def test_with_a_personal_token_the_draft_opens_at_the_first_push_so_pull_request_ci_runs(
     tmp_path: Path,
 ) -> None:
@@ -253,79 +198,6 @@ def test_with_a_personal_token_the_draft_opens_at_the_first_push_so_pull_request
         run_url = f"https://github.com/octo/app/actions/runs/{runs[1].id}"
         assert f"Repository CI on `{head[:12]}`" in pull["body"]
         assert f"[CI]({run_url}): **success**" in pull["body"]
-
-
-def test_without_actions_write_a_warning_names_it_and_no_approval_claims_ci(
-    tmp_path: Path,
-) -> None:
-    root = tmp_path / "action"
-    with ActionHarness(root, script=Model(root / "workspace")) as harness:
-        number = _configure(harness, CI)
-        harness.github.state.actions_permission = "read"
-        result = _implement(harness, number, review_event="AUTO")
-
-        assert result.exit_code == 0, result.stdout + result.stderr
-        warnings = [line for line in result.stdout.splitlines() if "actions: write" in line]
-        assert len(warnings) == 1 and warnings[0].startswith("::warning::")
-        assert "`actions: write`" in result.summary
-        (pull,) = harness.github.pulls(harness.repo)
-        (review,) = harness.github.reviews(harness.repo, pull["number"])
-        assert "CI" not in review["body"]
-        assert "Repository CI on" not in pull["body"]
-
-
-def test_a_repository_whose_workflows_take_no_dispatch_is_told_what_to_add(
-    tmp_path: Path,
-) -> None:
-    root = tmp_path / "action"
-    with ActionHarness(root, script=Model(root / "workspace")) as harness:
-        number = _configure(harness, CI_WITHOUT_DISPATCH)
-        result = _implement(harness, number)
-
-        assert result.exit_code == 0, result.stdout + result.stderr
-        assert harness.github.requests_to("POST", r".*/dispatches") == []
-        line = "Add `workflow_dispatch:` to their `on:` triggers"
-        assert line in result.summary
-        (pull,) = harness.github.pulls(harness.repo)
-        assert line in pull["body"] and "`ci.yml`" in pull["body"]
-
-
-def test_without_waiting_a_dispatched_implement_hands_the_failed_run_to_the_developer(
-    tmp_path: Path,
-) -> None:
-    root = tmp_path / "action"
-    with ActionHarness(root, script=Model(root / "workspace")) as harness:
-        config = "ci:\n  wait: false\n"
-        harness.commit_files("main", {".github/workflows/ci.yml": CI, ".github/amelia.yml": config})
-        number = harness.add_planned_issue("Add a farewell", "Let greeter say goodbye too.")
-        harness.fresh_checkout()
-        harness.github.script_runs(
-            harness.repo,
-            "ci.yml",
-            RunScript(conclusion="failure", log=FAILING_LOG, reads=1),
-            RunScript(reads=None),
-        )
-        first = _implement(harness, number, review_event="AUTO")
-        assert first.exit_code == 0, first.stdout + first.stderr
-        pull = harness.github.pulls(harness.repo)[0]
-        assert "**still running**" in pull["body"]
-        assert harness.github.reviews(harness.repo, pull["number"])[0]["state"] != "APPROVED"
-        assert first.outputs["verdict"] == "ci_not_passed"
-        assert not [p for p in _developer_prompts(first) if FIX_MARK in p]
-
-        # CI finishes (failed) after amelia's job ended; the workflow on `workflow_run`
-        # dispatches amelia's workflow on the pull request (as github-actions[bot]).
-        harness.github.state.actions(harness.repo).read_runs(None)
-        harness.fresh_checkout()
-        payload = harness.dispatch_event(issue_number=str(pull["number"]), command="implement")
-        payload["sender"] = {"login": "github-actions[bot]", "id": 41898282, "type": "Bot"}
-        second = harness.run("workflow_dispatch", payload)
-
-        assert second.exit_code == 0, second.stdout + second.stderr
-        rounds = [p for p in _developer_prompts(second) if FIX_MARK in p]
-        assert rounds and FAILING_LINE in rounds[0]
-        branch = f"amelia/issue-{number}"
-        assert harness.origin_file(branch, "greeter/farewell.py") == FIXED
 
 
 def test_a_run_stopped_by_its_budget_shows_the_ci_of_the_work_it_pushed(tmp_path: Path) -> None:

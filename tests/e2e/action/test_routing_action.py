@@ -1,4 +1,6 @@
-"""`amelia action` for events that must not start an agent, and for broken configuration."""
+"""`amelia action` and `amelia run` given a broken payload or workspace: one clear error
+and exit code 2 from the real entry points, before any request. Routing is specified
+in-process in `tests/modes/test_routing.py`."""
 
 from __future__ import annotations
 
@@ -11,70 +13,6 @@ from amelia.testing.action_harness import ActionHarness
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
 
-def test_reader_is_refused_with_one_reply(harness: ActionHarness) -> None:
-    harness.set_permission("visitor", "read")
-    number = harness.add_issue("Add a farewell", "Say goodbye.")
-    result = harness.run("issue_comment", harness.comment_event(number, "/amelia plan", "visitor"))
-
-    assert result.exit_code == 0, result.stdout + result.stderr
-    assert result.outputs["conclusion"] == "refused"
-    assert result.model_requests == []
-    (reply,) = harness.github.comments(harness.repo, number)
-    assert "only people with write access" in reply
-    assert harness.origin_branches() == ["main"]
-
-
-QUOTED = {
-    "quoted-reply": "> /amelia implement\n\nWhat would this do?",
-    "fenced-code": "Try this:\n```\n/amelia implement\n```",
-    "indented-code": "    /amelia implement\n\nis how a maintainer starts it",
-}
-
-
-@pytest.mark.parametrize(
-    ("event_name", "kind"),
-    [
-        ("issue_comment", "bot"),
-        ("issue_comment", "edited"),
-        ("issue_comment", "edited-by-reader"),
-        *(("issue_comment", quoted) for quoted in QUOTED),
-        ("push", "unrelated"),
-    ],
-)
-def test_events_that_start_nothing(harness: ActionHarness, event_name: str, kind: str) -> None:
-    # Not even a refusal for a reader: only a new comment that gives the command is one.
-    harness.set_permission("visitor", "read")
-    number = harness.add_issue("Add a farewell", "Say goodbye.")
-    if kind == "bot":
-        payload = harness.comment_event(number, "/amelia plan", "helper[bot]", user_type="Bot")
-    elif kind == "edited":
-        payload = harness.comment_event(number, "/amelia plan", action="edited")
-    elif kind == "edited-by-reader":
-        payload = harness.comment_event(number, "/amelia implement", "visitor", action="edited")
-    elif kind in QUOTED:
-        payload = harness.comment_event(number, QUOTED[kind], "visitor")
-    else:
-        payload = {"ref": "refs/heads/main", "repository": {"full_name": harness.repo}}
-    result = harness.run(event_name, payload)
-
-    assert result.exit_code == 0, result.stdout + result.stderr
-    assert result.outputs["conclusion"] == "skipped"
-    assert "::notice::amelia: nothing to do" in result.stdout
-    assert result.model_requests == []
-    assert result.github_requests == []
-    assert harness.github.comments(harness.repo, number) == []
-
-
-def test_help_lists_the_commands(harness: ActionHarness) -> None:
-    number = harness.add_issue("Add a farewell", "Say goodbye.")
-    result = harness.run("issue_comment", harness.comment_event(number, "/amelia dance"))
-
-    assert result.exit_code == 0, result.stdout + result.stderr
-    (reply,) = harness.github.comments(harness.repo, number)
-    assert "I do not know `/amelia dance`" in reply and "`/amelia plan`" in reply
-    assert result.model_requests == []
-
-
 def test_malformed_payload_is_one_clear_error(harness: ActionHarness) -> None:
     result = harness.run("issue_comment", b"{not json")
 
@@ -82,41 +20,6 @@ def test_malformed_payload_is_one_clear_error(harness: ActionHarness) -> None:
     assert "::error::issue_comment event payload is not valid JSON" in result.stdout
     assert "Traceback" not in result.stderr + result.stdout
     assert result.github_requests == [] and result.model_requests == []
-
-
-def test_payload_missing_fields_is_one_clear_error(harness: ActionHarness) -> None:
-    result = harness.run("issue_comment", {"action": "created", "comment": {"id": 1}})
-
-    assert result.exit_code == 2
-    assert "::error::issue_comment event payload is invalid" in result.stdout
-    assert "Traceback" not in result.stderr + result.stdout
-
-
-def test_missing_token_is_one_clear_error(harness: ActionHarness) -> None:
-    number = harness.add_issue("Add a farewell", "Say goodbye.")
-    result = harness.run(
-        "issue_comment",
-        harness.comment_event(number, "/amelia plan"),
-        inputs={"github_token": ""},
-    )
-
-    assert result.exit_code == 2
-    assert "::error::no GitHub token" in result.stdout
-    assert "Traceback" not in result.stderr + result.stdout
-    assert result.github_requests == [] and result.model_requests == []
-
-
-def test_invalid_input_is_one_clear_error(harness: ActionHarness) -> None:
-    number = harness.add_issue("Add a farewell", "Say goodbye.")
-    result = harness.run(
-        "issue_comment",
-        harness.comment_event(number, "/amelia plan"),
-        inputs={"plan_dir": "../outside"},
-    )
-
-    assert result.exit_code == 2
-    assert "::error::Invalid action input: INPUT_PLAN_DIR" in result.stdout
-    assert "Traceback" not in result.stderr + result.stdout
 
 
 def _error_lines(output: str) -> list[str]:
