@@ -7,9 +7,11 @@ conditional requests of the wait run through the real adapter in
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, UserPromptPart
+from pydantic_ai.usage import RequestUsage
 
 from amelia.testing.action_harness import ActionHarness, ActionRun
 from amelia.testing.github import RunScript
@@ -28,6 +30,7 @@ jobs:
       - uses: actions/checkout@v4
       - run: pytest
 """
+CI_ON_PULL_REQUESTS = "name: CI\non: pull_request\njobs: {}\n"
 CI_WITHOUT_DISPATCH = "name: CI\non: [push, pull_request]\njobs: {}\n"
 FAILING_LINE = "FAILED tests/test_farewell.py::test_bye - AssertionError: 'Bye' != 'Goodbye'"
 FAILING_LOG = (
@@ -156,6 +159,47 @@ def test_with_a_personal_token_nothing_is_dispatched_and_the_push_starts_ci(
     assert line in pull["body"] and line in result.summary
 
 
+def test_with_a_personal_token_the_draft_opens_at_the_first_push_so_pull_request_ci_runs(
+    action: ActionHarness,
+) -> None:
+    action.agents = ci_agents()
+    number = _configure(action, CI_ON_PULL_REQUESTS)
+    action.github.state.token_user.login = "octo-maintainer"
+    action.github.oauth_scopes = ("repo", "workflow")
+    action.github.script_runs(
+        action.repo,
+        "ci.yml",
+        RunScript(conclusion="failure", log=FAILING_LOG, reads=1),
+        RunScript(conclusion="success", reads=1),
+    )
+    result = _implement(action, number)
+
+    assert result.exit_code == 0, result.stdout + result.stderr
+    requests = result.github_requests
+    assert [r for r in requests if r.path.endswith("/dispatches")] == []
+    # One draft, opened before amelia first waited for the checks of its push.
+    (opened,) = [r for r in requests if (r.method, r.path) == ("POST", "/repos/octo/app/pulls")]
+    waits = [r for r in requests if r.method == "GET" and r.path.endswith("/check-suites")]
+    assert waits and requests.index(opened) < requests.index(waits[0])
+    (pull,) = action.github.pulls(action.repo)
+    assert pull["draft"] is True
+    # Opening it started the first run, round 2's push the second.
+    branch = f"amelia/issue-{number}"
+    head = action.origin_git("rev-parse", branch).strip()
+    runs = action.github.state.actions(action.repo).runs
+    assert [(r.event, r.conclusion) for r in runs] == [
+        ("pull_request", "failure"),
+        ("pull_request", "success"),
+    ]
+    assert runs[1].head_sha == head != runs[0].head_sha
+    rounds = [p for p in _developer_prompts(result) if FIX_MARK in p]
+    assert rounds and FAILING_LINE in rounds[0]
+    assert action.origin_file(branch, "greeter/farewell.py") == FIXED
+    run_url = f"https://github.com/octo/app/actions/runs/{runs[1].id}"
+    assert f"Repository CI on `{head[:12]}`" in pull["body"]
+    assert f"[CI]({run_url}): **success**" in pull["body"]
+
+
 def test_without_actions_write_a_warning_names_it_and_no_approval_claims_ci(
     action: ActionHarness,
 ) -> None:
@@ -224,3 +268,34 @@ def test_without_waiting_a_dispatched_implement_hands_the_failed_run_to_the_deve
     assert rounds and FAILING_LINE in rounds[0]
     branch = f"amelia/issue-{number}"
     assert action.origin_file(branch, "greeter/farewell.py") == FIXED
+
+
+def test_a_run_stopped_by_its_budget_shows_the_ci_of_the_work_it_pushed(
+    action: ActionHarness,
+) -> None:
+    # The developer writes, then answers at a cost over the budget: the run stops there.
+    costly = ModelResponse(
+        parts=[say("Now the tests")],
+        usage=RequestUsage(output_tokens=200_000, cost=Decimal("3")),
+    )
+    action.agents = ScriptedAgents(
+        {"developer": [[write_file("greeter/farewell.py", BUGGY)], costly, [say("Done")]]}
+    )
+    number = _configure(action, CI)
+    action.github.script_runs(
+        action.repo, "ci.yml", RunScript(conclusion="failure", log=FAILING_LOG, reads=1)
+    )
+    result = _implement(action, number, max_cost_usd="0.5")
+
+    assert result.exit_code == 1, result.stdout + result.stderr
+    assert "stopped: budget of $0.5 reached during developer" in result.summary
+    branch = f"amelia/issue-{number}"
+    head = action.origin_git("rev-parse", branch).strip()
+    (run,) = action.github.state.actions(action.repo).runs
+    assert run.head_sha == head
+    run_url = f"https://github.com/octo/app/actions/runs/{run.id}"
+    shown = f"[CI]({run_url}): **failure**"
+    assert f"Repository CI on `{head[:12]}`" in result.summary and shown in result.summary
+    assert FAILING_LINE in result.summary
+    (pull,) = action.github.pulls(action.repo)
+    assert shown in pull["body"]

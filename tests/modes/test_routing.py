@@ -1,5 +1,6 @@
 """Routing, run in-process: events that must not start an agent, help for an unknown
-command, and broken payloads or configuration, each one clear error."""
+command, and broken payloads, workspaces or configuration, each one clear error before any
+request."""
 
 from __future__ import annotations
 
@@ -124,3 +125,57 @@ def test_an_invalid_input_is_one_clear_error_naming_the_input(action: ActionHarn
     assert result.exit_code == 2
     assert "::error::Invalid action input: INPUT_PLAN_DIR" in result.stdout
     assert "Traceback" not in result.stderr + result.stdout
+
+
+def _error_lines(output: str) -> list[str]:
+    return [line for line in output.splitlines() if line.startswith("::error")]
+
+
+@pytest.mark.parametrize("number", [-1, 0, 10**30])
+def test_an_issue_number_github_never_sends_is_refused_before_any_request(
+    action: ActionHarness, number: int
+) -> None:
+    action.add_issue("Add a farewell", "Say goodbye.")
+    event = action.comment_event(1, "/amelia plan")
+    event["issue"]["number"] = number
+
+    # As `amelia run --repo <checkout>` runs it (no --dry-run).
+    result = action.run_in_process("issue_comment", event, workspace=action.workspace)
+
+    output = result.stdout + result.stderr
+    assert result.exit_code == 2, output
+    (error,) = _error_lines(result.stdout)
+    assert error.startswith("::error::issue_comment event payload is invalid: field 'issue.number'")
+    assert "Traceback" not in output and "would create comment" not in output
+    assert result.github_requests == [] and not result.agent_requests
+    assert action.github.requests == []
+
+
+@pytest.mark.parametrize("workspace", ["missing", "not a checkout", "a file"])
+def test_a_workspace_that_is_no_checkout_is_refused_before_any_request(
+    action: ActionHarness, workspace: str
+) -> None:
+    number = action.add_issue("Add a farewell", "Say goodbye.")
+    path = action.root / "elsewhere"
+    if workspace == "not a checkout":
+        path.mkdir()
+    if workspace == "a file":
+        path.write_text("not a repository\n", encoding="utf-8")
+    event = action.comment_event(number, "/amelia plan")
+
+    # As `amelia run --repo <path>` runs it.
+    result = action.run_in_process("issue_comment", event, workspace=path)
+
+    output = result.stdout + result.stderr
+    assert result.exit_code == 2, output
+    (error,) = _error_lines(result.stdout)
+    reasons = {
+        "missing": "does not exist",
+        "not a checkout": "is not a git checkout",
+        "a file": "is not a directory",
+    }
+    reason = reasons[workspace]
+    assert error.startswith(f"::error::the workspace {path} {reason}: check out the repository")
+    assert "would create comment" not in output
+    assert result.github_requests == [] and not result.agent_requests
+    assert action.github.requests == []

@@ -5,10 +5,10 @@ the real Claude Code CLI as developer and reviewer.
 An issue that asks for a greeting helper and a CI workflow: the job's token may not change
 workflows, so the workflow file is held back before the push, the rest is pushed, the
 draft opens naming the file, showing its change and the permission that would let amelia
-push it, and an approval under `review_event: AUTO` is posted as a comment. A file over
-100 MB is held back the same way. A secret GitHub's push protection finds ends the run
-with GitHub's words, the patch saved where an upload step keeps it, and nothing secret
-posted. The first case also runs with the agents as another user, as in the container.
+push it, and an approval under `review_event: AUTO` is posted as a comment. It also runs
+with the agents as another user, as in the container. A file over 100 MB held back the
+same way and a secret GitHub's push protection finds are specified in-process in
+`tests/modes/test_push_refusals.py`.
 """
 
 from __future__ import annotations
@@ -170,71 +170,3 @@ def test_implement_with_a_workflow_file_pushes_the_rest_and_opens_the_draft(
         assert review["state"] == "COMMENTED"
         assert f"Not pushed: `{WORKFLOW}` (workflow file)" in review["body"]
         assert "### Not pushed" in result.summary
-
-
-def test_implement_with_a_file_over_100_mb_holds_it_back(tmp_path: Path) -> None:
-    root = tmp_path / "action"
-    make = f"mkdir -p data && head -c {BIG_BYTES} /dev/zero > {BIG}"
-    developer: list[Turn] = [
-        _write(root / "workspace", "src/greet.py", GREET),
-        [tool_use("Bash", {"command": make, "description": "Write the model file"})],
-        [text("Added src/greet.py and the model")],
-    ]
-    with ActionHarness(root, script=_script(developer)) as harness:
-        refuse_like_github(harness.origin)
-
-        result = _implement(harness)
-
-        assert result.exit_code == 0, result.stdout + result.stderr
-        assert [line for line in pushes_seen(harness.origin) if "refused" in line] == []
-        assert harness.origin_file(BRANCH, "src/greet.py") == GREET
-        assert BIG not in harness.origin_files(BRANCH)
-        (pull,) = harness.github.pulls(harness.repo)
-        body = pull["body"]
-        assert (
-            f"`{BIG}`: too large for GitHub (101.00 MiB, 105,906,176 bytes; GitHub refuses "
-            "files over 100 MiB, 104,857,600 bytes" in body
-        )
-        saved = harness.runner_temp / "amelia-artifacts" / "4242" / "held-back" / "files" / BIG
-        assert saved.stat().st_size == BIG_BYTES
-        assert f"too large to show. amelia saved it as `{saved}`" in body
-        assert len(body) < 65_536
-        assert f"`{BIG}`" in _progress(harness)
-        (review,) = harness.github.reviews(harness.repo, pull["number"])
-        assert review["state"] == "COMMENTED" and f"`{BIG}` (over 100 MiB)" in review["body"]
-
-
-def test_a_secret_githubs_push_protection_finds_fails_the_run_and_keeps_the_patch(
-    tmp_path: Path,
-) -> None:
-    root = tmp_path / "action"
-    settings = f'ACME_KEY = "{VENDOR_KEY}"\n'
-    developer: list[Turn] = [
-        _write(root / "workspace", "src/greet.py", GREET),
-        _write(root / "workspace", "src/settings.py", settings),
-        [text("Added src/greet.py and settings")],
-    ]
-    with ActionHarness(root, script=_script(developer)) as harness:
-        refuse_like_github(harness.origin, secrets={"Acme Live Key": r"acme_live_[0-9a-f]{32}"})
-
-        result = _implement(harness)
-
-        assert result.exit_code == 1, result.stdout + result.stderr
-        assert result.outputs["conclusion"] == "failure"
-        assert len([line for line in pushes_seen(harness.origin) if "refused" in line]) == 1
-        error = [line for line in result.stdout.splitlines() if line.startswith("::error::")]
-        assert len(error) == 1 and "GH009: Secrets detected! This push failed." in error[0]
-        assert "path: src/settings.py:1" in error[0]
-        patch = harness.runner_temp / "amelia-artifacts" / "4242" / "unpushed.patch"
-        saved = patch.read_text(encoding="utf-8")
-        assert "+def greet_all" in saved and "src/settings.py" in saved
-        assert VENDOR_KEY not in saved
-        # The summary says where the patch is and how to keep it, without showing it.
-        assert str(patch) in result.summary and "actions/upload-artifact" in result.summary
-        assert "+def greet_all" not in result.summary
-        for request in harness.github.requests:
-            assert VENDOR_KEY not in json.dumps(request.body)
-        assert VENDOR_KEY not in result.summary
-        assert harness.origin_branches() == [BRANCH, "main"]
-        assert "src/greet.py" not in harness.origin_files(BRANCH)
-        assert harness.github.pulls(harness.repo) == []

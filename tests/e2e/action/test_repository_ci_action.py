@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from amelia.github.markers import progress_marker
-from amelia.testing.action_harness import ActionHarness, ActionRun, plan_script
-from amelia.testing.anthropic_script import RecordedRequest, Turn, reply, text, tool_use
+from amelia.testing.action_harness import ActionHarness, ActionRun
+from amelia.testing.anthropic_script import RecordedRequest, Turn, text, tool_use
 from amelia.testing.github import RunScript
 from amelia.testing.scripted_claude import role_of
 
@@ -34,7 +34,6 @@ jobs:
       - uses: actions/checkout@v4
       - run: pytest
 """
-CI_ON_PULL_REQUESTS = "name: CI\non: pull_request\njobs: {}\n"
 CI_WITHOUT_DISPATCH = "name: CI\non: [push, pull_request]\njobs: {}\n"
 FAILING_LINE = "FAILED tests/test_farewell.py::test_bye - AssertionError: 'Bye' != 'Goodbye'"
 FAILING_LOG = (
@@ -154,80 +153,3 @@ def test_a_failing_ci_goes_back_to_the_developer_and_the_passing_one_is_shown(
         # The wait looked with conditional requests.
         looks = harness.github.requests_to("GET", r"/repos/octo/app/actions/runs")
         assert any(r.headers.get("if-none-match") for r in looks)
-
-
-def test_with_a_personal_token_the_draft_opens_at_the_first_push_so_pull_request_ci_runs(
-    tmp_path: Path,
-) -> None:
-    root = tmp_path / "action"
-    with ActionHarness(root, script=Model(root / "workspace")) as harness:
-        number = _configure(harness, CI_ON_PULL_REQUESTS)
-        harness.github.state.token_user.login = "octo-maintainer"
-        harness.github.oauth_scopes = ("repo", "workflow")
-        harness.github.script_runs(
-            harness.repo,
-            "ci.yml",
-            RunScript(conclusion="failure", log=FAILING_LOG, reads=1),
-            RunScript(conclusion="success", reads=1),
-        )
-        result = _implement(harness, number)
-
-        assert result.exit_code == 0, result.stdout + result.stderr
-        assert harness.github.requests_to("POST", r".*/dispatches") == []
-        # One draft, opened before amelia first waited for the checks of its push.
-        (opened,) = harness.github.requests_to("POST", r"/repos/octo/app/pulls")
-        first_wait = harness.github.requests_to(
-            "GET", r"/repos/octo/app/commits/[0-9a-f]+/check-suites"
-        )[0]
-        requests = harness.github.requests
-        assert requests.index(opened) < requests.index(first_wait)
-        (pull,) = harness.github.pulls(harness.repo)
-        assert pull["draft"] is True
-        # Opening it started the first run, round 2's push the second.
-        branch = f"amelia/issue-{number}"
-        head = harness.origin_git("rev-parse", branch).strip()
-        runs = harness.github.state.actions(harness.repo).runs
-        assert [(r.event, r.conclusion) for r in runs] == [
-            ("pull_request", "failure"),
-            ("pull_request", "success"),
-        ]
-        assert runs[1].head_sha == head != runs[0].head_sha
-        rounds = [p for p in _developer_prompts(result) if FIX_MARK in p]
-        assert rounds and FAILING_LINE in rounds[0]
-        assert harness.origin_file(branch, "greeter/farewell.py") == FIXED
-        run_url = f"https://github.com/octo/app/actions/runs/{runs[1].id}"
-        assert f"Repository CI on `{head[:12]}`" in pull["body"]
-        assert f"[CI]({run_url}): **success**" in pull["body"]
-
-
-def test_a_run_stopped_by_its_budget_shows_the_ci_of_the_work_it_pushed(tmp_path: Path) -> None:
-    workspace = tmp_path / "action" / "workspace"
-    developer: list[Turn] = [
-        [
-            tool_use(
-                "Write", {"file_path": str(workspace / "greeter" / "farewell.py"), "content": BUGGY}
-            )
-        ],
-        reply(text("Now the tests"), output_tokens=200_000),
-        [text("Done")],
-    ]
-    script = plan_script(probe=None, roles={"developer": developer})
-    with ActionHarness(tmp_path / "action", script=script) as harness:
-        number = _configure(harness, CI)
-        harness.github.script_runs(
-            harness.repo, "ci.yml", RunScript(conclusion="failure", log=FAILING_LOG, reads=1)
-        )
-        result = _implement(harness, number, max_cost_usd="0.5")
-
-        assert result.exit_code == 1, result.stdout + result.stderr
-        assert "stopped: budget of $0.5 reached during developer" in result.summary
-        branch = f"amelia/issue-{number}"
-        head = harness.origin_git("rev-parse", branch).strip()
-        (run,) = harness.github.state.actions(harness.repo).runs
-        assert run.head_sha == head
-        run_url = f"https://github.com/octo/app/actions/runs/{run.id}"
-        shown = f"[CI]({run_url}): **failure**"
-        assert f"Repository CI on `{head[:12]}`" in result.summary and shown in result.summary
-        assert FAILING_LINE in result.summary
-        (pull,) = harness.github.pulls(harness.repo)
-        assert shown in pull["body"]

@@ -1,6 +1,6 @@
 """`amelia action` and `amelia run` given a broken payload or workspace: one clear error
-and exit code 2 from the real entry points, before any request. Routing is specified
-in-process in `tests/modes/test_routing.py`."""
+and exit code 2 from the real entry points, before any request. Routing, and every kind of
+broken payload and workspace, is specified in-process in `tests/modes/test_routing.py`."""
 
 from __future__ import annotations
 
@@ -26,13 +26,12 @@ def _error_lines(output: str) -> list[str]:
     return [line for line in output.splitlines() if line.startswith("::error")]
 
 
-@pytest.mark.parametrize("number", [-1, 0, 10**30])
 def test_amelia_run_refuses_an_issue_number_github_never_sends_before_any_request(
-    harness: ActionHarness, number: int
+    harness: ActionHarness,
 ) -> None:
     harness.add_issue("Add a farewell", "Say goodbye.")
     event = harness.comment_event(1, "/amelia plan")
-    event["issue"]["number"] = number
+    event["issue"]["number"] = 0
 
     result = harness.run_local("issue_comment", event, dry_run=False)
 
@@ -44,16 +43,12 @@ def test_amelia_run_refuses_an_issue_number_github_never_sends_before_any_reques
     assert result.github_requests == [] and result.model_requests == []
 
 
-@pytest.mark.parametrize("workspace", ["missing", "not a checkout", "a file"])
 def test_amelia_run_refuses_a_repo_that_is_no_checkout_before_any_request(
-    harness: ActionHarness, workspace: str
+    harness: ActionHarness,
 ) -> None:
     number = harness.add_issue("Add a farewell", "Say goodbye.")
     path = harness.root / "elsewhere"
-    if workspace == "not a checkout":
-        path.mkdir()
-    if workspace == "a file":
-        path.write_text("not a repository\n", encoding="utf-8")
+    path.write_text("not a repository\n", encoding="utf-8")
     event = harness.comment_event(number, "/amelia plan")
     events = harness.root / "event.json"
     events.write_text(json.dumps(event), encoding="utf-8")
@@ -64,13 +59,9 @@ def test_amelia_run_refuses_a_repo_that_is_no_checkout_before_any_request(
     output = result.stdout + result.stderr
     assert result.exit_code == 2, output
     (error,) = _error_lines(result.stdout)
-    reasons = {
-        "missing": "does not exist",
-        "not a checkout": "is not a git checkout",
-        "a file": "is not a directory",
-    }
-    reason = reasons[workspace]
-    assert error.startswith(f"::error::the workspace {path} {reason}: check out the repository")
+    assert error.startswith(
+        f"::error::the workspace {path} is not a directory: check out the repository"
+    )
     assert "would create comment" not in output
     assert result.github_requests == [] and result.model_requests == []
 
