@@ -1,0 +1,34 @@
+"""What a replay compares of a model request: commits, checkouts and dates set aside."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from amelia.replay.exchanges import normalized
+
+
+def _request(text: str) -> str:
+    return json.dumps({"messages": [{"role": "user", "content": text}]})
+
+
+@pytest.mark.parametrize(
+    ("recorded", "replayed"),
+    [
+        ("4f2c9ab", "8525304"),  # an abbreviated id of digits only: one in 27
+        ("8525304", "deadbee"),  # and of letters only
+        ("4f2c9ab0" * 5, "85253041" * 5),
+    ],
+)
+def test_a_commit_id_of_any_characters_is_set_aside(recorded: str, replayed: str) -> None:
+    def tool_output(commit: str) -> str:
+        return _request(f"[amelia/issue-1 {commit}] Add a farewell\n 1 file changed")
+
+    assert normalized(tool_output(recorded)) == normalized(tool_output(replayed))
+
+
+def test_a_changed_word_or_short_number_still_differs() -> None:
+    assert normalized(_request("issue 12 says hello")) != normalized(
+        _request("issue 13 says goodbye")
+    )
