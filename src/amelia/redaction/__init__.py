@@ -9,12 +9,13 @@ from amelia.redaction.environment import (
     secret_values,
 )
 from amelia.redaction.names import SECRET_INPUTS, is_secret_name, secret_variables
-from amelia.redaction.redactor import MASK, Redactor
+from amelia.redaction.redactor import MASK, NeedleMemory, Redactor
 
 __all__ = [
     "CLAUDE_CONNECTION_VARS",
     "MASK",
     "SECRET_INPUTS",
+    "NeedleMemory",
     "Redactor",
     "blanking_overrides",
     "is_secret_name",

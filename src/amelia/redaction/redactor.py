@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from amelia.redaction.credentials import CREDENTIAL_SHAPES, PRIVATE_KEY_BLOCK
 
-__all__ = ["MASK", "Redactor"]
+__all__ = ["MASK", "NeedleMemory", "Redactor"]
 
 MASK = "***"
 
@@ -72,27 +72,29 @@ _TOKEN_PATTERNS: tuple[_TokenPattern, ...] = (
 )
 
 
-def _needle_index() -> tuple[tuple[str, bool, tuple[int, ...]], ...]:
+def _needle_index() -> tuple[tuple[str, bool, int], ...]:
     """Each distinct needle once, with whether it is looked for in the lower-cased text and
-    the positions in `_TOKEN_PATTERNS` of the patterns it stands for."""
-    found: dict[tuple[str, bool], list[int]] = {}
+    the patterns it stands for, as bits (`1 << position` in `_TOKEN_PATTERNS`)."""
+    found: dict[tuple[str, bool], int] = {}
     for position, token in enumerate(_TOKEN_PATTERNS):
         for needle in token.needles:
-            found.setdefault((needle, token.folded), []).append(position)
-    return tuple((needle, folded, tuple(at)) for (needle, folded), at in found.items())
+            key = (needle, token.folded)
+            found[key] = found.get(key, 0) | 1 << position
+    return tuple((needle, folded, bits) for (needle, folded), bits in found.items())
 
 
 _NEEDLES = _needle_index()
 
 
-def _mask_tokens(text: str) -> str:
-    """`text` with every known token format masked, in the order of `_TOKEN_PATTERNS`.
+_Needle = tuple[str, bool, int]
 
-    A pattern runs only when one of its needles is in the text: masking puts `***` in and
-    takes nothing out around it, so it forms no needle that was not there before."""
+
+def _needles_in(text: str, needles: tuple[_Needle, ...] = _NEEDLES) -> tuple[_Needle, ...]:
+    """Those of `needles` (of `_NEEDLES`) that `text` holds."""
     lowered: str | None = None
-    wanted = [False] * len(_TOKEN_PATTERNS)
-    for needle, folded, positions in _NEEDLES:
+    found: list[_Needle] = []
+    for entry in needles:
+        needle, folded, _ = entry
         if folded:
             if lowered is None:
                 lowered = text.lower()
@@ -100,12 +102,83 @@ def _mask_tokens(text: str) -> str:
         else:
             haystack = text
         if needle in haystack:
-            for position in positions:
-                wanted[position] = True
-    for token, run in zip(_TOKEN_PATTERNS, wanted, strict=True):
-        if run:
+            found.append(entry)
+    return tuple(found)
+
+
+def _patterns_of(needles: tuple[_Needle, ...]) -> int:
+    """The patterns of `_TOKEN_PATTERNS` that may match a text holding `needles`, as bits."""
+    wanted = 0
+    for _, _, bits in needles:
+        wanted |= bits
+    return wanted
+
+
+def _mask_tokens(text: str, wanted: int) -> str:
+    """`text` with every known token format of `wanted` (bits, see `_patterns_of`) masked,
+    in the order of `_TOKEN_PATTERNS`.
+
+    Only a pattern with a needle in the text can match it (every match holds one), and
+    masking puts `***` in and takes nothing out around it, so it forms no needle that was
+    not there before: the patterns wanted by a text stay enough for what masking makes of
+    it."""
+    for position, token in enumerate(_TOKEN_PATTERNS):
+        if wanted >> position & 1:
             text = token.pattern.sub(token.replacement, text)
     return text
+
+
+_PIECE_CUT = "},"
+"""Where `NeedleMemory` cuts a text: between the members of a JSON array of objects."""
+_CUTS_SPLIT_NO_NEEDLE = all(
+    needle.isascii() and not set(needle) & set(_PIECE_CUT) for needle, _, _ in _NEEDLES
+)
+"""No needle holds a character of the cut, so each of a text's needles lies inside one of
+its pieces: the pieces' needles are the text's. (Lower-casing is the same piece by piece
+for ASCII needles: only a final sigma looks at its neighbours, and it stays non-ASCII.)"""
+
+
+class NeedleMemory:
+    """Which token formats texts may hold, found piece by piece and remembered by each
+    piece's exact text, for texts that repeat most of an earlier one: a model request
+    resends the whole conversation so far, so only what is new in it is searched.
+
+    A text is cut at every `},` (between the messages of a JSON request and inside them);
+    the needles of its pieces are the text's (no needle holds `}` or `,`), so
+    `Redactor.redact(text, needles=memory)` masks exactly what `Redactor.redact(text)`
+    does: the patterns still run on the whole text, only the search for their needles is
+    spared. Forgets everything once it holds more than `limit` characters."""
+
+    def __init__(self, *, limit: int = 32 * 1024 * 1024) -> None:
+        self._limit = limit
+        self._known: dict[str, int] = {}
+        self._size = 0
+
+    def patterns_in(self, text: str) -> int:
+        """What `_patterns_of(_needles_in(text))` gives, searching only pieces not seen
+        before: all of them together first, then each for the needles found in them."""
+        if not _CUTS_SPLIT_NO_NEEDLE:
+            return _patterns_of(_needles_in(text))
+        if self._size > self._limit:
+            self._known, self._size = {}, 0
+        known = self._known
+        wanted = 0
+        new: dict[str, None] = {}
+        for piece in text.split(_PIECE_CUT):
+            bits = known.get(piece)
+            if bits is None:
+                new[piece] = None
+            else:
+                wanted |= bits
+        if new:
+            # The new pieces joined are a text whose needles are theirs (again: no needle
+            # holds the cut), so each piece holds only needles found in it.
+            present = _needles_in(_PIECE_CUT.join(new))
+            for piece in new:
+                known[piece] = _patterns_of(_needles_in(piece, present)) if present else 0
+                self._size += len(piece)
+            wanted |= _patterns_of(present)
+        return wanted
 
 
 def _json_escaped(secret: str, ascii_only: bool) -> str:
@@ -155,14 +228,16 @@ class Redactor:
             return {self.redact(str(k)): self._redact_tree(v) for k, v in value.items()}
         return value
 
-    def redact(self, text: str) -> str:
-        """`text` with every secret replaced by `***`.
+    def redact(self, text: str, *, needles: NeedleMemory | None = None) -> str:
+        """`text` with every secret replaced by `***`; `needles` remembers the pieces of
+        earlier texts, for a text that repeats them (the result is the same).
 
         Masking can join the text around a secret into another secret's value, so this
         repeats until stable; each replacement shortens the text, so it terminates.
         """
+        wanted = _patterns_of(_needles_in(text)) if needles is None else needles.patterns_in(text)
         while True:
-            cleaned = _mask_tokens(self._mask_values(text))
+            cleaned = _mask_tokens(self._mask_values(text), wanted)
             if cleaned == text:
                 return cleaned
             text = cleaned

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from amelia.core.state import ToolResult
 from amelia.git import mask_credentials
 from amelia.github.comments import render_tool_errors
-from amelia.redaction import MASK, Redactor, secret_values
+from amelia.redaction import MASK, NeedleMemory, Redactor, secret_values
 from amelia.redaction.credentials import CREDENTIAL_SHAPES, CredentialShape
 from tests.unit.git.test_leaks import CREDENTIAL_SAMPLES
 
@@ -166,3 +166,45 @@ def _every_pattern_everywhere(text: str) -> str:
 @given(st.lists(_TOKEN_PIECES | st.text(max_size=4), max_size=12).map("".join))
 def test_looking_for_needles_first_masks_what_every_pattern_would(text: str) -> None:
     assert Redactor().redact(text) == _every_pattern_everywhere(text)
+
+
+_PIECE_SECRETS = st.sampled_from(["run-secret-01", "sec},{ret-02", 'tok"en},03', "ghp_" + "k" * 36])
+
+
+@settings(max_examples=400)
+@example([["-----BEGIN RSA PRIVATE KEY-----", "},", "-----END RSA PRIVATE KEY-----"]], [])
+@example([["x Bearer ", "q" * 20], ["https://user", "},", "pw@host"]], [])
+@example([["sec", "},{", "ret-02"], ["tok", '"en},03']], ["sec},{ret-02", 'tok"en},03'])
+@given(
+    st.lists(
+        st.lists(_TOKEN_PIECES | _PIECE_SECRETS | st.sampled_from(["},", "},{"]), max_size=6),
+        max_size=6,
+    ),
+    st.lists(_PIECE_SECRETS, max_size=2),
+)
+def test_remembering_pieces_masks_what_searching_the_whole_text_does(
+    messages: list[list[str]], secrets: list[str]
+) -> None:
+    """A conversation resent whole with each request, cut apart at `},` between its
+    messages and inside them (a token or a secret may span the cut): the requests masked
+    with the pieces of the earlier ones remembered are masked as each on its own."""
+    redactor = Redactor(secrets=secrets)
+    needles = NeedleMemory()
+    history: list[str] = []
+    for message in messages:
+        history.append('"role":"user","content":"' + "".join(message) + '"')
+        text = '{"messages":[{' + "},{".join(history) + '}],"tools":[]}'
+        assert redactor.redact(text, needles=needles) == redactor.redact(text)
+
+
+def test_a_secret_split_across_remembered_pieces_is_masked_as_a_whole() -> None:
+    """The first request holds a private key's first line only, the next the rest of it
+    in a later message: each is masked to the key's end, as without remembering."""
+    needles = NeedleMemory()
+    redactor = Redactor()
+    first = '{"messages":[{"role":"tool","content":"-----BEGIN RSA PRIVATE KEY-----\\nMIIEow"}]}'
+    second = first[:-2] + ',{"role":"tool","content":"abc\\n-----END RSA PRIVATE KEY-----"}]}'
+    assert redactor.redact(first, needles=needles) == '{"messages":[{"role":"tool","content":"***'
+    masked = redactor.redact(second, needles=needles)
+    assert masked == '{"messages":[{"role":"tool","content":"***"}]}'
+    assert "MIIEow" not in masked and "abc" not in masked
