@@ -10,11 +10,13 @@ figure is everything amelia adds. Two sessions: 10 turns of one tool call, and 3
 calls (30 turns of 10), where a cost per message that grows with the calls so far would show.
 
 Wall times on a shared machine vary by more than the overhead itself, so the CPU time spent
-on the event loop's thread (where the driver, the SDK and pydantic-ai run) is measured too:
-1 + (driver CPU − bare CPU) / bare wall time bounds the ratio from above, even when the
-machine is busy. The driver's least CPU time beyond the bare side's least, divided by the
-messages the driver yielded, is amelia's CPU per message: an upper bound, since it also
-holds the SDK's parsing of the CLI's stream and the session's start-up.
+on the event loop's thread (where the driver, the SDK and pydantic-ai run) is measured too,
+with recording on the recording's own thread's as well, and the session's time runs until
+the recording is finished: 1 + (driver CPU − bare CPU) / bare wall time bounds the ratio
+from above, even when the machine is busy. The driver's least CPU time beyond the bare
+side's least, divided by the messages the driver yielded, is amelia's CPU per message: an
+upper bound, since it also holds the SDK's parsing of the CLI's stream and the session's
+start-up.
 """
 
 from __future__ import annotations
@@ -202,7 +204,23 @@ async def _driver_cli_once(
     if len(results) != 1 or results[0].is_error:
         raise SessionFailedError(f"driver run ended with {results}")
     _check_log(workdir, shape)
-    return elapsed._replace(recorded=finished_size(recorder))
+    return _with_recording(elapsed, recorder)
+
+
+def _with_recording(sample: Sample, recorder: Recorder | None) -> Sample:
+    """`sample` until the recording is finished (its exchanges are written on a thread of
+    its own meanwhile): the finish's time, the recording thread's CPU time and the size."""
+    if recorder is None:
+        return sample
+    watch = _Stopwatch()
+    size = finished_size(recorder)
+    finish = watch.stop()
+    return Sample(
+        wall=sample.wall + finish.wall,
+        cpu=sample.cpu + finish.cpu + recorder.cpu_time,
+        messages=sample.messages,
+        recorded=size,
+    )
 
 
 async def _cli_samples(
@@ -392,7 +410,7 @@ async def _driver_api_once(
         left = server.remaining_turns
     if left or len(results) != 1 or results[0].is_error:
         raise SessionFailedError(f"ApiDriver run ended with {results}, {left} turns left")
-    return elapsed._replace(recorded=finished_size(recorder))
+    return _with_recording(elapsed, recorder)
 
 
 async def _api_samples(

@@ -1,11 +1,13 @@
 """What recording a run costs: time on the overhead benchmark's sessions, and bytes.
 
 In a run the drivers reach their model through the credential proxy, and the recorder is
-the proxy's observer: it writes every exchange, masked, to `model.jsonl` on the proxy's
-event loop. So the overhead benchmark (benchmarks/overhead.py) plays its sessions a third
-and a fourth way, each driver behind the credential proxy as amelia's commands run it,
-with recording off (no observer) and on (a `Recorder` writing a recording), against the
-same bare side: the ratios say what the proxy and the recording add to a session.
+the proxy's observer: the proxy's event loop hands it every exchange, and its own thread
+masks each one and appends it to `model.jsonl`. So the overhead benchmark
+(benchmarks/overhead.py) plays its sessions a third and a fourth way, each driver behind
+the credential proxy as amelia's commands run it, with recording off (no observer) and on
+(a `Recorder` writing a recording, finished before the session's time stops, its thread's
+CPU time counted with the event loop's), against the same bare side: the ratios say what
+the proxy and the recording add to a session.
 
 `recording_sizes` runs `/amelia plan` and `/amelia implement` through the installed `amelia`
 console script against the scripted servers (`ActionHarness`) and reports the size of each

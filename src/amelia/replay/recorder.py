@@ -7,29 +7,32 @@
     recorder.finish(checkout.git, exit_code=…, …)   # the outcome and the starting pack
 
 Every text goes through the run's redactor and then loses every spelling of every secret
-the run knows (as it is, base64, hex), so nothing written holds a credential. A failure
-to record is a warning: it never fails the run.
+the run knows (as it is, base64, hex), so nothing written holds a credential. The model
+exchanges and GitHub calls are cleaned and written on a thread of their own
+(`amelia.replay.appender`), in order, so the proxy's event loop only hands them over;
+`finish` waits for all of them. A failure to record is a warning: it never fails the run.
 """
 
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
-import threading
 import uuid
 import zlib
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from loguru import logger
 
 from amelia import __version__
 from amelia.errors import AmeliaError
 from amelia.git import Git, mask_secrets
-from amelia.redaction import Redactor
+from amelia.redaction import NeedleMemory, Redactor
 from amelia.redaction.names import is_secret_name
+from amelia.replay.appender import Appender
 from amelia.replay.checkout import (
     file_at,
     origin_as_seen,
@@ -120,9 +123,13 @@ class Cleaner:
     def __init__(self, redactor: Redactor, secrets: Iterable[str]) -> None:
         self._redactor = redactor
         self._secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
+        self._needles = NeedleMemory()
 
-    def clean(self, text: str) -> str:
-        redacted = self._redactor.redact(text)
+    def clean(self, text: str, *, repeated: bool = False) -> str:
+        """`text` masked. `repeated`: it repeats most of an earlier text given so (a model
+        request resends the conversation so far), so the search for token formats looks
+        only at what is new in it; what is masked is the same."""
+        redacted = self._redactor.redact(text, needles=self._needles if repeated else None)
         if not self._secrets:
             return redacted
         data = mask_secrets(redacted.encode("utf-8"), self._secrets)
@@ -134,16 +141,16 @@ class Cleaner:
 
 
 class Recorder:
-    """Writes one run's recording; every method is safe to call from the proxy's loop."""
+    """Writes one run's recording; `exchange` and the GitHub calls only hand their entry
+    to the appender's thread, so the proxy's loop never waits for a recording."""
 
     def __init__(self, directory: Path, manifest: Manifest, *, cleaner: Cleaner) -> None:
         self.directory = directory
         self.manifest = manifest
         self._cleaner = cleaner
         self.clean = cleaner.clean
-        self._lock = threading.Lock()
-        self._exchanges = 0
-        self._files: dict[str, IO[str]] = {}
+        self._appender = Appender(directory)
+        self._indexes = itertools.count(1)
         self._write_manifest()
 
     @classmethod
@@ -195,22 +202,24 @@ class Recorder:
         return RecordingGitHub(inner, self._github_call)
 
     def _github_call(self, call: GitHubCall) -> None:
-        self._append(GITHUB_FILE, self.clean(call.model_dump_json()))
+        text = call.model_dump_json()  # as the call is now
+        self._appender.append(GITHUB_FILE, lambda: self.clean(text))
 
     def exchange(self, seen: ProxiedExchange) -> None:
-        """An exchange of the credential proxy (`ExchangeObserver`)."""
-        request = self.clean(seen.request_body.decode("utf-8", "replace"))
+        """An exchange of the credential proxy (`ExchangeObserver`): handed over, written
+        later in the order of the calls."""
+        self._appender.append(MODEL_FILE, lambda: self._exchange_line(seen))
+
+    def _exchange_line(self, seen: ProxiedExchange) -> str:
+        request = self.clean(seen.request_body.decode("utf-8", "replace"), repeated=True)
         body = _decoded(seen.response_body, seen.response_headers)
         headers = [
             (name.lower(), self.clean(value))
             for name, value in seen.response_headers
             if name.lower() in _KEPT_HEADERS
         ]
-        with self._lock:
-            self._exchanges += 1
-            index = self._exchanges
         exchange = ModelExchange(
-            index=index,
+            index=next(self._indexes),
             provider=seen.provider,
             method=seen.method,
             path=seen.path,
@@ -222,7 +231,7 @@ class Recorder:
             response=self.clean(body.decode("utf-8", "replace")),
             complete=seen.complete,
         )
-        self._append(MODEL_FILE, exchange.model_dump_json())
+        return exchange.model_dump_json()
 
     def checkout_started(self, git: Git) -> None:
         """Note the checkout as the run found it (before the mode changes anything)."""
@@ -239,10 +248,9 @@ class Recorder:
         outputs: Mapping[str, str],
         default_branch: str | None = None,
     ) -> None:
-        """The outcome, origin as the run saw it, and the starting commits' pack."""
-        for handle in self._files.values():
-            handle.close()
-        self._files.clear()
+        """The outcome, origin as the run saw it, and the starting commits' pack, once
+        every exchange and call handed over is written."""
+        self._appender.close()
         start = self.manifest.checkout
         commits = []
         plan = None
@@ -274,15 +282,6 @@ class Recorder:
 
     # files ------------------------------------------------------------------------------------
 
-    def _append(self, name: str, line: str) -> None:
-        with self._lock:
-            handle = self._files.get(name)
-            if handle is None:
-                handle = (self.directory / name).open("a", encoding="utf-8")
-                self._files[name] = handle
-            handle.write(line + "\n")
-            handle.flush()
-
     def _write_manifest(self) -> None:
         text = json.dumps(self.manifest.model_dump(mode="json"), indent=1, ensure_ascii=False)
         path = self.directory / MANIFEST_FILE
@@ -293,3 +292,9 @@ class Recorder:
     def size(self) -> int:
         """The recording's bytes on disk."""
         return sum(p.stat().st_size for p in self.directory.iterdir() if p.is_file())
+
+    @property
+    def cpu_time(self) -> float:
+        """The CPU seconds spent writing exchanges and calls (off the proxy's loop), as far
+        as counted: all of them once `finish` returned."""
+        return self._appender.cpu_time

@@ -1,0 +1,160 @@
+"""The recorder writes every model exchange the proxy hands it, cleaned, in order, off the
+proxy's thread: a conversation resent whole with each request is masked as each request
+would be on its own, a secret split across its history included."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from loguru import logger
+
+from amelia import __version__
+from amelia.isolation.proxy import ProxiedExchange
+from amelia.redaction import Redactor
+from amelia.replay.format import FORMAT_VERSION, GITHUB_FILE, MODEL_FILE, GitHubCall, Manifest
+from amelia.replay.recorder import Cleaner, Recorder
+
+RUN_SECRET = "run" + "Secret4kX8sH1cR5nBqZ"
+KEY_HEAD = "MIIEowIBAAKCAQEAsplitKeyFirstHalf"
+KEY_TAIL = "sPlItKeySecondHalfAoGBAMw"
+
+
+def _recorder(directory: Path, redactor: Redactor | None = None) -> Recorder:
+    manifest = Manifest(
+        version=FORMAT_VERSION,
+        id=directory.name,
+        created_at="2026-01-01T00:00:00+00:00",
+        amelia_version=__version__,
+        event_name="workflow_dispatch",
+        event={},
+        repository="octo/app",
+    )
+    directory.mkdir(parents=True)
+    redactor = redactor or Redactor(secrets=[RUN_SECRET])
+    return Recorder(directory, manifest, cleaner=Cleaner(redactor, [RUN_SECRET]))
+
+
+def _exchange(request: str, answer: str = '{"choices":[]}') -> ProxiedExchange:
+    return ProxiedExchange(
+        provider="openai",
+        method="POST",
+        path="/v1/chat/completions",
+        request_body=request.encode(),
+        status=200,
+        response_headers=(("content-type", "application/json"),),
+        response_body=answer.encode(),
+        complete=True,
+    )
+
+
+def _conversation() -> list[str]:
+    """Chat requests as a client sends them, each with the whole conversation so far: tool
+    results hold the run's secret, its base64 copy, and a private key whose first half and
+    second half come back in two different turns."""
+    results = [
+        f"token {RUN_SECRET}",
+        "-----BEGIN RSA PRIVATE KEY-----\n" + KEY_HEAD,
+        "plain output",
+        KEY_TAIL + "\n-----END RSA PRIVATE KEY-----",
+        base64.b64encode(RUN_SECRET.encode()).decode(),
+        "done",
+    ]
+    messages: list[dict[str, object]] = [{"role": "user", "content": "Read the notes."}]
+    requests = []
+    for number, result in enumerate(results):
+        function = {"name": "read_file", "arguments": json.dumps({"n": number})}
+        call = {"id": f"call_{number}", "type": "function", "function": function}
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": f"call_{number}", "content": result})
+        body = {"model": "m", "messages": messages, "tools": [{"type": "function"}]}
+        requests.append(json.dumps(body, separators=(",", ":")))
+    return requests
+
+
+def _lines(directory: Path, name: str = MODEL_FILE) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (directory / name).read_text().splitlines()]
+
+
+def test_each_request_of_a_conversation_is_masked_as_on_its_own(tmp_path: Path) -> None:
+    recorder = _recorder(tmp_path / "rec")
+    requests = _conversation()
+    for request in requests:
+        recorder.exchange(_exchange(request))
+    recorder.finish(None, exit_code=0, conclusion="success", outputs={})
+
+    written = (tmp_path / "rec" / MODEL_FILE).read_text()
+    forbidden = [RUN_SECRET, base64.b64encode(RUN_SECRET.encode()).decode(), KEY_HEAD, KEY_TAIL]
+    for secret in forbidden:
+        assert secret not in written
+    exchanges = _lines(tmp_path / "rec")
+    assert [e["index"] for e in exchanges] == list(range(1, len(requests) + 1))
+    # Cleaned with nothing remembered: the same text, request by request.
+    alone = Cleaner(Redactor(secrets=[RUN_SECRET]), [RUN_SECRET])
+    assert [e["request"] for e in exchanges] == [alone.clean(r) for r in requests]
+
+
+def test_cleaning_and_writing_happen_off_the_proxys_thread(tmp_path: Path) -> None:
+    threads: set[str] = set()
+
+    class Watched(Redactor):
+        def redact(self, text: str, **options: object) -> str:
+            threads.add(threading.current_thread().name)
+            return super().redact(text, **options)  # type: ignore[arg-type]
+
+    recorder = _recorder(tmp_path / "rec", Watched(secrets=[RUN_SECRET]))
+    for request in _conversation():
+        recorder.exchange(_exchange(request))
+    recorder.finish(None, exit_code=0, conclusion="success", outputs={})
+    assert threads and threading.current_thread().name not in threads
+    assert recorder.cpu_time > 0
+
+
+def test_a_failing_entry_is_a_warning_and_the_next_ones_are_written(tmp_path: Path) -> None:
+    class Failing(Redactor):
+        def redact(self, text: str, **options: object) -> str:
+            if "poison" in text:
+                raise ValueError("cannot clean this")
+            return super().redact(text, **options)  # type: ignore[arg-type]
+
+    warnings: list[str] = []
+    sink = logger.add(lambda message: warnings.append(str(message)), level="WARNING")
+    try:
+        recorder = _recorder(tmp_path / "rec", Failing(secrets=[RUN_SECRET]))
+        recorder.exchange(_exchange('{"messages":[]}'))
+        recorder.exchange(_exchange('{"messages":["poison"]}'))
+        recorder.exchange(_exchange('{"messages":[1]}'))
+        recorder.finish(None, exit_code=0, conclusion="success", outputs={})
+    finally:
+        logger.remove(sink)
+    written = [e["request"] for e in _lines(tmp_path / "rec")]
+    assert written == ['{"messages":[]}', '{"messages":[1]}']
+    assert any("cannot clean this" in warning for warning in warnings)
+
+
+def test_github_calls_keep_their_order_and_what_they_were_when_made(tmp_path: Path) -> None:
+    recorder = _recorder(tmp_path / "rec")
+    arguments: dict[str, object] = {"body": f"first {RUN_SECRET}"}
+    record = recorder._github_call
+    record(GitHubCall(index=1, operation="create_comment", kind="write", arguments=arguments))
+    arguments["body"] = "changed later"
+    for index in range(2, 50):
+        record(GitHubCall(index=index, operation="get_issue", kind="read"))
+    recorder.finish(None, exit_code=0, conclusion="success", outputs={})
+    calls = _lines(tmp_path / "rec", GITHUB_FILE)
+    assert [c["index"] for c in calls] == list(range(1, 50))
+    assert calls[0]["arguments"] == {"body": "first ***"}
+
+
+@pytest.mark.parametrize("later", [1, 3])
+def test_an_exchange_after_finish_is_still_written(tmp_path: Path, later: int) -> None:
+    recorder = _recorder(tmp_path / "rec")
+    recorder.exchange(_exchange('{"messages":[]}'))
+    recorder.finish(None, exit_code=0, conclusion="success", outputs={})
+    for _ in range(later):
+        recorder.exchange(_exchange('{"messages":[]}'))
+    recorder.finish(None, exit_code=0, conclusion="success", outputs={})
+    assert [e["index"] for e in _lines(tmp_path / "rec")] == list(range(1, later + 2))
