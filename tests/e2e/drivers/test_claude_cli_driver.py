@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -13,8 +15,9 @@ from pydantic import BaseModel
 
 from amelia.drivers.base import AgenticMessage, AgenticMessageType
 from amelia.drivers.cli import claude as claude_module
-from amelia.drivers.cli.claude import ClaudeCliDriver
+from amelia.drivers.cli.claude import CLI_STOP_REASON, ClaudeCliDriver
 from amelia.errors import DriverError
+from amelia.isolation.stopped import SentSignal, sent_to
 from amelia.testing import ScriptedAnthropicServer
 from amelia.testing.anthropic_server import (
     Turn,
@@ -269,6 +272,45 @@ async def test_a_stalled_run_times_out_and_keeps_its_transcript(
     ]
     assert "AssistantMessage" in kinds
     assert kinds[-1] == "driver_error"
+
+
+async def test_a_run_stopped_during_a_tool_call_stops_its_cli_itself(
+    repo: Path,
+    servers: list[ScriptedAnthropicServer],
+    make_driver: ServerDrivers,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cancelled job or the time limit stops a run whose CLI is busy with a command: the
+    driver sends the CLI SIGTERM itself, rather than leaving it to end on its closed input,
+    which a CLI in the middle of a tool call does not do (the SDK waits 5 s for that)."""
+    marker = repo / "working"
+    command = f"touch {marker}; sleep 120"
+    server = start(servers, [[tool_use("Bash", {"command": command, "timeout": 300000})]])
+    pids: list[int | None] = []
+    recorded_pid = claude_module._recorded_pid
+
+    def remember(pid_file: Path) -> int | None:
+        pid = recorded_pid(pid_file)
+        pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(claude_module, "_recorded_pid", remember)
+    driver = make_driver(server)()
+    run = asyncio.create_task(collect(driver, "wait", repo))
+    while not marker.exists() and not run.done():
+        await asyncio.sleep(0.05)
+
+    run.cancel()
+    await asyncio.gather(run, return_exceptions=True)
+
+    assert run.cancelled()
+    (pid,) = pids
+    assert pid is not None
+    assert sent_to(pid) == SentSignal(signal=signal.SIGTERM, reason=CLI_STOP_REASON)
+    assert not Path(f"/proc/{pid}").exists()  # ended and reaped
+    assert driver.last_transcript_path is not None
+    last = driver.last_transcript_path.read_text().splitlines()[-1]
+    assert json.loads(last)["kind"] == "driver_stopped"
 
 
 class Verdict(BaseModel):

@@ -11,6 +11,7 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import tempfile
 import time
 from collections import deque
@@ -49,11 +50,11 @@ from amelia.drivers.transcript import TranscriptWriter, amelia_home, new_transcr
 from amelia.errors import DriverError
 from amelia.isolation.agent_user import launcher
 from amelia.isolation.model_access import model_access, model_upstreams
-from amelia.isolation.stopped import describe_death
+from amelia.isolation.stopped import describe_death, send
 from amelia.redaction import CLAUDE_CONNECTION_VARS, blanking_overrides
 from amelia.text import one_line
 
-__all__ = ["QUIET_CLI_ENV", "ClaudeCliDriver", "validate_answer"]
+__all__ = ["CLI_STOP_REASON", "QUIET_CLI_ENV", "ClaudeCliDriver", "validate_answer"]
 
 
 QUIET_CLI_ENV: dict[str, str] = {
@@ -69,6 +70,8 @@ _STDERR_TAIL_CHARS = 600
 _END = object()
 _EXIT_CODE = re.compile(r"exit code:? (-?\d+)")
 _SDK_STDERR_PLACEHOLDER = "Check stderr output for details"
+CLI_STOP_REASON = "the run was stopped (cancelled or out of time) before Claude Code ended"
+"""Why amelia sends SIGTERM to a CLI whose run it stops (`amelia.isolation.stopped`)."""
 
 
 class ClaudeCliDriver:
@@ -392,6 +395,12 @@ class ClaudeCliDriver:
                 raise
             finally:
                 if not producer.done():
+                    if not finished:
+                        # Stopped mid-run (a cancelled job, the time limit): stop the CLI
+                        # now. The SDK would first wait 5 s for it to end by itself once
+                        # its input closes, which a CLI in the middle of a tool call does
+                        # not, and a cancelled job has only seconds before its kill.
+                        _stop_cli(_recorded_pid(pid_file))
                     producer.cancel()
                     await asyncio.gather(producer, return_exceptions=True)
 
@@ -497,6 +506,20 @@ def _recorded_pid(pid_file: Path) -> int | None:
     except (OSError, UnicodeDecodeError):
         return None
     return int(text) if text.isdigit() else None
+
+
+def _stop_cli(pid: int | None) -> None:
+    """SIGTERM to the CLI of a run stopped before its end, if it still runs as amelia's
+    child (its launcher execs it, so the recorded pid is the CLI's own)."""
+    if pid is None:
+        return
+    try:
+        # /proc/<pid>/stat: "pid (comm) state ppid …", comm may hold spaces and parentheses.
+        fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+    except (OSError, UnicodeDecodeError, IndexError):
+        return
+    if len(fields) > 1 and fields[1] == str(os.getpid()) and fields[0] != "Z":
+        send(pid, signal.SIGTERM, reason=CLI_STOP_REASON)
 
 
 def _stderr_suffix(lines: deque[str] | list[str]) -> str:
