@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -83,6 +85,20 @@ def test_pydantic_ai_gets_a_toolset_per_server_named_like_claude_codes() -> None
     assert inner.tool_error_behavior == "failed"
     driver = ApiDriver(model="openai:gpt-4o", environment=environment().for_role("reviewer"))
     assert driver.mcp == (REVIEWER_DOCS,)
+
+
+def test_an_agent_without_servers_runs_without_loading_the_mcp_client() -> None:
+    program = (
+        "import sys\n"
+        "from amelia.drivers.api.mcp import mcp_toolsets\n"
+        "assert mcp_toolsets(()) == []\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('fastmcp', 'mcp')"
+        " or m == 'pydantic_ai.mcp'))\n"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.strip() == "[]"
 
 
 def test_claude_code_reads_its_servers_from_a_file_only_its_user_may_read(
