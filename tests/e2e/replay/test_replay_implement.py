@@ -7,6 +7,8 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,14 +55,12 @@ def implement_script(workspace: Path) -> ScriptFunction:
     return plan_script(roles={"developer": developer, "reviewer": reviewer})
 
 
-def _recorded_implement(root: Path, agent_user: str = "none") -> tuple[Path, ActionHarness]:
-    """Plan, then implement with recording on; returns the implement run's recording."""
+def _recorded_implement(root: Path, agent_user: str = "none") -> Path:
+    """Implement, with recording on, an issue whose plan is on its branch (as `/amelia plan`
+    leaves it); returns the implement run's recording."""
     script = implement_script(root / "workspace")
     with ActionHarness(root, script=script, agent_user=agent_user) as harness:
-        number = harness.add_issue("Add a farewell", "greeter says hello; say goodbye too.")
-        planned = harness.run("issue_comment", harness.comment_event(number, "/amelia plan"))
-        assert planned.exit_code == 0, planned.stdout + planned.stderr
-        harness.fresh_checkout()
+        number = harness.add_planned_issue("Add a farewell", "greeter says hello; say goodbye too.")
         done = harness.run("issue_comment", harness.comment_event(number, "/amelia implement"))
         assert done.exit_code == 0, done.stdout + done.stderr
         assert done.outputs["verdict"] == "approved"
@@ -78,15 +78,43 @@ def _recorded_implement(root: Path, agent_user: str = "none") -> tuple[Path, Act
     calls = load_recording(recording).calls
     recorded_reviews = [c.arguments["body"] for c in calls if c.operation == "create_review"]
     assert recorded_reviews == [review["body"]]
-    return recording, harness
+    return recording
+
+
+@pytest.fixture(scope="module")
+def recordings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], Path]]:
+    """The implement run's recording for an agent user, recorded once for this module's
+    tests: replaying reads a recording and writes only in the directory it replays in, so
+    the tests that replay one recording in different ways share it."""
+    made: dict[str, Path] = {}
+    reachable: list[Path] = []
+
+    def recording(agent_user: str) -> Path:
+        if agent_user not in made:
+            if agent_user == IMAGE_USER:
+                # A directory the agent user can enter (pytest's temporary root is root's).
+                base = Path(tempfile.mkdtemp(prefix="amelia-replay-recording-"))
+                base.chmod(0o755)
+                reachable.append(base)
+            else:
+                base = tmp_path_factory.mktemp(f"recorded-{agent_user}")
+            made[agent_user] = _recorded_implement(base / "action", agent_user)
+        return made[agent_user]
+
+    yield recording
+    for base in reachable:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def test_replay_reproduces_the_commit_trees_and_review_without_servers(
-    agent_user: AgentUser, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+    agent_user: AgentUser,
+    recordings: Callable[[str], Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.delenv("AMELIA_AGENT_USER", raising=False)
     base = agent_user.base
-    recording, _ = _recorded_implement(base / "action", agent_user.name)
+    recording = recordings(agent_user.name)
     out = io.StringIO()
 
     result = replay(recording, repo=base / "replay", stream=out)
@@ -115,9 +143,9 @@ def test_replay_reproduces_the_commit_trees_and_review_without_servers(
 
 
 def test_a_changed_prompt_stops_the_replay_at_the_first_divergent_request(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, recordings: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    recording, _ = _recorded_implement(tmp_path / "action")
+    recording = recordings("none")
     changed = prompts.REVIEWER_INSTRUCTIONS.replace(
         "You are a meticulous senior code reviewer.",
         "You are a meticulous senior code reviewer.\nAlways check the tests first.",
