@@ -45,7 +45,14 @@ def server() -> Iterator[FakeGitHubServer]:
 
 
 def pygithub(server: FakeGitHubServer) -> Github:
-    return Github(base_url=server.url, auth=Auth.Token("t"), retry=None)
+    """PyGithub itself, without its pauses between requests (a local server)."""
+    return Github(
+        base_url=server.url,
+        auth=Auth.Token("t"),
+        retry=None,
+        seconds_between_requests=None,
+        seconds_between_writes=None,
+    )
 
 
 def make_client(server: FakeGitHubServer, sleeps: list[float] | None = None) -> GitHubClient:
