@@ -23,16 +23,35 @@ class AgentUser:
     base: Path
 
 
+def _image_agent_user() -> Iterator[AgentUser]:
+    ensure_image_user()
+    base = Path(tempfile.mkdtemp(prefix="amelia-replay-"))
+    base.chmod(0o755)
+    yield AgentUser(IMAGE_USER, base)
+    shutil.rmtree(base, ignore_errors=True)
+
+
 @pytest.fixture(params=["none", IMAGE_USER])
 def agent_user(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[AgentUser]:
+    """Each of the two, for what the agents' user changes (a replay hands its checkout to
+    the agent user, and chooses it over the recorded one)."""
     if request.param == "none":
         yield AgentUser("none", tmp_path)
         return
     reason = missing_reason()
     if reason is not None:
         pytest.skip(reason)
-    ensure_image_user()
-    base = Path(tempfile.mkdtemp(prefix="amelia-replay-"))
-    base.chmod(0o755)
-    yield AgentUser(IMAGE_USER, base)
-    shutil.rmtree(base, ignore_errors=True)
+    yield from _image_agent_user()
+
+
+@pytest.fixture
+def one_agent_user(tmp_path: Path) -> Iterator[AgentUser]:
+    """The image's agent user where this machine can run agents as it (as root, like the
+    Action's image and `.ci/run`), else amelia's own: for what the agents' user does not
+    change. What a recording holds is written by amelia's own process (the credential
+    proxy's observer, the GitHub calls, a pack of the checkout's commits), whoever the
+    agents run as, so a second run with the other user repeats the same code path."""
+    if missing_reason() is not None:
+        yield AgentUser("none", tmp_path)
+        return
+    yield from _image_agent_user()

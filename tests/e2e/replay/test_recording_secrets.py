@@ -1,6 +1,7 @@
 """No recording holds a secret: the GitHub token, the model key and a base64 copy of each go
 through a run (in the model's answer and in a tool's result) and are searched for in every
-file of the recording, the git pack's objects included, for both drivers."""
+file of the recording, the git pack's objects included, for both drivers (their agents as
+the image's agent user where the machine can run them so: see `one_agent_user`)."""
 
 from __future__ import annotations
 
@@ -55,14 +56,14 @@ def _assert_clean(recording: Path, scratch: Path) -> None:
         assert secret.encode() not in data, secret
 
 
-def test_a_claude_code_run_records_no_secret(tmp_path: Path, agent_user: AgentUser) -> None:
+def test_a_claude_code_run_records_no_secret(tmp_path: Path, one_agent_user: AgentUser) -> None:
     command = f"echo {PLANTED}"
     script = plan_script(
         probe=command,
         roles={},
     )
-    root = agent_user.base / "action"
-    with ActionHarness(root, script=script, token=TOKEN, agent_user=agent_user.name) as harness:
+    root = one_agent_user.base / "action"
+    with ActionHarness(root, script=script, token=TOKEN, agent_user=one_agent_user.name) as harness:
         number = harness.add_issue("Add a farewell", f"Say goodbye. {PLANTED}")
         result = harness.run(
             "issue_comment",
@@ -77,7 +78,7 @@ def test_a_claude_code_run_records_no_secret(tmp_path: Path, agent_user: AgentUs
     assert (recording / "model.jsonl").read_text().count("\n") >= 2
 
 
-def test_an_api_driver_run_records_no_secret(tmp_path: Path, agent_user: AgentUser) -> None:
+def test_an_api_driver_run_records_no_secret(tmp_path: Path, one_agent_user: AgentUser) -> None:
     plan = "# Plan\n\n**Goal:** say goodbye.\n\n### Task 1: farewell\n\nAdd it.\n"
     server = ScriptedOpenAIServer(
         script=[
@@ -86,8 +87,8 @@ def test_an_api_driver_run_records_no_secret(tmp_path: Path, agent_user: AgentUs
             [openai_text(plan)],
         ]
     )
-    root = agent_user.base / "action"
-    with ActionHarness(root, token=TOKEN, agent_user=agent_user.name) as harness, server:
+    root = one_agent_user.base / "action"
+    with ActionHarness(root, token=TOKEN, agent_user=one_agent_user.name) as harness, server:
         number = harness.add_issue("Add a farewell", f"Say goodbye. {PLANTED}")
         result = harness.run(
             "issue_comment",
