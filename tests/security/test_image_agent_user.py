@@ -165,26 +165,6 @@ def test_amelia_run_with_a_checkout_the_agent_user_cannot_reach_writes_nothing(
         assert "would create comment" not in output
 
 
-def test_a_checkout_the_agent_user_can_reach_passes_the_check_and_gets_its_work(
-    reachable: Path,
-) -> None:
-    root = reachable / "action"
-    script = plan_script(
-        roles={
-            "developer": developer_writes_farewell(root / "workspace"),
-            "reviewer": [[tool_use("StructuredOutput", APPROVED)], [text("ok")]],
-        }
-    )
-    with ActionHarness(root, script=script, agent_user=AGENT_USER) as harness:
-        number = harness.add_planned_issue("Add a farewell", "Say goodbye too.")
-
-        result = harness.run("issue_comment", harness.comment_event(number, "/amelia implement"))
-
-        assert result.exit_code == 0, result.stdout + result.stderr
-        assert harness.origin_file(f"amelia/issue-{number}", "farewell.py") == FAREWELL
-        assert [r for r in result.github_writes if r.path.endswith("/pulls")]
-
-
 def test_two_runs_on_one_machine_leave_each_others_agents_alone(reachable: Path) -> None:
     """Run A's developer works (its Claude Code and a command of its Bash) while run B, on
     the same machine and with the same agent user, plans and ends: B's clean-up stops B's
@@ -375,6 +355,8 @@ def test_a_toolchain_on_a_path_the_agent_user_cannot_reach_stops_before_any_mode
 def test_the_setup_the_test_command_and_the_agents_share_one_home_and_path(
     reachable: Path,
 ) -> None:
+    """Also the counterpart of the tests of a checkout the agent user cannot reach: one it
+    can reach passes the check, and the agent's work is pushed and its pull opened."""
     root = reachable / "action"
     look = 'echo "agent home $HOME"; setup-tool; ls "$HOME/tools"; id -u'
     developer: list[Turn] = [
@@ -398,6 +380,8 @@ def test_the_setup_the_test_command_and_the_agents_share_one_home_and_path(
 
         output = result.stdout + result.stderr
         assert result.exit_code == 0, output
+        assert harness.origin_file(f"amelia/issue-{number}", "farewell.py") == FAREWELL
+        assert [r for r in result.github_writes if r.path.endswith("/pulls")]
         assert "Setup `mkdir -p" in result.summary and ": passed" in result.summary
         assert f"**Tests:** `{TESTS}` — passed" in result.summary
         assert result.outputs["verdict"] == "approved"
