@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from amelia.core.types import AgentRole, ToolProfileName
 from amelia.drivers.api import ApiDriver
@@ -30,7 +31,12 @@ from tests import mcp_server
 from tests.git_helpers import init_repo
 from tests.mcp_helpers import SECRET, docs_config, running_gateway
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.timeout(180),
+    # One event loop for the module, so its tests share the one gateway it runs.
+    pytest.mark.asyncio(loop_scope="module"),
+]
 
 T = AgenticMessageType
 LOOKUP = "mcp__docs__lookup"
@@ -38,8 +44,11 @@ ANSWER = mcp_server.DOCS["greet"]
 DEVELOPER_TOOLS = {"mcp__docs__lookup", "mcp__docs__whisper", "mcp__docs__fail"}
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def gateway() -> AsyncIterator[tuple[McpGateway, Redactor]]:
+    """The docs server behind a running gateway, started once for the module's tests: it
+    answers each tool call on its own, and each test checks only its own calls and what
+    its own driver's model was offered."""
     redactor = Redactor()
     async with running_gateway(docs_config(), redactor) as running:
         yield running, redactor
