@@ -56,11 +56,13 @@ def implement_script(workspace: Path) -> ScriptFunction:
 
 
 def _recorded_implement(root: Path, agent_user: str = "none") -> Path:
-    """Implement, with recording on, an issue whose plan is on its branch (as `/amelia plan`
-    leaves it); returns the implement run's recording."""
+    """Plan, then implement with recording on; returns the implement run's recording."""
     script = implement_script(root / "workspace")
     with ActionHarness(root, script=script, agent_user=agent_user) as harness:
-        number = harness.add_planned_issue("Add a farewell", "greeter says hello; say goodbye too.")
+        number = harness.add_issue("Add a farewell", "greeter says hello; say goodbye too.")
+        planned = harness.run("issue_comment", harness.comment_event(number, "/amelia plan"))
+        assert planned.exit_code == 0, planned.stdout + planned.stderr
+        harness.fresh_checkout()
         done = harness.run("issue_comment", harness.comment_event(number, "/amelia implement"))
         assert done.exit_code == 0, done.stdout + done.stderr
         assert done.outputs["verdict"] == "approved"
