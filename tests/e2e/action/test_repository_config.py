@@ -107,8 +107,9 @@ def test_a_reviewer_on_another_driver_and_model_and_a_budget_that_stops_before_i
         assert REVIEWER_RULE not in architect and "From `CLAUDE.md`" not in architect
 
         # 1. A budget smaller than the developer's first response: Claude Code stops it
-        # there, so the Write it asks for never runs, and the reviewer never starts; the
-        # draft says so.
+        # there and the reviewer never starts; the draft says so. Whether the Write of that
+        # response ran first is Claude Code's race (it weighs the cost as the tools start):
+        # if it did, the draft carries exactly that work.
         harness.fresh_checkout()
         openai_env = {"OPENAI_BASE_URL": openai.url}
         keys = {"openai_api_key": "sk-local-openai-key-0123456789"}
@@ -125,7 +126,8 @@ def test_a_reviewer_on_another_driver_and_model_and_a_budget_that_stops_before_i
         assert PROJECT_RULE in developer_system and AGENTS_RULE in developer_system
         assert "From `CLAUDE.md`" not in developer_system  # Claude Code reads it itself
         assert openai.requests == []
-        assert "bye.py" not in harness.origin_files(f"amelia/issue-{number}")
+        if "bye.py" in harness.origin_files(f"amelia/issue-{number}"):
+            assert harness.origin_file(f"amelia/issue-{number}", "bye.py") == "BYE = 1\n"
         (draft,) = harness.github.pulls(harness.repo)
         assert "stopped: budget of $0.0001 reached during developer" in draft["body"]
         (progress,) = [
