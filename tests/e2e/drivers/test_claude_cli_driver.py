@@ -399,8 +399,10 @@ async def test_the_cli_recovers_from_a_dropped_stream(
     messages = await collect(make_driver(server)(), "hello", repo)
     final = messages[-1]
     assert (final.is_error, final.content) == (False, "second try")
+    # The cut reply was streamed; whether Claude Code streams its retry as well is its own
+    # choice (under load it sometimes does), so only the retry itself is checked.
     streamed = [(request.body or {}).get("stream", False) for request in server.main_requests]
-    assert streamed == [True, False]
+    assert len(streamed) == 2 and streamed[0] is True
 
 
 async def test_an_agentic_run_with_a_schema_returns_its_structured_output_as_json(
