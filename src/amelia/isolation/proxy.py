@@ -26,9 +26,11 @@ is part of what it sees.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import json
 import secrets
+import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -189,7 +191,6 @@ class CredentialProxy:
     async def start(self) -> CredentialProxy:
         if self._server is not None:
             return self
-        self._client = httpx2.AsyncClient(timeout=self._timeout, follow_redirects=False)
         self._server = await asyncio.start_server(self._serve, host="127.0.0.1", port=0)
         self._port = int(self._server.sockets[0].getsockname()[1])
         return self
@@ -302,7 +303,10 @@ class CredentialProxy:
         request: h11.Request,
         body: bytes,
     ) -> bool:
-        assert self._client is not None
+        if self._client is None:  # at the first request: a run that asks no model skips it
+            self._client = httpx2.AsyncClient(
+                timeout=self._timeout, follow_redirects=False, verify=_tls_context()
+            )
         upstream = route.upstream
         outgoing = httpx2.Request(
             request.method.decode("ascii"),
@@ -384,6 +388,13 @@ class CredentialProxy:
             self._observer.exchange(seen)
         except Exception as error:  # an observer's bug must not break the run
             logger.warning("The credential proxy's observer failed: {}", error)
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """The trusted certificates every proxy of this process checks its upstream with (the
+    system's, or SSL_CERT_FILE / SSL_CERT_DIR), read from disk once: tens of milliseconds."""
+    return httpx2.create_ssl_context()
 
 
 async def _next_event(connection: h11.Connection, reader: asyncio.StreamReader) -> object:
