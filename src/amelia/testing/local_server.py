@@ -1,5 +1,6 @@
 """The HTTP server every local stand-in runs on (GitHub, the Anthropic and OpenAI APIs):
-127.0.0.1, an ephemeral port, a daemon thread, and a stop that returns promptly."""
+127.0.0.1, an ephemeral port, a daemon thread, room for many clients connecting at once,
+and a stop that returns promptly."""
 
 from __future__ import annotations
 
@@ -11,6 +12,15 @@ __all__ = ["LocalServer", "QuietHandler"]
 
 _POLL_SECONDS = 0.05
 """How often the serving thread looks for `stop()`: short, so every test's teardown is fast."""
+
+
+class _Server(ThreadingHTTPServer):
+    """Up to 128 connections wait to be accepted (socketserver's default is 5): when more
+    clients connect at once than that, the kernel drops the others' first SYN and each of
+    them connects only when it sends it again, a second later."""
+
+    request_queue_size = 128
+    daemon_threads = True
 
 
 class QuietHandler(BaseHTTPRequestHandler):
@@ -44,8 +54,7 @@ class LocalServer:
 
     def _bound(self) -> ThreadingHTTPServer:
         if self._httpd is None:
-            self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler)
-            self._httpd.daemon_threads = True
+            self._httpd = _Server(("127.0.0.1", 0), self._handler)
             self._port = int(self._httpd.server_address[1])
         return self._httpd
 
