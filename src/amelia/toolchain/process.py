@@ -5,7 +5,8 @@ to a callback and its last lines kept.
 The command gets its own process group, so at the time limit (or when the run is
 cancelled) everything it started is stopped with it: SIGTERM, then SIGKILL after a short
 grace. A background process that keeps the output open does not hold the run: once the
-command itself has exited, its output is read for a moment more and the group is stopped.
+command itself has exited, its output is read for a moment more (`linger_seconds`, 3 s)
+and the group is stopped.
 The process is watched from a worker thread (asyncio's own subprocess waits for every
 holder of the output pipe to close it, which a daemon never does).
 """
@@ -31,6 +32,7 @@ TAIL_LINES = 40
 """How many of the last output lines are kept."""
 _TAIL_LINE_CHARS = 500
 _GRACE_SECONDS = 3.0
+_LINGER_SECONDS = 3.0
 _POLL_SECONDS = 0.25
 
 
@@ -80,6 +82,7 @@ def _run(
     timeout_seconds: float,
     on_line: Callable[[str], None] | None,
     tail_lines: int,
+    linger_seconds: float,
     cancelled: threading.Event,
 ) -> ShellRun:
     started = time.monotonic()
@@ -109,7 +112,7 @@ def _run(
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(min(left, _POLL_SECONDS))
         # Read what is left for a moment; a daemon it started may hold the output open.
-        reader.join(0.2 if timed_out else _GRACE_SECONDS)
+        reader.join(0.2 if timed_out else linger_seconds)
     finally:
         if process.poll() is None or reader.is_alive():
             _stop_group(process)
@@ -131,12 +134,17 @@ async def run_shell(
     timeout_seconds: float,
     on_line: Callable[[str], None] | None = None,
     tail_lines: int = TAIL_LINES,
+    linger_seconds: float = _LINGER_SECONDS,
 ) -> ShellRun:
     """Run `argv` (no shell of ours: pass `bash -c …` for a command line) to its end or
     to `timeout_seconds`; cancelling the caller stops the command. `on_line` is called
-    from a worker thread. Raises `OSError` when it cannot start at all."""
+    from a worker thread. Once the command has exited, output is read for up to
+    `linger_seconds` more while something it started still holds it open; then that is
+    stopped. Raises `OSError` when it cannot start at all."""
     cancelled = threading.Event()
-    work = asyncio.to_thread(_run, argv, cwd, env, timeout_seconds, on_line, tail_lines, cancelled)
+    work = asyncio.to_thread(
+        _run, argv, cwd, env, timeout_seconds, on_line, tail_lines, linger_seconds, cancelled
+    )
     task = asyncio.ensure_future(work)
     try:
         return await asyncio.shield(task)

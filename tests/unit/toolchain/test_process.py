@@ -65,6 +65,7 @@ async def test_a_daemon_holding_the_output_does_not_hold_the_run(tmp_path: Path)
         cwd=tmp_path,
         env=_env(),
         timeout_seconds=120,  # the test's own time limit (60 s) fails it if the run waits
+        linger_seconds=0.1,  # what the daemon could still write is not waited for long
     )
     assert ran.succeeded and not ran.timed_out and ran.tail == "done"
     assert _gone(int(marker.read_text()))  # stopped with the command's process group
