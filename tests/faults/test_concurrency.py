@@ -20,9 +20,6 @@ from amelia.testing.github_server import Fault
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
-RACE_SECONDS = 4.0
-"""Long enough for both processes to start and look for a progress comment."""
-
 
 def _start_run(harness: ActionHarness, name: str, number: int) -> subprocess.Popen[str]:
     run_dir = harness.root / name
@@ -53,12 +50,11 @@ def test_two_runs_for_one_issue_at_once_end_in_one_branch_plan_and_comment(
 ) -> None:
     with ActionHarness(tmp_path / "action", script=plan_script(probe=None)) as harness:
         number = harness.add_issue("Add a farewell", "Say goodbye too.")
-        # Hold both runs' first comment POST, so each finds no progress comment and posts
-        # one: the race a `concurrency` group would have prevented.
+        # Hold each run's first comment POST until the other's has arrived too, so each
+        # found no progress comment and posts one: the race a `concurrency` group would
+        # have prevented.
         harness.github.inject(
-            "POST",
-            rf"/repos/octo/app/issues/{number}/comments",
-            *[Fault(kind="delay", stall_seconds=RACE_SECONDS)] * 2,
+            "POST", rf"/repos/octo/app/issues/{number}/comments", *Fault.held_together(2)
         )
         runs = [_start_run(harness, name, number) for name in ("first", "second")]
         with ThreadPoolExecutor(max_workers=2) as pool:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from github import Auth, Github, GithubException
@@ -157,6 +159,26 @@ def test_faults_are_served_in_order_then_normal_answers(server: FakeGitHubServer
         gh.get_user().login  # noqa: B018
     assert second.value.status == 500
     assert gh.get_user().login == "github-actions[bot]"
+
+
+def test_requests_held_together_are_answered_once_the_last_one_arrives(
+    server: FakeGitHubServer,
+) -> None:
+    server.inject("GET", "/user", *Fault.held_together(2))
+    made_when_answered: list[int] = []
+
+    def first() -> str:
+        login = pygithub(server).get_user().login
+        made_when_answered.append(len(server.requests_to("GET", "/user")))
+        return login
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        held = pool.submit(first)
+        while not server.requests_to("GET", "/user"):
+            time.sleep(0.01)
+        assert pygithub(server).get_user().login == "github-actions[bot]"
+        assert held.result(timeout=30) == "github-actions[bot]"
+    assert made_when_answered == [2]
 
 
 def test_unknown_route_is_404(server: FakeGitHubServer) -> None:

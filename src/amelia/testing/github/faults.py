@@ -1,10 +1,13 @@
 """Faults the local GitHub injects instead of answering: error statuses, rate limits, lost
-connections, slow answers. Queued per request (`METHOD path`, the path a regex), each
-fault answers one request, in order."""
+connections, slow answers, answers held back until other requests arrive. Queued per
+request (`METHOD path`, the path a regex), each fault answers one request, in order."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+import threading
+import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Literal
@@ -24,8 +27,10 @@ class Fault:
     connection without a response; `"stall"` waits `stall_seconds` and then drops it;
     `"delay"` waits `stall_seconds` and then answers normally (a slow GitHub, or two
     clients racing); `"lost"` carries the request out, then waits `stall_seconds` and drops
-    the connection (GitHub acted, but its answer never arrived). In memory
-    (`InMemoryGitHub`) nothing waits: a stall is a timeout at once, a delay no delay.
+    the connection (GitHub acted, but its answer never arrived). A delay with a `gate`
+    waits at it instead, until every request holding the same gate has arrived (see
+    `held_together`). In memory (`InMemoryGitHub`) nothing waits: a stall is a timeout at
+    once, a delay no delay.
     """
 
     kind: Literal["status", "reset", "stall", "delay", "lost"] = "status"
@@ -33,6 +38,25 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     message: str = "Server Error"
     stall_seconds: float = 5.0
+    gate: threading.Barrier | None = field(default=None, compare=False, repr=False)
+    """With `"delay"`: answer once all the gate's parties have arrived, or after
+    `stall_seconds` at most, instead of after `stall_seconds`."""
+
+    @classmethod
+    def held_together(cls, count: int, *, at_most: float = 60.0) -> list[Fault]:
+        """`count` delays answered together once the last of their requests arrives (after
+        `at_most` seconds when it never does): two clients racing, made certain, since each
+        request is answered only once the other was made."""
+        gate = threading.Barrier(count)
+        return [cls(kind="delay", stall_seconds=at_most, gate=gate) for _ in range(count)]
+
+    def wait(self) -> None:
+        """Hold a delayed answer back: at the gate, or for `stall_seconds`."""
+        if self.gate is None:
+            time.sleep(self.stall_seconds)
+            return
+        with contextlib.suppress(threading.BrokenBarrierError):
+            self.gate.wait(self.stall_seconds)
 
     @classmethod
     def retry_after(cls, seconds: int, status: int = 429) -> Fault:

@@ -299,7 +299,7 @@ class _RequestHandler(QuietHandler):
         self._answering = request
         fault = fake.state.take_fault(request.method, request.path)
         if fault is not None and fault.kind == "delay":
-            time.sleep(fault.stall_seconds)
+            fault.wait()
             fault = None
         if fault is not None and fault.kind == "lost":
             with contextlib.suppress(ApiError):  # the answer is lost either way
@@ -348,7 +348,7 @@ class _RequestHandler(QuietHandler):
         body = self._request_body()
         fault = self.fake.state.take_fault(self.command, route.group(0))
         if fault is not None and fault.kind == "delay":
-            time.sleep(fault.stall_seconds)
+            fault.wait()
         elif fault is not None and fault.kind == "status":
             message = f"{fault.message}\n".encode()
             self._send_bytes(fault.status, [("Content-Type", "text/plain")], message)
