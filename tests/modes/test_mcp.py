@@ -105,10 +105,13 @@ def test_a_review_of_a_pull_request_from_the_repository_itself_still_starts_the_
             "…login failed",
         ),
         (
-            "{command: %s, args: [-c, 'import time; time.sleep(300)'], startup_timeout_seconds: 2}",
+            # Reads its input and never answers; it ends when amelia closes that input, so
+            # the run does not wait out the MCP client's grace for a server that would not.
+            "{command: %s, args: [-c, 'import sys; sys.stdin.read()'], "
+            "startup_timeout_seconds: 0.5}",
             SECRETS,
             1,
-            "::error::amelia failed: MCP server docs did not answer within 2 s",
+            "::error::amelia failed: MCP server docs did not answer within 0.5 s",
         ),
         (
             "{command: %s, env: {DOCS_API_KEY: {secret: DOCS_API_KEY}}}",
