@@ -101,11 +101,11 @@ async def test_a_server_that_exits_is_named_with_what_it_said(tmp_path: Path) ->
 
 async def test_a_server_that_does_not_answer_is_named_and_stopped(tmp_path: Path) -> None:
     pid_file = tmp_path / "pid"
-    chosen = docs_config(args=("--hang", "--pid-file", str(pid_file)), startup_timeout_seconds=1)
+    chosen = docs_config(args=("--hang", "--pid-file", str(pid_file)), startup_timeout_seconds=0.5)
     with pytest.raises(McpServerError) as raised:
         async with running_gateway(chosen, Redactor()):
             pass
-    assert raised.value.message == "MCP server docs did not answer within 1 s"
+    assert raised.value.message == "MCP server docs did not answer within 0.5 s"
     assert not Path(f"/proc/{pid_file.read_text()}").exists()
 
 
