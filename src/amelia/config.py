@@ -2,7 +2,8 @@
 
 `load_settings()` builds one `Settings` from a mapping of environment variables: the
 Action's inputs (`INPUT_*`), the runner's facts (`GITHUB_*`, `RUNNER_TEMP`), amelia's own
-variables (`AMELIA_*`), the GitHub client's tuning (`AMELIA_GITHUB_*`), the token, the
+variables (`AMELIA_*`, among them git's retries), the GitHub client's tuning
+(`AMELIA_GITHUB_*`), the token, the
 scratch paths, and the environment child processes start from. Every other module gets
 what it needs from that object (or from a mapping handed to it explicitly), so how the
 environment is read, and what secrets it may hold, is decided here alone.
@@ -44,6 +45,7 @@ from pydantic_settings.sources.utils import parse_env_vars
 from amelia.core.types import DEFAULT_DRIVER, DriverType
 from amelia.errors import BranchNameError, ConfigError
 from amelia.git.names import validate_branch_name
+from amelia.git.runner import NetworkRetry
 from amelia.github.options import DEFAULT_TIMEOUT, RetryPolicy, ReviewEvent
 from amelia.isolation.handoff import handed_over_secrets
 from amelia.redaction import Redactor, secret_values
@@ -370,6 +372,12 @@ class AmeliaVariables(_FromEnvironment):
     mcp_user: str = ""
     """`AMELIA_MCP_USER`: the user the MCP servers amelia starts run as when amelia is root
     (a name, `<uid>:<gid>`, or `none`; empty: `amelia-mcp`)."""
+    git_retry_attempts: int = Field(default=NetworkRetry().attempts, ge=1)
+    """`AMELIA_GIT_RETRY_ATTEMPTS`: how often amelia's git tries a fetch or a push that
+    fails the way a network or server hiccup does."""
+    git_retry_backoff: float = Field(default=NetworkRetry().backoff, ge=0, allow_inf_nan=False)
+    """`AMELIA_GIT_RETRY_BACKOFF`: seconds; after failed try n amelia's git waits n times
+    this before the next."""
 
 
 class GitHubTuning(_FromEnvironment):
@@ -447,6 +455,13 @@ class Settings(BaseModel):
             if token is not None and token.get_secret_value():
                 return token.get_secret_value()
         return None
+
+    @property
+    def git_retry(self) -> NetworkRetry:
+        """How amelia's git retries a fetch or a push (`AMELIA_GIT_RETRY_*`)."""
+        return NetworkRetry(
+            attempts=self.amelia.git_retry_attempts, backoff=self.amelia.git_retry_backoff
+        )
 
     @property
     def dry_run_dir(self) -> Path:

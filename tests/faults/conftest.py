@@ -2,7 +2,7 @@
 runner's environment in `ActionRequest`, scripted drivers and the run's streams in
 `ActionPorts`) against the local GitHub server through the real adapter, a bare origin and
 scripted agents, with retries made quick by the documented AMELIA_GITHUB_RETRY_* /
-AMELIA_GITHUB_TIMEOUT knobs (no real back-off sleeps)."""
+AMELIA_GITHUB_TIMEOUT / AMELIA_GIT_RETRY_BACKOFF knobs (no real back-off sleeps)."""
 
 from __future__ import annotations
 
@@ -31,8 +31,10 @@ QUICK_RETRIES = {
     "AMELIA_GITHUB_RETRY_BACKOFF_MAX": "0.05",
     "AMELIA_GITHUB_TIMEOUT": "1",
     "AMELIA_GITHUB_THROTTLE": "0",
+    "AMELIA_GIT_RETRY_BACKOFF": "0.01",
 }
-"""Three attempts a call, 10-50 ms apart, one second per request, no pause between writes."""
+"""Three attempts a call, 10-50 ms apart, one second per request, no pause between writes;
+git's pushes and fetches 10 and 20 ms apart."""
 STALL_SECONDS = 2.5
 """How long a stalled GitHub request hangs: longer than AMELIA_GITHUB_TIMEOUT."""
 

@@ -123,6 +123,14 @@ def test_scratch_paths_follow_the_container_home_else_runner_temp(tmp_path: Path
         ({"AMELIA_DRY_RUN_DIR": "/proc/amelia-nope"}, "AMELIA_DRY_RUN_DIR: cannot create"),
         ({"AMELIA_ARTIFACTS_DIR": "/proc/amelia-nope/a"}, "AMELIA_ARTIFACTS_DIR: cannot create"),
         ({"AMELIA_HOME": "/dev/null/home"}, "AMELIA_HOME: /dev/null is not a directory"),
+        (
+            {"AMELIA_GIT_RETRY_ATTEMPTS": "0"},
+            "Invalid amelia variable: AMELIA_GIT_RETRY_ATTEMPTS: Input should be greater",
+        ),
+        (
+            {"AMELIA_GIT_RETRY_BACKOFF": "soon"},
+            "Invalid amelia variable: AMELIA_GIT_RETRY_BACKOFF: Input should be a valid number",
+        ),
     ],
 )
 def test_invalid_values_are_one_clear_configuration_error(
@@ -131,6 +139,15 @@ def test_invalid_values_are_one_clear_configuration_error(
     with pytest.raises(ConfigError) as raised:
         load_settings(environ=variables, container_home=tmp_path / "absent")
     assert str(raised.value).startswith(message)
+
+
+def test_gits_retries_are_amelia_variables(tmp_path: Path) -> None:
+    absent = tmp_path / "absent"
+    default = load_settings(environ={}, container_home=absent).git_retry
+    assert (default.attempts, default.backoff) == (3, 2.0)
+    environ = {"AMELIA_GIT_RETRY_ATTEMPTS": "5", "AMELIA_GIT_RETRY_BACKOFF": "0.5"}
+    chosen = load_settings(environ=environ, container_home=absent).git_retry
+    assert (chosen.attempts, chosen.backoff) == (5, 0.5)
 
 
 def test_the_command_line_fallbacks_and_overrides_are_amelia_variables(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from amelia.errors import GitError, GitPushDeclinedError
 from amelia.git.names import validate_branch_name
 from amelia.git.push_refusals import RefusalKind, read_refusal
 from amelia.git.repo import identity_args, is_shallow, merge_base
-from amelia.git.runner import NetworkRetry, retrying, run_git, run_network_read
+from amelia.git.runner import NetworkRetry, network_retry, retrying, run_git, run_network_read
 from amelia.git.value import Git, Repo
 
 __all__ = [
@@ -230,7 +230,8 @@ def push(
     behind = rebasing = False
     attempts = 0
     try:
-        for attempt in retrying(retry or NetworkRetry(), _may_retry_push, pause=_not_behind):
+        policy = retry or network_retry(repo)
+        for attempt in retrying(policy, _may_retry_push, pause=_not_behind):
             if behind:
                 logger.info("push of {} rejected; rebasing onto {}/{}", branch, remote, branch)
                 rebasing = True

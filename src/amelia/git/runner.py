@@ -24,9 +24,9 @@ decodes for reading and showing (undecodable bytes become U+FFFD), `run_git_byte
 the bytes (patches, file contents), and `run_git_paths` splits `-z` output into paths
 that name the same files when handed back to git or the filesystem.
 
-Commands that talk to a remote are retried by one policy (`NetworkRetry`, tenacity):
-reads (`fetch`, `ls-remote`) when the failure looks like the network, pushes as
-`amelia.git.remote.push` decides. The functions block; async callers use
+Commands that talk to a remote are retried by one policy (`NetworkRetry`, tenacity; the
+`Git` value's own, else the defaults): reads (`fetch`, `ls-remote`) when the failure looks
+like the network, pushes as `amelia.git.remote.push` decides. The functions block; async callers use
 `asyncio.to_thread`.
 """
 
@@ -36,15 +36,13 @@ import contextlib
 import os
 import signal
 import subprocess
-import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import KW_ONLY, dataclass
 
 from loguru import logger
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from amelia.errors import GitError
-from amelia.git.value import Git, Repo
+from amelia.git.value import Git, NetworkRetry, Repo
 from amelia.redaction import Redactor
 
 __all__ = [
@@ -53,6 +51,7 @@ __all__ = [
     "display",
     "display_path",
     "is_transient",
+    "network_retry",
     "retrying",
     "run_git",
     "run_git_bytes",
@@ -280,17 +279,10 @@ def is_transient(error: BaseException) -> bool:
     return any(marker in text for marker in _TRANSIENT)
 
 
-@dataclass(frozen=True)
-class NetworkRetry:
-    """How often, and how patiently, a command talking to a remote is tried.
-
-    After failed attempt n the wait is `backoff * n` seconds (none after a push that was
-    only behind: it rebases and pushes again at once)."""
-
-    _: KW_ONLY
-    attempts: int = 3
-    backoff: float = 2.0
-    sleep: Callable[[float], None] = time.sleep
+def network_retry(repo: Repo | None) -> NetworkRetry:
+    """How commands of `repo` that talk to a remote are tried: its `Git` value's policy,
+    else the defaults."""
+    return NetworkRetry() if repo is None else Git.of(repo).network_retry
 
 
 def retrying(
@@ -327,7 +319,7 @@ def run_network_read(
 ) -> str:
     """Run a command that reads from a remote (`fetch`, `ls-remote`), retried while its
     failures look like the network's."""
-    for attempt in retrying(retry or NetworkRetry(), is_transient):
+    for attempt in retrying(retry or network_retry(repo), is_transient):
         with attempt:
             return run_git(args, repo)
     raise AssertionError("unreachable: tenacity re-raises the last failure")

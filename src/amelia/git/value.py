@@ -12,18 +12,22 @@ hardened defaults every command has (`amelia.git.runner`):
 - `email`: the bot's address on the commits amelia makes (the noreply address of the
   GitHub the run talks to);
 - `auth`: the header that authenticates to the server, only in a value made by
-  `authenticated(token)`.
+  `authenticated(token)`;
+- `network_retry`: how often, and how patiently, a command that talks to a remote (a
+  fetch, a push) is tried.
 
 Values never change: `with_config`, `isolated`, `with_remote`, `for_server`,
-`authenticated` and `at` derive new ones. So whether a command carries the token is seen
-at the call: it was handed an authenticated value. Every function of `amelia.git` takes a
-`Git` or a plain `Path`; a path means plain git there (no extra config, no auth).
+`with_network_retry`, `authenticated` and `at` derive new ones. So whether a command
+carries the token is seen at the call: it was handed an authenticated value. Every function
+of `amelia.git` takes a `Git` or a plain `Path`; a path means plain git there (no extra
+config, no auth, the default retries).
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -34,6 +38,7 @@ __all__ = [
     "DEFAULT_PROTOCOLS",
     "Git",
     "Isolation",
+    "NetworkRetry",
     "Repo",
     "basic_auth_header",
     "noreply_address",
@@ -77,6 +82,20 @@ class Isolation:
 
 
 @dataclass(frozen=True)
+class NetworkRetry:
+    """How often, and how patiently, a command talking to a remote is tried.
+
+    After failed attempt n the wait is `backoff * n` seconds (none after a push that was
+    only behind: it rebases and pushes again at once). A run's policy comes from
+    `AMELIA_GIT_RETRY_ATTEMPTS` and `AMELIA_GIT_RETRY_BACKOFF` (`Git.network_retry`)."""
+
+    _: KW_ONLY
+    attempts: int = 3
+    backoff: float = 2.0
+    sleep: Callable[[float], None] = time.sleep
+
+
+@dataclass(frozen=True)
 class Git:
     """The repository at `path` and what amelia's git brings to it (module docstring)."""
 
@@ -92,6 +111,8 @@ class Git:
     """The address on the bot's commits."""
     auth: str | None = field(default=None, repr=False)
     """The `http.extraheader` value that authenticates (None: none). Never shown."""
+    network_retry: NetworkRetry = NetworkRetry()
+    """How commands talking to a remote (fetches, pushes) are tried."""
 
     @classmethod
     def of(cls, repo: Repo) -> Git:
@@ -113,6 +134,10 @@ class Git:
     def with_remote(self, url: str, *, remote: str = "origin") -> Git:
         """Commands naming `remote` talk to `url`; its remote-tracking refs keep the name."""
         return replace(self, remotes=(*self.remotes, (remote, url)))
+
+    def with_network_retry(self, policy: NetworkRetry) -> Git:
+        """Commands talking to a remote are retried as `policy` says."""
+        return replace(self, network_retry=policy)
 
     def for_server(self, server_url: str) -> Git:
         """The bot's commits carry the noreply address of the GitHub at `server_url`, so

@@ -98,6 +98,15 @@ def test_reads_from_an_unreachable_remote_are_retried(tmp_path: Path) -> None:
     assert waits == [0.25, 0.5]
 
 
+def test_reads_are_retried_as_the_git_value_says(tmp_path: Path) -> None:
+    waits: list[float] = []
+    policy = NetworkRetry(attempts=2, backoff=0.1, sleep=waits.append)
+    patient = Git(tmp_path).with_config({"user.name": "x"}).with_network_retry(policy)
+    with pytest.raises(GitError, match="ls-remote"):
+        run_network_read(["ls-remote", "http://127.0.0.1:9/o/r.git"], patient.authenticated("t"))
+    assert waits == [0.1]
+
+
 def test_a_read_refused_for_good_is_not_retried(repo: Path, tmp_path: Path) -> None:
     waits: list[float] = []
     policy = NetworkRetry(attempts=3, backoff=0.25, sleep=waits.append)

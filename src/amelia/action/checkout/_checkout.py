@@ -9,7 +9,7 @@ from amelia.action.checkout._guard import CredentialGuard, GitHome
 from amelia.action.checkout._publisher import Publisher
 from amelia.action.checkout._runner_files import RunnerFiles
 from amelia.action.checkout._sessions import AgentSessions
-from amelia.git import Git, PushAllowance
+from amelia.git import Git, NetworkRetry, PushAllowance
 from amelia.isolation.agent_user import AgentUser
 
 __all__ = ["Checkout"]
@@ -18,7 +18,7 @@ __all__ = ["Checkout"]
 class Checkout:
     """The checkout at `path`: `guard` keeps its credentials, `sessions` surrounds every
     agent run in it, `publisher` commits and pushes the agents' work (to origin, with
-    `token` when given)."""
+    `token` when given; fetches and pushes are retried as `network_retry` says)."""
 
     def __init__(
         self,
@@ -37,6 +37,7 @@ class Checkout:
         global_config: Path | None = None,
         server_url: str = "https://github.com",
         runner_temp: str | None = None,
+        network_retry: NetworkRetry | None = None,
     ) -> None:
         self.guard = CredentialGuard(
             path,
@@ -47,6 +48,7 @@ class Checkout:
             global_config=global_config,
             server_url=server_url,
             trust_checkout=agent is not None,
+            network_retry=network_retry,
         )
         self.sessions = AgentSessions(
             self.guard.git,

@@ -32,6 +32,7 @@ from amelia.errors import GitError
 from amelia.git import (
     Git,
     HiddenCredentials,
+    NetworkRetry,
     configure_identity,
     hide_credentials,
     mark_safe_directory,
@@ -89,6 +90,7 @@ class CredentialGuard:
         global_config: Path | None = None,
         server_url: str = "https://github.com",
         trust_checkout: bool = False,
+        network_retry: NetworkRetry | None = None,
     ) -> None:
         self.path = path.resolve()
         self.on_runner = on_runner
@@ -103,9 +105,10 @@ class CredentialGuard:
         # cannot read this process's memory, and nothing else holds the values meanwhile.
         self._hidden = HiddenCredentials()
         self._lock = threading.Lock()
-        self.git = self._local_git(server_url, trust_checkout=trust_checkout)
+        git = self._local_git(server_url, trust_checkout=trust_checkout)
+        self.git = git if network_retry is None else git.with_network_retry(network_retry)
         """amelia's git in the checkout, without the token; for fetches and pushes,
-        `authenticated()`."""
+        `authenticated()` (retried as `network_retry` says, else as git's defaults)."""
 
     def _local_git(self, server_url: str, *, trust_checkout: bool) -> Git:
         """On a runner (given `global_config`), git reads only configuration amelia owns (a

@@ -334,6 +334,7 @@ class _Engine:
             server_url=runner.server_url,
             # What amelia saves is named in the summary as later steps of the job see it.
             runner_temp=runner.temp,
+            network_retry=settings.git_retry,
         )
 
     async def _open_progress(self, mode: Mode[Any], ctx: ModeContext) -> None:
