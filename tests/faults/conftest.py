@@ -17,8 +17,10 @@ from typing import Any
 import pytest
 
 from amelia.action.engine import ActionPorts, ActionRequest, run_action
+from amelia.config import load_settings
 from amelia.core.types import Profile, ToolProfileName
 from amelia.drivers.base import AgenticMessage, DriverInterface
+from amelia.github.client import GitHubClient
 from amelia.github.markers import progress_marker
 from amelia.pipeline import AgentRole, MakeDriver
 from amelia.testing.action_harness import DEFAULT_PLAN, ActionHarness, parse_outputs
@@ -83,7 +85,32 @@ class EngineBench:
         self.architect_calls = 0
         self.during_architect: Callable[[], object] | None = None
         """Runs while the architect works: the moment to change the world under the run."""
+        self.github_waits: list[float] | None = None
+        """See `record_github_waits`."""
         self._runs = 0
+
+    def record_github_waits(self) -> list[float]:
+        """From now on the runs' GitHub client, made here as the run would make it from its
+        settings, records each wait between attempts in the list returned instead of
+        sleeping it: a `Retry-After` is in whole seconds, and only what was asked is
+        checked."""
+        self.github_waits = []
+        return self.github_waits
+
+    def _github(self, env: dict[str, str]) -> GitHubClient | None:
+        if self.github_waits is None:
+            return None
+        settings = load_settings(environ=env)
+        assert settings.github_token is not None
+        return GitHubClient(
+            settings.github_token,
+            self.harness.repo,
+            base_url=settings.runner.api_url,
+            policy=settings.github_retry,
+            timeout=settings.github_timeout,
+            throttle=settings.github_throttle,
+            sleep=self.github_waits.append,
+        )
 
     @property
     def github(self) -> FakeGitHubServer:
@@ -144,8 +171,13 @@ class EngineBench:
         env.update(extra or {})
         before = len(h.github.requests)
         stdout, stderr = io.StringIO(), io.StringIO()
-        ports = ActionPorts(drivers=self._make_driver, stdout=stdout, stderr=stderr)
-        code = run_action(request=replace(request or ActionRequest(), environ=env), ports=ports)
+        github = self._github(env)
+        ports = ActionPorts(github=github, drivers=self._make_driver, stdout=stdout, stderr=stderr)
+        try:
+            code = run_action(request=replace(request or ActionRequest(), environ=env), ports=ports)
+        finally:
+            if github is not None:
+                github.close()
         return EngineRun(
             exit_code=code,
             stdout=stdout.getvalue() + stderr.getvalue(),

@@ -35,12 +35,14 @@ SITES = {
     "edit_comment": Site("PATCH", REPO + r"/issues/comments/\d+"),
 }
 
+RETRY_AFTER = "403-secondary-retry-after"
+"""The transient fault whose retry waits as long as GitHub asks."""
 TRANSIENT = {
     "502": Fault(status=502, message="Bad Gateway"),
     "503": Fault(status=503, message="Service Unavailable"),
     "reset": Fault(kind="reset"),
     "timeout": Fault(kind="stall", stall_seconds=STALL_SECONDS),
-    "403-secondary-retry-after": Fault(
+    RETRY_AFTER: Fault(
         status=403, headers={"Retry-After": "1"}, message=SECONDARY_RATE_LIMIT_MESSAGE
     ),
     "429": Fault(status=429, message="Too Many Requests"),
@@ -77,12 +79,15 @@ def test_a_transient_fault_is_retried_and_the_run_succeeds(
     bench.harness.add_issue("Add a farewell", "Say goodbye too.")
     target = SITES[site]
     bench.github.inject(target.method, target.path, TRANSIENT[fault])
+    waits = bench.record_github_waits() if fault == RETRY_AFTER else None
 
     run = bench.run_plan()
 
     _assert_succeeded(bench, run)
     # The faulted request was made again: the retry, not luck, got the run through.
     assert len(run.requests_to(target.method, target.path)) >= 2
+    if waits is not None:
+        assert 1.0 in waits  # the retry waited the second GitHub asked for
 
 
 # Persistent 5xx: clear failure everywhere. Where the issue cannot take comments any more

@@ -15,7 +15,7 @@ import pytest
 
 from amelia.testing.github_server import Fault
 from tests.faults.conftest import EngineBench, EngineRun
-from tests.faults.test_github_faults import PERSISTENT, TRANSIENT
+from tests.faults.test_github_faults import PERSISTENT, RETRY_AFTER, TRANSIENT
 
 pytestmark = [pytest.mark.timeout(120)]
 
@@ -45,6 +45,7 @@ def _implement(bench: EngineBench, site: str, faults: list[Fault]) -> EngineRun:
 @pytest.mark.parametrize("fault", TRANSIENT, ids=list(TRANSIENT))
 @pytest.mark.parametrize("site", IMPLEMENT_SITES, ids=list(IMPLEMENT_SITES))
 def test_implement_survives_a_transient_fault(bench: EngineBench, site: str, fault: str) -> None:
+    waits = bench.record_github_waits() if fault == RETRY_AFTER else None
     run = _implement(bench, site, [TRANSIENT[fault]])
 
     assert run.exit_code == 0, run.stdout
@@ -55,6 +56,8 @@ def test_implement_survives_a_transient_fault(bench: EngineBench, site: str, fau
     assert review["state"] == "COMMENTED" and "Looks right" in review["body"]
     assert "greeter/farewell.py" in bench.harness.origin_files(BRANCH)
     assert len(run.requests_to("POST", IMPLEMENT_SITES[site])) == 2
+    if waits is not None:
+        assert 1.0 in waits  # the retry waited the second GitHub asked for
 
 
 @pytest.mark.parametrize("failure", FAILURES, ids=list(FAILURES))
@@ -79,12 +82,15 @@ def test_implement_fails_clearly_and_keeps_the_pushed_code(
 def test_scan_survives_a_transient_fault(bench: EngineBench, fault: str) -> None:
     labelled = bench.harness.add_issue("Add a farewell", labels=["amelia"])
     bench.github.inject("GET", SEARCH, TRANSIENT[fault])
+    waits = bench.record_github_waits() if fault == RETRY_AFTER else None
 
     run = bench.run("schedule", SCHEDULE)
 
     assert run.exit_code == 0, run.stdout
     assert json.loads(run.outputs["issues"]) == [labelled]
     assert len(run.requests_to("GET", SEARCH)) == 2
+    if waits is not None:
+        assert 1.0 in waits  # the retry waited the second GitHub asked for
 
 
 @pytest.mark.parametrize("failure", FAILURES, ids=list(FAILURES))
