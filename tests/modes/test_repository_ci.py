@@ -110,7 +110,9 @@ def test_ci_that_does_not_finish_in_time_is_shown_running_and_never_approved(
     action: ActionHarness,
 ) -> None:
     action.agents = ci_agents()
-    number = _configure(action, CI, timeout=0.02)
+    # The run never finishes; the dispatched run is seen at the wait's first look, which
+    # comes before any deadline, so the shortest wait shows it as well as a long one.
+    number = _configure(action, CI, timeout=0.001)
     action.github.script_runs(action.repo, "ci.yml", RunScript(reads=None))
     result = _implement(action, number, review_event="AUTO")
 
@@ -118,7 +120,7 @@ def test_ci_that_does_not_finish_in_time_is_shown_running_and_never_approved(
     (run,) = action.github.state.actions(action.repo).runs
     run_url = f"https://github.com/octo/app/actions/runs/{run.id}"
     (pull,) = action.github.pulls(action.repo)
-    assert "**still running** after amelia waited 0.02 min" in pull["body"]
+    assert "**still running** after amelia waited 0.001 min" in pull["body"]
     assert f"[CI]({run_url}): **still running**" in pull["body"]
     (review,) = action.github.reviews(action.repo, pull["number"])
     assert review["state"] == "COMMENTED"
