@@ -1,4 +1,5 @@
-"""A local bare repository as `origin`, and git configuration isolated from the machine's."""
+"""A local bare repository as `origin`, git configuration isolated from the machine's, and
+PyGithub pointed at the local GitHub."""
 
 from __future__ import annotations
 
@@ -6,8 +7,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from github import Auth, Github
 
+from amelia.testing.github_server import FakeGitHubServer
 from tests.git_helpers import git
+
+
+def pygithub(server: FakeGitHubServer, *, token: str = "t", per_page: int = 30) -> Github:
+    """PyGithub itself against `server`, without its pauses between requests (a local
+    server) and without its own retries."""
+    return Github(
+        base_url=server.url,
+        auth=Auth.Token(token),
+        retry=None,
+        per_page=per_page,
+        seconds_between_requests=None,
+        seconds_between_writes=None,
+    )
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from github import Auth, Github, GithubException
+from github import GithubException
 
 from amelia.errors import (
     GitHubNotFoundError,
@@ -19,6 +19,7 @@ from amelia.github.client import GitHubClient, InlineComment, server_requested_d
 from amelia.github.options import RetryPolicy
 from amelia.testing.github_server import FakeGitHubServer, Fault
 from tests.git_helpers import git, init_repo
+from tests.integration.github.conftest import pygithub
 
 REPO = "octo/app"
 DIFF = "\n".join(
@@ -42,17 +43,6 @@ def server() -> Iterator[FakeGitHubServer]:
     with FakeGitHubServer() as fake:
         fake.add_repo(REPO, branches=("main", "amelia/issue-1"))
         yield fake
-
-
-def pygithub(server: FakeGitHubServer) -> Github:
-    """PyGithub itself, without its pauses between requests (a local server)."""
-    return Github(
-        base_url=server.url,
-        auth=Auth.Token("t"),
-        retry=None,
-        seconds_between_requests=None,
-        seconds_between_writes=None,
-    )
 
 
 def make_client(server: FakeGitHubServer, sleeps: list[float] | None = None) -> GitHubClient:

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from github import Auth, Github, GithubException
+from github import GithubException
 
 from amelia.testing.github_server import FakeGitHubServer, Fault
-from tests.integration.github.conftest import Origin
+from tests.integration.github.conftest import Origin, pygithub
 
 
 @pytest.fixture
@@ -23,20 +23,9 @@ def server() -> Iterator[FakeGitHubServer]:
         yield fake
 
 
-def pygithub(server: FakeGitHubServer, per_page: int = 30) -> Github:
-    return Github(
-        base_url=server.url,
-        auth=Auth.Token("secret-token"),
-        retry=None,
-        per_page=per_page,
-        seconds_between_requests=None,
-        seconds_between_writes=None,
-    )
-
-
 def test_requests_are_recorded_with_auth_header_query_and_body(server: FakeGitHubServer) -> None:
     number = server.add_issue("octo/app", "t")
-    issue = pygithub(server).get_repo("octo/app").get_issue(number)
+    issue = pygithub(server, token="secret-token").get_repo("octo/app").get_issue(number)
     issue.create_comment("hello")
     post = server.requests_to("POST", r"/repos/octo/app/issues/1/comments")[0]
     assert post.body == {"body": "hello"}
