@@ -372,12 +372,14 @@ class AmeliaVariables(_FromEnvironment):
     mcp_user: str = ""
     """`AMELIA_MCP_USER`: the user the MCP servers amelia starts run as when amelia is root
     (a name, `<uid>:<gid>`, or `none`; empty: `amelia-mcp`)."""
-    git_retry_attempts: int = Field(default=NetworkRetry().attempts, ge=1)
+    git_retry_attempts: int = Field(default=NetworkRetry().attempts, ge=1, le=10)
     """`AMELIA_GIT_RETRY_ATTEMPTS`: how often amelia's git tries a fetch or a push that
-    fails the way a network or server hiccup does."""
-    git_retry_backoff: float = Field(default=NetworkRetry().backoff, ge=0, allow_inf_nan=False)
-    """`AMELIA_GIT_RETRY_BACKOFF`: seconds; after failed try n amelia's git waits n times
-    this before the next."""
+    fails the way a network or server hiccup does (1-10)."""
+    git_retry_backoff: float = Field(
+        default=NetworkRetry().backoff, ge=0, le=60, allow_inf_nan=False
+    )
+    """`AMELIA_GIT_RETRY_BACKOFF`: seconds (0-60); after failed try n amelia's git waits n
+    times this before the next."""
 
 
 class GitHubTuning(_FromEnvironment):

@@ -131,6 +131,14 @@ def test_scratch_paths_follow_the_container_home_else_runner_temp(tmp_path: Path
             {"AMELIA_GIT_RETRY_BACKOFF": "soon"},
             "Invalid amelia variable: AMELIA_GIT_RETRY_BACKOFF: Input should be a valid number",
         ),
+        (
+            {"AMELIA_GIT_RETRY_ATTEMPTS": "100000000"},
+            "Invalid amelia variable: AMELIA_GIT_RETRY_ATTEMPTS: Input should be less than",
+        ),
+        (
+            {"AMELIA_GIT_RETRY_BACKOFF": "1e308"},
+            "Invalid amelia variable: AMELIA_GIT_RETRY_BACKOFF: Input should be less than",
+        ),
     ],
 )
 def test_invalid_values_are_one_clear_configuration_error(
