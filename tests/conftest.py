@@ -15,6 +15,13 @@ from tests.image_user import MCP_USER, ImageUser, ensure_image_user, missing_rea
 pytest_plugins = ["amelia.testing.action"]
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked `slow` first, the rest in their order: with two workers, a test of 20
+    seconds collected among the last ones keeps one worker busy while the other has
+    nothing left to run. Each worker sorts its own collection the same way."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def _to_current_stderr(message: str) -> None:
     sys.stderr.write(message)
 

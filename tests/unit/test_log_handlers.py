@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 LOGS_LATER = "tests/unit/isolation/test_agent_user.py::test_who_agents_run_as"
 """Logs two warnings, through whatever handler the earlier test left."""

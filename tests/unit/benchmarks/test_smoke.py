@@ -23,6 +23,7 @@ def _run(tmp_path: Path, *names: str) -> tuple[int, Report]:
     return code, Report.model_validate_json(output.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_scan_benchmark_writes_figures_as_json_and_a_table(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -49,6 +50,7 @@ def test_scan_benchmark_writes_figures_as_json_and_a_table(
     )
 
 
+@pytest.mark.slow
 def test_api_overhead_benchmark_runs_both_sides_of_the_session(tmp_path: Path) -> None:
     code, report = _run(tmp_path, "overhead-api")
 
@@ -84,6 +86,7 @@ def test_api_overhead_benchmark_runs_both_sides_of_the_session(tmp_path: Path) -
     assert size.unit == "KiB" and len(size.samples) == 2 and all(v > 1 for v in size.samples)
 
 
+@pytest.mark.slow
 def test_recording_size_benchmark_measures_plan_and_implement_recordings(tmp_path: Path) -> None:
     code, report = _run(tmp_path, "recording-size")
 
