@@ -6,7 +6,7 @@
 - `inspection`: amelia forbids inspection of its own process (memory, environ, fds) by
   processes without CAP_SYS_PTRACE.
 - `proxy`: a local credential proxy; the model clients hold only a per-run token for it,
-  never the real key.
+  never the real key (over its socket, or in this process through its httpx transport).
 
 This package imports nothing on import: `handoff` must run before anything heavy loads.
 """

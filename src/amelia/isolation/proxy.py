@@ -12,15 +12,24 @@ status and headers (`retry-after`, rate-limit headers, request ids) unchanged. W
 upstream cannot be reached the client gets 502 (504 on a timeout) in the API's error
 shape, so its own retry policy applies; a stream cut upstream is cut for the client too.
 
+The proxy has two fronts to one way of answering (route or refuse, then forward and
+observe): its socket, for clients in other processes such as the Claude Code CLI, and an
+httpx transport for clients in this process (`in_process_transport`), which hands each
+request to the proxy on the event loop it runs on, without a socket or HTTP framing, and
+answers exactly as the socket would (same token check, refusals, header rewriting,
+upstream client and timeouts; a cut stream raises `httpx2.RemoteProtocolError` mid-body).
+The transport is an object of this process: nothing outside it can reach the proxy but
+through the socket, with the token.
+
 The real credential lives only in this process's memory, so the Claude Code CLI and the
 agents' tools, which can read each other's environment, never see it. The token lets a
 process that finds it use the model API through the proxy while the run lasts, no more:
 it is worthless once the proxy stops, and never reaches anything but these endpoints.
 
-An `ExchangeObserver` given to the proxy sees every forwarded exchange once it ended: the
-request body as the client sent it and the answer as it came back (status, headers, the
-raw body), e.g. to record the run (`amelia.replay`). Neither the token nor the credential
-is part of what it sees.
+An `ExchangeObserver` given to the proxy sees every forwarded exchange once it ended,
+through either front: the request body as the client sent it and the answer as it came
+back (status, headers, the raw body), e.g. to record the run (`amelia.replay`). Neither
+the token nor the credential is part of what it sees.
 """
 
 from __future__ import annotations
@@ -31,15 +40,19 @@ import hmac
 import json
 import secrets
 import ssl
-from collections.abc import Sequence
+import weakref
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Final, Protocol
+from urllib.parse import urlsplit
 
 import h11
 import httpx2
 from loguru import logger
 
+from amelia.errors import AmeliaError
 from amelia.isolation.upstreams import (
     CredentialKind,
     Provider,
@@ -55,6 +68,8 @@ __all__ = [
     "CredentialProxy",
     "ExchangeObserver",
     "ProxiedExchange",
+    "in_process_transport",
+    "running_proxy",
 ]
 
 MAX_REQUEST_BYTES: Final = 64 * 1024 * 1024
@@ -75,6 +90,10 @@ _CLAUDE_KEY_VARIABLES: Final[dict[CredentialKind, str]] = {
     "auth_token": "ANTHROPIC_AUTH_TOKEN",
 }
 _TOKEN_PREFIX: Final = "amelia-proxy-"  # noqa: S105 (a label, not a secret)
+_HOST: Final = "127.0.0.1"
+
+_RUNNING: Final[weakref.WeakValueDictionary[str, CredentialProxy]] = weakref.WeakValueDictionary()
+"""The proxies of this process that are running, by their URL (`http://127.0.0.1:<port>`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,10 +129,105 @@ class _Refusal:
 
 
 @dataclass(frozen=True)
+class _Refused:
+    """A refusal as the client gets it: in the error shape of the API it asked."""
+
+    provider: Provider | None
+    refusal: _Refusal
+
+    @property
+    def status(self) -> int:
+        return self.refusal.status
+
+    @property
+    def body(self) -> bytes:
+        return _error_body(self.provider, self.refusal)
+
+
+@dataclass(frozen=True)
 class _Route:
     upstream: Upstream
     suffix: str
     query: str
+
+
+class _UpstreamCutError(AmeliaError):
+    """The upstream broke off its answer."""
+
+
+class _Answer:
+    """An upstream answer on its way to the client: its head, then its raw chunks as they
+    come (`read`). `aclose` ends it and tells the observer, once."""
+
+    def __init__(
+        self,
+        response: httpx2.Response,
+        *,
+        route: _Route,
+        method: str,
+        request_body: bytes,
+        observer: ExchangeObserver | None,
+    ) -> None:
+        self.status = response.status_code
+        self.reason = response.reason_phrase.encode("ascii", "replace")
+        self.headers = forwarded_response_headers(response.headers.raw)
+        self._response = response
+        self._chunks = response.aiter_raw()
+        self._route = route
+        self._method = method
+        self._request_body = request_body
+        self._observer = observer
+        self._seen: list[bytes] = []
+        self._complete = False
+        self._closed = False
+
+    async def read(self) -> bytes:
+        """The next chunk as it came over the wire; b"" at the end of the answer."""
+        try:
+            async for chunk in self._chunks:
+                if chunk:
+                    if self._observer is not None:
+                        self._seen.append(chunk)
+                    return chunk
+        except httpx2.HTTPError as error:
+            raise _UpstreamCutError(type(error).__name__) from error
+        return b""
+
+    def delivered(self) -> None:
+        """The client has the whole answer."""
+        self._complete = True
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            try:
+                await self._chunks.aclose()
+            finally:
+                await self._response.aclose()
+        finally:
+            if self._observer is not None:
+                self._observe(self._observer)
+
+    def _observe(self, observer: ExchangeObserver) -> None:
+        """Tell the observer; its failure is logged, never the client's problem."""
+        seen = ProxiedExchange(
+            provider=self._route.upstream.provider,
+            method=self._method,
+            path=self._route.suffix,
+            request_body=self._request_body,
+            status=self.status,
+            response_headers=tuple(
+                (name.decode("latin-1"), value.decode("latin-1")) for name, value in self.headers
+            ),
+            response_body=b"".join(self._seen),
+            complete=self._complete,
+        )
+        try:
+            observer.exchange(seen)
+        except Exception as error:  # an observer's bug must not break the run
+            logger.warning("The credential proxy's observer failed: {}", error)
 
 
 class CredentialProxy:
@@ -137,7 +251,9 @@ class CredentialProxy:
         self._observer = observer
         self._client: httpx2.AsyncClient | None = None
         self._server: asyncio.Server | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._connections: set[asyncio.Task[None]] = set()
+        self._accepted = 0
         self._port = 0
 
     # -- what clients are given -----------------------------------------------------------
@@ -152,7 +268,17 @@ class CredentialProxy:
         """`http://127.0.0.1:<port>`, once started."""
         if self._server is None:
             raise RuntimeError("the credential proxy is not running")
-        return f"http://127.0.0.1:{self._port}"
+        return f"http://{_HOST}:{self._port}"
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    @property
+    def socket_connections(self) -> int:
+        """How many connections its socket accepted so far (clients in this process that
+        use `in_process_transport` make none)."""
+        return self._accepted
 
     def base_url(self, provider: Provider) -> str:
         """The base URL a client of `provider` uses instead of the real one."""
@@ -186,17 +312,26 @@ class CredentialProxy:
                 environment[base] = self.base_url(provider)
         return environment
 
+    def transport(self) -> httpx2.AsyncBaseTransport:
+        """An httpx transport that hands requests to this proxy in this process, for a
+        client on the event loop the proxy runs on; requests still need the token."""
+        return _InProcessTransport(self)
+
     # -- lifecycle --------------------------------------------------------------------------
 
     async def start(self) -> CredentialProxy:
         if self._server is not None:
             return self
-        self._server = await asyncio.start_server(self._serve, host="127.0.0.1", port=0)
+        self._server = await asyncio.start_server(self._serve, host=_HOST, port=0)
         self._port = int(self._server.sockets[0].getsockname()[1])
+        self._loop = asyncio.get_running_loop()
+        _RUNNING[self.url] = self
         return self
 
     async def stop(self) -> None:
         """Stop listening, cut open connections and close the upstream pool."""
+        if self._server is not None and _RUNNING.get(self.url) is self:
+            del _RUNNING[self.url]
         server, self._server = self._server, None
         if server is not None:
             server.close()
@@ -221,12 +356,86 @@ class CredentialProxy:
     ) -> None:
         await self.stop()
 
-    # -- serving ----------------------------------------------------------------------------
+    def _serves_loop(self, loop: asyncio.AbstractEventLoop) -> bool:
+        return self._server is not None and self._loop is loop
+
+    # -- answering, whichever front the request came through -------------------------------
+
+    async def _answer(
+        self,
+        method: str,
+        target: str,
+        headers: Sequence[tuple[bytes, bytes]],
+        body: AsyncIterator[bytes],
+    ) -> _Answer | _Refused:
+        """The upstream's answer to one request, or the proxy's own refusal: `body` is
+        read only once the request is routed, up to the size limit."""
+        decided = self._route(method, target, headers)
+        if isinstance(decided, _Route):
+            content = await _gather(body, self._max_request_bytes)
+            if isinstance(content, bytes):
+                return await self._forward(decided, method, headers, content)
+            decided = content
+        logger.warning(
+            "The credential proxy refused {} {}: {}",
+            method,
+            target.split("?", 1)[0],
+            decided.message,
+        )
+        return _Refused(_provider_of(target), decided)
+
+    def _route(
+        self, method: str, target: str, headers: Sequence[tuple[bytes, bytes]]
+    ) -> _Route | _Refusal:
+        offered = presented_credentials(headers)
+        expected = self._token.encode("ascii")
+        if not any(hmac.compare_digest(token, expected) for token in offered):
+            return _Refusal(401, "authentication_error", "the proxy token is missing or wrong")
+        path, _, query = target.partition("?")
+        provider = _provider_of(target)
+        upstream = None if provider is None else self._upstreams.get(provider)
+        suffix = "" if upstream is None else path[len(upstream.prefix) :]
+        if upstream is None or not upstream.serves(method, suffix) or not _plain_query(query):
+            return _Refusal(404, "not_found_error", f"{method} {path} is not served")
+        return _Route(upstream, suffix, query)
+
+    async def _forward(
+        self,
+        route: _Route,
+        method: str,
+        headers: Sequence[tuple[bytes, bytes]],
+        body: bytes,
+    ) -> _Answer | _Refused:
+        if self._client is None:  # at the first request: a run that asks no model skips it
+            self._client = httpx2.AsyncClient(
+                timeout=self._timeout, follow_redirects=False, verify=_tls_context()
+            )
+        upstream = route.upstream
+        outgoing = httpx2.Request(
+            method,
+            upstream.target(route.suffix, route.query),
+            headers=forwarded_request_headers(upstream, headers),
+            content=body,
+        )
+        try:
+            response = await self._client.send(outgoing, stream=True)
+        except httpx2.TimeoutException:
+            refusal = _Refusal(504, "timeout_error", "the model API did not answer in time")
+            return _Refused(upstream.provider, refusal)
+        except httpx2.HTTPError as error:
+            message = f"the model API could not be reached ({type(error).__name__})"
+            return _Refused(upstream.provider, _Refusal(502, "api_error", message))
+        return _Answer(
+            response, route=route, method=method, request_body=body, observer=self._observer
+        )
+
+    # -- the socket front ---------------------------------------------------------------------
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         if task is not None:
             self._connections.add(task)
+        self._accepted += 1
         connection = h11.Connection(h11.SERVER)
         try:
             while True:
@@ -261,133 +470,131 @@ class CredentialProxy:
         """Answer one request; False when the connection must be closed afterwards."""
         method = request.method.decode("ascii", "replace")
         target = request.target.decode("ascii", "replace")
-        route = self._route(method, target, request.headers)
-        if isinstance(route, _Route):
-            if connection.they_are_waiting_for_100_continue:
-                writer.write(
-                    connection.send(h11.InformationalResponse(status_code=100, headers=[])) or b""
-                )
-            body = await _read_body(connection, reader, self._max_request_bytes)
-            if isinstance(body, bytes):
-                return await self._forward(connection, writer, route, request, body)
-            route = body
-        logger.warning(
-            "The credential proxy refused {} {}: {}",
-            method,
-            target.split("?", 1)[0],
-            route.message,
-        )
-        await _send_error(connection, writer, _provider_of(target), route)
-        return False
+        async with aclosing(_h11_body(connection, reader, writer)) as body:
+            outcome = await self._answer(method, target, request.headers, body)
+        if isinstance(outcome, _Refused):
+            await _send(connection, writer, outcome.status, outcome.body, b"application/json")
+            return False
+        return await _send_answer(connection, writer, outcome)
 
-    def _route(
-        self, method: str, target: str, headers: Sequence[tuple[bytes, bytes]]
-    ) -> _Route | _Refusal:
-        offered = presented_credentials(headers)
-        expected = self._token.encode("ascii")
-        if not any(hmac.compare_digest(token, expected) for token in offered):
-            return _Refusal(401, "authentication_error", "the proxy token is missing or wrong")
-        path, _, query = target.partition("?")
-        provider = _provider_of(target)
-        upstream = None if provider is None else self._upstreams.get(provider)
-        suffix = "" if upstream is None else path[len(upstream.prefix) :]
-        if upstream is None or not upstream.serves(method, suffix) or not _plain_query(query):
-            return _Refusal(404, "not_found_error", f"{method} {path} is not served")
-        return _Route(upstream, suffix, query)
 
-    async def _forward(
-        self,
-        connection: h11.Connection,
-        writer: asyncio.StreamWriter,
-        route: _Route,
-        request: h11.Request,
-        body: bytes,
-    ) -> bool:
-        if self._client is None:  # at the first request: a run that asks no model skips it
-            self._client = httpx2.AsyncClient(
-                timeout=self._timeout, follow_redirects=False, verify=_tls_context()
+# -- the in-process front -------------------------------------------------------------------
+
+
+def running_proxy(base_url: str) -> CredentialProxy | None:
+    """The running proxy of this process that `base_url` (its URL, or a base URL under
+    it such as `OPENAI_BASE_URL` as the proxy gave it) points at; None for any other URL."""
+    parts = urlsplit(base_url)
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme != "http" or parts.hostname != _HOST or port is None:
+        return None
+    return _RUNNING.get(f"http://{_HOST}:{port}")
+
+
+def in_process_transport(base_url: str) -> httpx2.AsyncBaseTransport | None:
+    """A transport straight to the proxy `base_url` points at, when that proxy runs in this
+    process on the running event loop; None otherwise (the client then uses the socket).
+
+    Call it from the coroutine that will use the client."""
+    proxy = running_proxy(base_url)
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    if proxy is None or not proxy._serves_loop(loop):
+        return None
+    return proxy.transport()
+
+
+class _InProcessTransport(httpx2.AsyncBaseTransport):
+    """Hands each request to the proxy's own answering, as its socket does; the client's
+    read timeout applies to the answer's start and to each chunk, as on a socket."""
+
+    def __init__(self, proxy: CredentialProxy) -> None:
+        self._proxy = proxy
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        proxy = self._proxy
+        origin = f"{request.url.scheme}://{request.url.host}:{request.url.port}"
+        if not proxy.running:
+            raise httpx2.ConnectError("the credential proxy is not running", request=request)
+        if origin != proxy.url:
+            raise httpx2.ConnectError(
+                f"this transport reaches the credential proxy only, not {origin}", request=request
             )
-        upstream = route.upstream
-        outgoing = httpx2.Request(
-            request.method.decode("ascii"),
-            upstream.target(route.suffix, route.query),
-            headers=forwarded_request_headers(upstream, request.headers),
-            content=body,
+        read_timeout = _read_timeout(request)
+        target = request.url.raw_path.decode("ascii")
+        try:
+            async with asyncio.timeout(read_timeout), aclosing(_request_body(request)) as body:
+                outcome = await proxy._answer(request.method, target, request.headers.raw, body)
+        except TimeoutError:
+            raise httpx2.ReadTimeout("the credential proxy did not answer in time") from None
+        if isinstance(outcome, _Refused):
+            return httpx2.Response(
+                outcome.status,
+                headers=_plain_headers(outcome.body, b"application/json"),
+                content=outcome.body,
+                request=request,
+            )
+        return httpx2.Response(
+            outcome.status,
+            headers=outcome.headers,
+            stream=_AnswerStream(outcome, read_timeout),
+            extensions={"reason_phrase": outcome.reason},
+            request=request,
         )
+
+
+class _AnswerStream(httpx2.AsyncByteStream):
+    """The answer's chunks as they come; an upstream cut raises mid-body."""
+
+    def __init__(self, answer: _Answer, read_timeout: float | None) -> None:
+        self._answer = answer
+        self._read_timeout = read_timeout
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
         try:
-            response = await self._client.send(outgoing, stream=True)
-        except httpx2.TimeoutException:
-            refusal = _Refusal(504, "timeout_error", "the model API did not answer in time")
-            await _send_error(connection, writer, upstream.provider, refusal)
-            return False
-        except httpx2.HTTPError as error:
-            message = f"the model API could not be reached ({type(error).__name__})"
-            await _send_error(
-                connection, writer, upstream.provider, _Refusal(502, "api_error", message)
-            )
-            return False
-        seen: list[bytes] | None = None if self._observer is None else []
-        headers = forwarded_response_headers(response.headers.raw)
-        complete = False
-        try:
-            writer.write(
-                connection.send(
-                    h11.Response(
-                        status_code=response.status_code,
-                        headers=headers,
-                        reason=response.reason_phrase.encode("ascii", "replace"),
-                    )
-                )
-                or b""
-            )
-            async for chunk in response.aiter_raw():
-                if chunk:
-                    if seen is not None:
-                        seen.append(chunk)
-                    writer.write(connection.send(h11.Data(data=chunk)) or b"")
-                    await writer.drain()
-            writer.write(connection.send(h11.EndOfMessage()) or b"")
-            await writer.drain()
-            complete = True
-        except (httpx2.HTTPError, h11.LocalProtocolError):
-            # Cut upstream (or it broke its own framing): cut the client's answer too, so it
-            # sees an incomplete body rather than a clean end.
-            writer.transport.abort()
-            return False
+            while True:
+                try:
+                    async with asyncio.timeout(self._read_timeout):
+                        chunk = await self._answer.read()
+                except TimeoutError:
+                    raise httpx2.ReadTimeout("the model API stalled mid-answer") from None
+                except _UpstreamCutError as cut:
+                    raise httpx2.RemoteProtocolError(
+                        f"the model API cut its answer ({cut})"
+                    ) from cut
+                if not chunk:
+                    break
+                yield chunk
+            self._answer.delivered()
         finally:
-            await response.aclose()
-            if seen is not None:
-                self._observe(route, request, body, response.status_code, headers, seen, complete)
-        return True
+            await self._answer.aclose()
 
-    def _observe(
-        self,
-        route: _Route,
-        request: h11.Request,
-        body: bytes,
-        status: int,
-        headers: Sequence[tuple[bytes, bytes]],
-        chunks: list[bytes],
-        complete: bool,
-    ) -> None:
-        """Tell the observer; its failure is logged, never the client's problem."""
-        assert self._observer is not None
-        seen = ProxiedExchange(
-            provider=route.upstream.provider,
-            method=request.method.decode("ascii", "replace"),
-            path=route.suffix,
-            request_body=body,
-            status=status,
-            response_headers=tuple(
-                (name.decode("latin-1"), value.decode("latin-1")) for name, value in headers
-            ),
-            response_body=b"".join(chunks),
-            complete=complete,
-        )
-        try:
-            self._observer.exchange(seen)
-        except Exception as error:  # an observer's bug must not break the run
-            logger.warning("The credential proxy's observer failed: {}", error)
+    async def aclose(self) -> None:
+        await self._answer.aclose()
+
+
+def _read_timeout(request: httpx2.Request) -> float | None:
+    timeout = request.extensions.get("timeout")
+    read = timeout.get("read") if isinstance(timeout, dict) else None
+    return float(read) if isinstance(read, int | float) else None
+
+
+async def _request_body(request: httpx2.Request) -> AsyncGenerator[bytes]:
+    stream = request.stream
+    if isinstance(stream, httpx2.AsyncByteStream):
+        async for chunk in stream:
+            yield chunk
+    else:
+        for chunk in stream:
+            yield chunk
+
+
+# -- shared pieces ----------------------------------------------------------------------------
 
 
 @functools.cache
@@ -397,31 +604,16 @@ def _tls_context() -> ssl.SSLContext:
     return httpx2.create_ssl_context()
 
 
-async def _next_event(connection: h11.Connection, reader: asyncio.StreamReader) -> object:
-    while True:
-        event = connection.next_event()
-        if event is not h11.NEED_DATA:
-            return event
-        data = await reader.read(_READ_CHUNK)
-        connection.receive_data(data)
-
-
-async def _read_body(
-    connection: h11.Connection, reader: asyncio.StreamReader, limit: int
-) -> bytes | _Refusal:
-    chunks: list[bytes] = []
+async def _gather(chunks: AsyncIterator[bytes], limit: int) -> bytes | _Refusal:
+    """The request body, or a 413 refusal once it passes `limit` bytes."""
+    received: list[bytes] = []
     size = 0
-    while True:
-        event = await _next_event(connection, reader)
-        if isinstance(event, h11.Data):
-            size += len(event.data)
-            if size > limit:
-                return _Refusal(413, "request_too_large", "the request body is too large")
-            chunks.append(bytes(event.data))
-        elif isinstance(event, h11.EndOfMessage):
-            return b"".join(chunks)
-        else:
-            raise ConnectionResetError("the client closed the connection mid-request")
+    async for chunk in chunks:
+        size += len(chunk)
+        if size > limit:
+            return _Refusal(413, "request_too_large", "the request body is too large")
+        received.append(chunk)
+    return b"".join(received)
 
 
 def _provider_of(target: str) -> Provider | None:
@@ -458,14 +650,71 @@ def _error_body(provider: Provider | None, refusal: _Refusal) -> bytes:
     return json.dumps(payload).encode()
 
 
-async def _send_error(
-    connection: h11.Connection,
-    writer: asyncio.StreamWriter,
-    provider: Provider | None,
-    refusal: _Refusal,
-) -> None:
-    body = _error_body(provider, refusal)
-    await _send(connection, writer, refusal.status, body, b"application/json")
+def _plain_headers(body: bytes, content_type: bytes) -> list[tuple[bytes, bytes]]:
+    """The headers of an answer the proxy gives itself (the connection ends with it)."""
+    return [
+        (b"content-type", content_type),
+        (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
+    ]
+
+
+# -- h11 on the socket --------------------------------------------------------------------------
+
+
+async def _next_event(connection: h11.Connection, reader: asyncio.StreamReader) -> object:
+    while True:
+        event = connection.next_event()
+        if event is not h11.NEED_DATA:
+            return event
+        data = await reader.read(_READ_CHUNK)
+        connection.receive_data(data)
+
+
+async def _h11_body(
+    connection: h11.Connection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> AsyncGenerator[bytes]:
+    """The request body as it arrives; a client waiting for `100 Continue` gets it first
+    (only for a routed request: its body is read only then)."""
+    if connection.they_are_waiting_for_100_continue:
+        writer.write(connection.send(h11.InformationalResponse(status_code=100, headers=[])) or b"")
+    while True:
+        event = await _next_event(connection, reader)
+        if isinstance(event, h11.Data):
+            yield bytes(event.data)
+        elif isinstance(event, h11.EndOfMessage):
+            return
+        else:
+            raise ConnectionResetError("the client closed the connection mid-request")
+
+
+async def _send_answer(
+    connection: h11.Connection, writer: asyncio.StreamWriter, answer: _Answer
+) -> bool:
+    """Pass the answer on chunk by chunk; False when the connection was cut."""
+    try:
+        writer.write(
+            connection.send(
+                h11.Response(
+                    status_code=answer.status, headers=answer.headers, reason=answer.reason
+                )
+            )
+            or b""
+        )
+        while chunk := await answer.read():
+            writer.write(connection.send(h11.Data(data=chunk)) or b"")
+            await writer.drain()
+        writer.write(connection.send(h11.EndOfMessage()) or b"")
+        await writer.drain()
+        answer.delivered()
+    except (_UpstreamCutError, h11.LocalProtocolError):
+        # Cut upstream (or it broke its own framing): cut the client's answer too, so it
+        # sees an incomplete body rather than a clean end.
+        writer.transport.abort()
+        return False
+    finally:
+        await answer.aclose()
+    return True
 
 
 async def _send_plain(
@@ -483,12 +732,8 @@ async def _send(
     body: bytes,
     content_type: bytes,
 ) -> None:
-    headers = [
-        (b"content-type", content_type),
-        (b"content-length", str(len(body)).encode()),
-        (b"connection", b"close"),
-    ]
     try:
+        headers = _plain_headers(body, content_type)
         writer.write(connection.send(h11.Response(status_code=status, headers=headers)) or b"")
         writer.write(connection.send(h11.Data(data=body)) or b"")
         writer.write(connection.send(h11.EndOfMessage()) or b"")

@@ -1,10 +1,15 @@
 """The official anthropic and openai clients and pydantic-ai's providers through the
 credential proxy to the scripted model servers: the real key reaches the server, the
-clients hold only the proxy token, streams and error statuses pass unchanged."""
+clients hold only the proxy token, streams and error statuses pass unchanged.
+
+Each case runs against both fronts of the proxy where a client can tell them apart: its
+socket (`socket`) and the httpx transport a client in this process gets from
+`in_process_transport` (`in-process`), which must answer exactly as the socket does."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 
@@ -18,7 +23,13 @@ from pydantic_ai.models.openrouter import OpenRouterModel
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.providers.openrouter import OpenRouterProvider
 
-from amelia.isolation.proxy import CredentialProxy
+from amelia.isolation.proxy import (
+    DEFAULT_UPSTREAM_TIMEOUT,
+    CredentialProxy,
+    ProxiedExchange,
+    in_process_transport,
+    running_proxy,
+)
 from amelia.isolation.upstreams import Upstream
 from amelia.testing import ScriptedAnthropicServer, ScriptedOpenAIServer
 from amelia.testing import anthropic_server as scripted_anthropic
@@ -28,6 +39,37 @@ ANTHROPIC_KEY = "sk-ant-api03-real-key-held-by-amelia-only-0001"
 OAUTH_TOKEN = "sk-ant-oat01-real-oauth-token-held-by-amelia-0002"
 OPENAI_KEY = "sk-proj-real-openai-key-held-by-amelia-0003"
 OPENROUTER_KEY = "sk-or-v1-real-openrouter-key-held-by-amelia-0004"
+
+
+@pytest.fixture(params=["socket", "in-process"])
+def front(request: pytest.FixtureRequest) -> str:
+    """How the client reaches the proxy: over its socket, or through its in-process
+    transport."""
+    return str(request.param)
+
+
+def _http_client(proxy: CredentialProxy, front: str) -> httpx2.AsyncClient | None:
+    """The HTTP client a model client gets for `front` (None: the SDK's own, over the
+    socket); the model client closes it."""
+    if front == "socket":
+        return None
+    transport = in_process_transport(proxy.url)
+    assert transport is not None
+    return httpx2.AsyncClient(transport=transport)
+
+
+def _raw_client(proxy: CredentialProxy, front: str) -> httpx2.AsyncClient:
+    return _http_client(proxy, front) or httpx2.AsyncClient()
+
+
+class Exchanges:
+    """An observer keeping what the proxy tells it."""
+
+    def __init__(self) -> None:
+        self.seen: list[ProxiedExchange] = []
+
+    def exchange(self, seen: ProxiedExchange) -> None:
+        self.seen.append(seen)
 
 
 @pytest.fixture
@@ -40,6 +82,9 @@ def openai_upstream() -> Iterator[ScriptedOpenAIServer]:
 async def proxied(
     anthropic_upstream: ScriptedAnthropicServer | None = None,
     openai_upstream: ScriptedOpenAIServer | None = None,
+    *,
+    observer: Exchanges | None = None,
+    timeout: httpx2.Timeout | None = None,
 ) -> AsyncIterator[CredentialProxy]:
     """A running proxy holding the real keys for the given scripted servers."""
     upstreams: list[Upstream] = []
@@ -56,7 +101,9 @@ async def proxied(
                 provider="openrouter", credential=OPENROUTER_KEY, base_url=openai_upstream.url
             ),
         ]
-    async with CredentialProxy(upstreams) as running:
+    async with CredentialProxy(
+        upstreams, observer=observer, timeout=timeout or DEFAULT_UPSTREAM_TIMEOUT
+    ) as running:
         yield running
 
 
@@ -67,17 +114,24 @@ async def proxy(openai_upstream: ScriptedOpenAIServer) -> AsyncIterator[Credenti
             yield running
 
 
-def _anthropic_client(proxy: CredentialProxy) -> anthropic.AsyncAnthropic:
+def _anthropic_client(proxy: CredentialProxy, front: str) -> anthropic.AsyncAnthropic:
     return anthropic.AsyncAnthropic(
-        base_url=proxy.base_url("anthropic"), api_key=proxy.token, max_retries=0
+        base_url=proxy.base_url("anthropic"),
+        api_key=proxy.token,
+        max_retries=0,
+        http_client=_http_client(proxy, front),
     )
 
 
-def _openai_client(proxy: CredentialProxy, provider: str = "openai") -> openai.AsyncOpenAI:
+def _openai_client(
+    proxy: CredentialProxy, front: str, provider: str = "openai", **options: float
+) -> openai.AsyncOpenAI:
     return openai.AsyncOpenAI(
         base_url=proxy.base_url(provider),  # type: ignore[arg-type]
         api_key=proxy.token,
         max_retries=0,
+        http_client=_http_client(proxy, front),
+        **options,  # type: ignore[arg-type]
     )
 
 
@@ -95,10 +149,12 @@ MESSAGE = {
 }
 
 
-async def test_anthropic_client_gets_an_answer_and_the_server_gets_the_real_key() -> None:
+async def test_anthropic_client_gets_an_answer_and_the_server_gets_the_real_key(
+    front: str,
+) -> None:
     with ScriptedAnthropicServer([[scripted_anthropic.text("hi")]]) as upstream:
         async with proxied(upstream) as proxy:
-            client = _anthropic_client(proxy)
+            client = _anthropic_client(proxy, front)
             message = await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
             await client.close()
 
@@ -111,7 +167,7 @@ async def test_anthropic_client_gets_an_answer_and_the_server_gets_the_real_key(
     _no_proxy_token_upstream([request.headers], proxy)
 
 
-async def test_anthropic_stream_arrives_event_by_event() -> None:
+async def test_anthropic_stream_arrives_event_by_event(front: str) -> None:
     script: list[scripted_anthropic.Turn] = [
         [
             scripted_anthropic.thinking("Let me look"),
@@ -122,7 +178,7 @@ async def test_anthropic_stream_arrives_event_by_event() -> None:
     kinds: list[str] = []
     with ScriptedAnthropicServer(script) as upstream:
         async with proxied(upstream) as proxy:
-            client = _anthropic_client(proxy)
+            client = _anthropic_client(proxy, front)
             async with client.messages.stream(
                 **MESSAGE,  # type: ignore[arg-type]
                 tools=[{"name": "Bash", "description": "run", "input_schema": {"type": "object"}}],
@@ -140,11 +196,11 @@ async def test_anthropic_stream_arrives_event_by_event() -> None:
     assert body is not None and body["stream"] is True
 
 
-async def test_anthropic_error_status_and_retry_after_pass_unchanged() -> None:
+async def test_anthropic_error_status_and_retry_after_pass_unchanged(front: str) -> None:
     script = [scripted_anthropic.api_error(429, "slow down", retry_after_seconds=7)]
     with ScriptedAnthropicServer(script) as upstream:
         async with proxied(upstream) as proxy:
-            client = _anthropic_client(proxy)
+            client = _anthropic_client(proxy, front)
             with pytest.raises(anthropic.RateLimitError) as raised:
                 await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
             await client.close()
@@ -170,7 +226,7 @@ async def _read_cut_stream(client: anthropic.AsyncAnthropic) -> type[BaseExcepti
     raise AssertionError("the cut stream ended cleanly")
 
 
-async def test_a_stream_cut_upstream_is_cut_for_the_client_the_same_way() -> None:
+async def test_a_stream_cut_upstream_is_cut_for_the_client_the_same_way(front: str) -> None:
     script = [
         scripted_anthropic.dropped(scripted_anthropic.text("a"), scripted_anthropic.text("b")),
         scripted_anthropic.dropped(scripted_anthropic.text("a"), scripted_anthropic.text("b")),
@@ -179,13 +235,13 @@ async def test_a_stream_cut_upstream_is_cut_for_the_client_the_same_way() -> Non
         direct = anthropic.AsyncAnthropic(base_url=upstream.url, api_key="k", max_retries=0)
         without_proxy = await _read_cut_stream(direct)
         async with proxied(upstream) as proxy:
-            through_proxy = await _read_cut_stream(_anthropic_client(proxy))
+            through_proxy = await _read_cut_stream(_anthropic_client(proxy, front))
 
     assert through_proxy is without_proxy
     assert issubclass(through_proxy, httpx2.RemoteProtocolError | anthropic.APIError)
 
 
-async def test_oauth_token_goes_upstream_as_bearer_with_the_oauth_beta() -> None:
+async def test_oauth_token_goes_upstream_as_bearer_with_the_oauth_beta(front: str) -> None:
     with ScriptedAnthropicServer([[scripted_anthropic.text("hi")]]) as upstream:
         oauth = Upstream(
             provider="anthropic", credential=OAUTH_TOKEN, kind="oauth_token", base_url=upstream.url
@@ -197,6 +253,7 @@ async def test_oauth_token_goes_upstream_as_bearer_with_the_oauth_beta() -> None
                 api_key=None,
                 max_retries=0,
                 default_headers={"anthropic-beta": "claude-code-20250219"},
+                http_client=_http_client(proxy, front),
             )
             await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
             await client.close()
@@ -212,11 +269,11 @@ async def test_oauth_token_goes_upstream_as_bearer_with_the_oauth_beta() -> None
 
 @pytest.mark.parametrize("stream", [False, True], ids=["complete", "streamed"])
 async def test_openai_client_chat_and_responses_through_the_proxy(
-    proxy: CredentialProxy, openai_upstream: ScriptedOpenAIServer, stream: bool
+    proxy: CredentialProxy, openai_upstream: ScriptedOpenAIServer, stream: bool, front: str
 ) -> None:
     openai_upstream.add_turns([scripted_openai.text("chat answer")])
     openai_upstream.add_turns([scripted_openai.text("responses answer")])
-    client = _openai_client(proxy)
+    client = _openai_client(proxy, front)
     if stream:
         pieces: list[str] = []
         chunks = await client.chat.completions.create(
@@ -245,16 +302,14 @@ async def test_openai_client_chat_and_responses_through_the_proxy(
 
 
 async def test_openai_stream_is_passed_on_before_the_upstream_finishes(
-    proxy: CredentialProxy, openai_upstream: ScriptedOpenAIServer
+    proxy: CredentialProxy, openai_upstream: ScriptedOpenAIServer, front: str
 ) -> None:
     # The upstream sends its first words, then stalls until the server stops: only a proxy
     # that forwards each chunk as it comes lets the client see them meanwhile.
     openai_upstream.add_turns(
         [scripted_openai.text("early words"), scripted_openai.stall(600), scripted_openai.text("z")]
     )
-    client = openai.AsyncOpenAI(
-        base_url=proxy.base_url("openai"), api_key=proxy.token, max_retries=0, timeout=120
-    )
+    client = _openai_client(proxy, front, timeout=120)
     chunks = await client.chat.completions.create(
         model="m", messages=[{"role": "user", "content": "x"}], stream=True
     )
@@ -269,11 +324,11 @@ async def test_openai_stream_is_passed_on_before_the_upstream_finishes(
 
 
 async def test_openai_error_statuses_pass_unchanged(
-    proxy: CredentialProxy, openai_upstream: ScriptedOpenAIServer
+    proxy: CredentialProxy, openai_upstream: ScriptedOpenAIServer, front: str
 ) -> None:
     openai_upstream.add_turns([scripted_openai.fault(503, "busy")])
     openai_upstream.add_turns([scripted_openai.fault(400, "bad request")])
-    client = _openai_client(proxy)
+    client = _openai_client(proxy, front)
     with pytest.raises(openai.InternalServerError) as busy:
         await client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
     with pytest.raises(openai.BadRequestError) as bad:
@@ -286,7 +341,11 @@ async def test_openai_error_statuses_pass_unchanged(
 @pytest.mark.parametrize("provider", ["openai", "openai-chat", "openrouter"])
 @pytest.mark.parametrize("stream", [False, True], ids=["run", "run_stream"])
 async def test_pydantic_ai_providers_through_the_proxy(
-    proxy: CredentialProxy, openai_upstream: ScriptedOpenAIServer, provider: str, stream: bool
+    proxy: CredentialProxy,
+    openai_upstream: ScriptedOpenAIServer,
+    provider: str,
+    stream: bool,
+    front: str,
 ) -> None:
     openai_upstream.add_turns([scripted_openai.text("pydantic answer")])
     environment = proxy.openai_environment()
@@ -295,6 +354,7 @@ async def test_pydantic_ai_providers_through_the_proxy(
         api_key=environment[f"{prefix.upper()}_API_KEY"],
         base_url=environment[f"{prefix.upper()}_BASE_URL"],
         max_retries=0,
+        http_client=_http_client(proxy, front),
     )
     if provider == "openrouter":
         model: OpenAIChatModel | OpenAIResponsesModel = OpenRouterModel(
@@ -323,26 +383,40 @@ async def test_pydantic_ai_providers_through_the_proxy(
 
 
 async def test_requests_without_the_proxy_token_are_refused_with_401(
-    openai_upstream: ScriptedOpenAIServer,
+    openai_upstream: ScriptedOpenAIServer, front: str
 ) -> None:
     with ScriptedAnthropicServer() as upstream:
         async with proxied(upstream, openai_upstream) as proxy:
             client = anthropic.AsyncAnthropic(
-                base_url=proxy.base_url("anthropic"), api_key="sk-ant-guessed", max_retries=0
+                base_url=proxy.base_url("anthropic"),
+                api_key="sk-ant-guessed",
+                max_retries=0,
+                http_client=_http_client(proxy, front),
             )
             with pytest.raises(anthropic.AuthenticationError) as raised:
                 await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
             await client.close()
             wrong_openai = openai.AsyncOpenAI(
-                base_url=proxy.base_url("openai"), api_key="sk-wrong", max_retries=0
+                base_url=proxy.base_url("openai"),
+                api_key="sk-wrong",
+                max_retries=0,
+                http_client=_http_client(proxy, front),
             )
-            with pytest.raises(openai.AuthenticationError):
+            with pytest.raises(openai.AuthenticationError) as wrong:
                 await wrong_openai.responses.create(model="m", input="x")
             await wrong_openai.close()
-            async with httpx2.AsyncClient() as raw:
+            async with _raw_client(proxy, front) as raw:
                 bare = await raw.post(proxy.base_url("anthropic") + "/v1/messages", content=b"{}")
 
     assert raised.value.status_code == 401
+    assert raised.value.body == {
+        "type": "error",
+        "error": {
+            "type": "authentication_error",
+            "message": "amelia credential proxy: the proxy token is missing or wrong",
+        },
+    }
+    assert wrong.value.code == "invalid_api_key"
     assert bare.status_code == 401
     assert upstream.requests == []
     assert openai_upstream.requests == []
@@ -379,27 +453,51 @@ async def _status(port: int, method: str, target: str, token: str) -> bytes:
     return status_line.split()[1]
 
 
-async def test_paths_outside_the_apis_are_refused(openai_upstream: ScriptedOpenAIServer) -> None:
+async def _in_process_status(proxy: CredentialProxy, method: str, target: str) -> bytes:
+    async with _raw_client(proxy, "in-process") as raw:
+        answer = await raw.request(
+            method, proxy.url + target, headers={"x-api-key": proxy.token}, content=b"{}"
+        )
+    return str(answer.status_code).encode()
+
+
+async def test_paths_outside_the_apis_are_refused(
+    openai_upstream: ScriptedOpenAIServer, front: str
+) -> None:
     with ScriptedAnthropicServer() as upstream:
         async with proxied(upstream, openai_upstream) as proxy:
             port = int(proxy.url.rsplit(":", 1)[1])
-            statuses = {
-                f"{method} {target}": await _status(port, method, target, proxy.token)
-                for method, target in OUTSIDE_THE_APIS
-            }
-            served = await _status(port, "POST", "/anthropic/v1/messages?beta=true", proxy.token)
 
+            async def status(method: str, target: str) -> bytes:
+                if front == "socket":
+                    return await _status(port, method, target, proxy.token)
+                return await _in_process_status(proxy, method, target)
+
+            # An HTTP client cannot send an absolute target or a fragment, and it removes
+            # dot segments from its paths: only the socket can be asked those.
+            cases = [
+                (method, target)
+                for method, target in OUTSIDE_THE_APIS
+                if front == "socket"
+                or (target.startswith("/") and "#" not in target and "/../" not in target)
+            ]
+            statuses = {
+                f"{method} {target}": await status(method, target) for method, target in cases
+            }
+            served = await status("POST", "/anthropic/v1/messages?beta=true")
+
+    assert len(statuses) == (len(OUTSIDE_THE_APIS) if front == "socket" else 11)
     assert statuses == {case: b"404" for case in statuses}
     assert served == b"200"
     assert [request.path for request in upstream.requests] == ["/v1/messages?beta=true"]
     assert openai_upstream.requests == []
 
 
-async def test_a_body_over_the_limit_is_refused_with_413() -> None:
+async def test_a_body_over_the_limit_is_refused_with_413(front: str) -> None:
     with ScriptedAnthropicServer() as upstream:
         held = Upstream(provider="anthropic", credential=ANTHROPIC_KEY, base_url=upstream.url)
         async with CredentialProxy([held], max_request_bytes=1000) as proxy:
-            client = _anthropic_client(proxy)
+            client = _anthropic_client(proxy, front)
             with pytest.raises(anthropic.APIStatusError) as raised:
                 await client.messages.create(  # type: ignore[call-overload]
                     **{**MESSAGE, "messages": [{"role": "user", "content": "x" * 2000}]}
@@ -407,16 +505,23 @@ async def test_a_body_over_the_limit_is_refused_with_413() -> None:
             await client.close()
 
     assert raised.value.status_code == 413
+    assert raised.value.body == {
+        "type": "error",
+        "error": {
+            "type": "request_too_large",
+            "message": "amelia credential proxy: the request body is too large",
+        },
+    }
     assert upstream.requests == []
 
 
-async def test_concurrent_streams_each_get_their_own_answer() -> None:
+async def test_concurrent_streams_each_get_their_own_answer(front: str) -> None:
     def answer(request: scripted_openai.RecordedRequest) -> list[scripted_openai.ScriptItem]:
         return [scripted_openai.text(f"answer to {request.body['messages'][0]['content']}")]
 
     with ScriptedOpenAIServer(answer) as upstream:
         async with proxied(openai_upstream=upstream) as proxy:
-            client = _openai_client(proxy)
+            client = _openai_client(proxy, front)
 
             async def ask(question: str) -> str:
                 chunks = await client.chat.completions.create(
@@ -431,16 +536,123 @@ async def test_concurrent_streams_each_get_their_own_answer() -> None:
     assert answers == [f"answer to q{n}" for n in range(8)]
 
 
-async def test_an_unreachable_upstream_is_a_502_in_the_apis_shape() -> None:
+async def test_an_unreachable_upstream_is_a_502_in_the_apis_shape(front: str) -> None:
     with ScriptedAnthropicServer() as gone:
         pass
     async with proxied(gone) as proxy:
-        client = _anthropic_client(proxy)
+        client = _anthropic_client(proxy, front)
         with pytest.raises(anthropic.InternalServerError) as raised:
             await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
         await client.close()
     assert raised.value.status_code == 502
+    assert raised.value.body == {
+        "type": "error",
+        "error": {
+            "type": "api_error",
+            "message": "amelia credential proxy: the model API could not be reached (ConnectError)",
+        },
+    }
     assert ANTHROPIC_KEY not in str(raised.value.body)
+
+
+async def test_an_upstream_that_does_not_answer_in_time_is_a_504_in_the_apis_shape(
+    openai_upstream: ScriptedOpenAIServer, front: str
+) -> None:
+    # The upstream stalls before its answer until the server stops; the proxy waits 0.2 s.
+    openai_upstream.add_turns([scripted_openai.stall(600), scripted_openai.text("late")])
+    quick = httpx2.Timeout(30.0, read=0.2)
+    async with proxied(openai_upstream=openai_upstream, timeout=quick) as proxy:
+        client = _openai_client(proxy, front)
+        with pytest.raises(openai.APIStatusError) as raised:
+            await client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "x"}]
+            )
+        await client.close()
+    assert raised.value.status_code == 504
+    assert raised.value.body == {
+        "message": "amelia credential proxy: the model API did not answer in time",
+        "type": "timeout_error",
+        "param": None,
+        "code": None,
+    }
+
+
+async def test_an_openai_stream_cut_upstream_is_cut_for_the_client_mid_body(
+    openai_upstream: ScriptedOpenAIServer, front: str
+) -> None:
+    openai_upstream.add_turns(
+        [scripted_openai.text("first words"), scripted_openai.drop_connection()]
+    )
+    async with proxied(openai_upstream=openai_upstream) as proxy:
+        client = _openai_client(proxy, front)
+        chunks = await client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "x"}], stream=True
+        )
+        seen = ""
+        with pytest.raises(openai.APIConnectionError) as raised:
+            async for chunk in chunks:
+                seen += "".join(choice.delta.content or "" for choice in chunk.choices)
+        await client.close()
+    assert seen == "first words"
+    assert isinstance(raised.value.__cause__, httpx2.RemoteProtocolError)
+
+
+async def test_the_observer_sees_each_exchange_once_it_ended(
+    openai_upstream: ScriptedOpenAIServer, front: str
+) -> None:
+    openai_upstream.add_turns([scripted_openai.text("whole answer")])
+    openai_upstream.add_turns([scripted_openai.text("streamed answer")])
+    openai_upstream.add_turns([scripted_openai.text("cut"), scripted_openai.drop_connection()])
+    observer = Exchanges()
+    async with proxied(openai_upstream=openai_upstream, observer=observer) as proxy:
+        client = _openai_client(proxy, front)
+        await client.chat.completions.create(model="m", messages=[{"role": "user", "content": "1"}])
+        assert len(observer.seen) == 1
+        chunks = await client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "2"}], stream=True
+        )
+        async for _chunk in chunks:
+            pass
+        assert len(observer.seen) == 2
+        cut = await client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "3"}], stream=True
+        )
+        with pytest.raises(openai.APIConnectionError):
+            async for _chunk in cut:
+                pass
+        await client.close()
+
+    whole, streamed, broken = observer.seen
+    assert [(e.provider, e.method, e.path, e.status) for e in observer.seen] == [
+        ("openai", "POST", "/chat/completions", 200)
+    ] * 3
+    assert [e.complete for e in observer.seen] == [True, True, False]
+    assert [json.loads(e.request_body)["messages"][0]["content"] for e in observer.seen] == [
+        "1",
+        "2",
+        "3",
+    ]
+    assert json.loads(whole.response_body)["choices"][0]["message"]["content"] == "whole answer"
+    assert _streamed_text(streamed.response_body) == "streamed answer"
+    assert streamed.response_body.rstrip().endswith(b"data: [DONE]")
+    assert _streamed_text(broken.response_body) == "cut"
+    assert b"[DONE]" not in broken.response_body
+    headers = dict(streamed.response_headers)
+    assert headers["Content-Type"] == "text/event-stream"
+    assert "Transfer-Encoding" not in headers
+    for exchange in observer.seen:
+        assert proxy.token.encode() not in exchange.request_body
+        assert OPENAI_KEY.encode() not in exchange.request_body + exchange.response_body
+
+
+def _streamed_text(body: bytes) -> str:
+    """The text of a chat-completions SSE body, joined from its deltas."""
+    events = [
+        json.loads(line.removeprefix(b"data: "))
+        for line in body.splitlines()
+        if line.startswith(b"data: {")
+    ]
+    return "".join(c["delta"].get("content") or "" for e in events for c in e["choices"])
 
 
 async def test_keep_alive_connections_serve_several_requests_and_stop_cleanly() -> None:
@@ -448,10 +660,11 @@ async def test_keep_alive_connections_serve_several_requests_and_stop_cleanly() 
         proxy = await CredentialProxy(
             [Upstream(provider="anthropic", credential=ANTHROPIC_KEY, base_url=upstream.url)]
         ).start()
-        client = _anthropic_client(proxy)
+        client = _anthropic_client(proxy, "socket")
         for _ in range(3):
             await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
         url = proxy.url
+        assert proxy.socket_connections == 1
         await proxy.stop()
         await client.close()
 
@@ -459,3 +672,48 @@ async def test_keep_alive_connections_serve_several_requests_and_stop_cleanly() 
     async with httpx2.AsyncClient() as raw:
         with pytest.raises(httpx2.ConnectError):
             await raw.post(url + "/anthropic/v1/messages", content=b"{}")
+
+
+async def test_in_process_clients_use_no_socket_and_a_stopped_proxy_is_no_longer_found() -> None:
+    with ScriptedAnthropicServer() as upstream:
+        proxy = await CredentialProxy(
+            [Upstream(provider="anthropic", credential=ANTHROPIC_KEY, base_url=upstream.url)]
+        ).start()
+        url = proxy.url
+        assert running_proxy(proxy.base_url("anthropic")) is proxy
+        assert running_proxy(url.replace("127.0.0.1", "localhost")) is None
+        client = _anthropic_client(proxy, "in-process")
+        for _ in range(3):
+            await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
+        assert proxy.socket_connections == 0
+        await proxy.stop()
+        assert running_proxy(url) is None
+        assert in_process_transport(url + "/anthropic") is None
+        # A client that kept its transport reaches nothing once the proxy stopped.
+        with pytest.raises(anthropic.APIConnectionError):
+            await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
+        await client.close()
+
+    assert len(upstream.requests) == 3
+    assert {request.headers["x-api-key"] for request in upstream.requests} == {ANTHROPIC_KEY}
+
+
+async def test_the_in_process_transport_is_only_for_the_proxy_on_this_event_loop() -> None:
+    with ScriptedAnthropicServer() as upstream:
+        held = Upstream(provider="anthropic", credential=ANTHROPIC_KEY, base_url=upstream.url)
+        async with CredentialProxy([held]) as proxy:
+            url = proxy.base_url("anthropic")
+            assert in_process_transport(url) is not None
+            # Another event loop of this process (a thread running its own) gets none: the
+            # proxy's upstream pool belongs to its own loop.
+            elsewhere = await asyncio.to_thread(asyncio.run, _lookup(url))
+            assert elsewhere is False
+            assert in_process_transport(upstream.url) is None
+            async with _raw_client(proxy, "in-process") as raw:
+                with pytest.raises(httpx2.ConnectError):
+                    await raw.post(upstream.url + "/v1/messages", content=b"{}")
+    assert upstream.requests == []
+
+
+async def _lookup(url: str) -> bool:
+    return in_process_transport(url) is not None
