@@ -187,13 +187,22 @@ def _local_branch_exists(repo: Repo, branch: str) -> bool:
 
 
 def switch_to_branch(
-    repo: Repo, branch: str, *, base: str | None = None, remote: str = "origin"
+    repo: Repo,
+    branch: str,
+    *,
+    base: str | None = None,
+    remote: str = "origin",
+    on_remote: bool | None = None,
 ) -> None:
     """Check out `branch`: the local one (rebased onto the remote's if both exist, so
     unpushed commits survive), else the remote's tip, else a new one from `base`
-    (default: the remote's default branch)."""
+    (default: the remote's default branch).
+
+    `on_remote`: whether the remote has `branch`, for a caller that has just asked
+    (`remote_branch_exists`) and changed nothing since; None asks the remote."""
     validate_branch_name(branch)
-    on_remote = remote_branch_exists(repo, branch, remote=remote)
+    if on_remote is None:
+        on_remote = remote_branch_exists(repo, branch, remote=remote)
     if _local_branch_exists(repo, branch):
         run_git(["checkout", "--quiet", branch, "--"], repo)
         if on_remote:

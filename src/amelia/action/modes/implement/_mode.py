@@ -144,7 +144,7 @@ async def prepare(ctx: ModeContext) -> Planned:
     remote = ctx.checkout.remote()
     planned = await asyncio.to_thread(remote_branch_exists, remote, branch)
     if planned:
-        await asyncio.to_thread(switch_to_branch, remote, branch)
+        await asyncio.to_thread(switch_to_branch, remote, branch, on_remote=True)
     if not planned:
         reply = no_plan_reply(phrase, branch, "this issue has no plan")
         await _skip(ctx, asked_on, reply, outputs=outputs)

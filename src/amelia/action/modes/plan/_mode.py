@@ -63,7 +63,7 @@ async def run(ctx: ModeContext, _: None) -> ModeOutcome:
     # Reading origin needs the token on a private repository; no agent runs meanwhile.
     remote = ctx.checkout.remote()
     continued = await asyncio.to_thread(remote_branch_exists, remote, branch)
-    await asyncio.to_thread(switch_to_branch, remote, branch)
+    await asyncio.to_thread(switch_to_branch, remote, branch, on_remote=continued)
     previous = existing_plan(repo, ctx.inputs.plan_dir, number)
     detail = f"continuing {branch}" if continued else f"new branch {branch}"
     await ctx.stage(STAGE_BRANCH, "done", detail=detail)
