@@ -45,7 +45,7 @@ def _commands(log: Path) -> list[str]:
     return [entry for entry in log.read_text(encoding="utf-8").split("\0") if entry]
 
 
-def test_an_implement_run_asks_origin_about_its_branch_once(
+def test_an_implement_run_asks_origin_about_its_branch_once_and_git_nothing_twice(
     action: ActionHarness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     action.agents = implement_agents()
@@ -72,3 +72,7 @@ def test_an_implement_run_asks_origin_about_its_branch_once(
         if request.method == "GET" and request.service == "git-upload-pack"
     ]
     assert len(reads) == 4, reads
+    # The worktree is listed once before the first agent, for the credential files to
+    # hide and the baseline of what earlier steps left.
+    ignored = [command for command in ran if "--ignored" in command]
+    assert len(ignored) == 1, ran

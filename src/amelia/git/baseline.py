@@ -31,6 +31,7 @@ __all__ = [
     "SECRET_FILE_PATTERNS",
     "AgentChanges",
     "WorktreeBaseline",
+    "WorktreeListing",
     "commit_changes",
     "is_secret_file",
     "secret_files",
@@ -105,10 +106,34 @@ def _differing(repo: Repo) -> list[str]:
     return run_git_paths(["diff", "--name-only", "-z", "--no-renames", "HEAD", "--"], repo)
 
 
-def secret_files(repo: Repo) -> list[str]:
+@dataclass(frozen=True)
+class WorktreeListing:
+    """What git lists of a worktree at one moment: its untracked paths, the untracked paths
+    it ignores (an ignored folder as one `folder/` entry) and the tracked paths whose
+    worktree or index differs from HEAD. Good only while nothing changes which paths
+    these are: take a new one after an agent ran, a commit or a checkout."""
+
+    untracked: tuple[str, ...]
+    ignored: tuple[str, ...]
+    differing: tuple[str, ...]
+
+    @classmethod
+    def take(cls, repo: Repo) -> WorktreeListing:
+        return cls(
+            untracked=tuple(_untracked(repo)),
+            ignored=tuple(_ignored(repo)),
+            differing=tuple(_differing(repo)),
+        )
+
+
+def secret_files(repo: Repo, *, listing: WorktreeListing | None = None) -> list[str]:
     """Untracked files (ignored or not) whose names mark them as credentials; files inside
-    an ignored folder (a virtual environment's certificates …) are not listed."""
-    found = dict.fromkeys((*_untracked(repo), *_ignored(repo)))
+    an ignored folder (a virtual environment's certificates …) are not listed. `listing`:
+    the worktree as just listed (None: listed here)."""
+    if listing is None:
+        found = dict.fromkeys((*_untracked(repo), *_ignored(repo)))
+    else:
+        found = dict.fromkeys((*listing.untracked, *listing.ignored))
     return [path for path in found if not path.endswith("/") and is_secret_file(path)]
 
 
@@ -130,16 +155,20 @@ class WorktreeBaseline:
     ignored_folders: tuple[str, ...]
 
     @classmethod
-    def capture(cls, repo: Repo) -> WorktreeBaseline:
+    def capture(cls, repo: Repo, *, listing: WorktreeListing | None = None) -> WorktreeBaseline:
+        """The worktree now: the paths of `listing` (None: listed here; one taken before
+        files were only rewritten in place, such as emptied credential files, names the
+        same paths) with their content as it is now."""
         git = Git.of(repo)
+        listed = listing if listing is not None else WorktreeListing.take(git)
         files: dict[str, str | None] = {}
         folders = []
-        for path in _ignored(git):
+        for path in listed.ignored:
             if path.endswith("/"):
                 folders.append(path)
             else:
                 files[path] = _digest(git.path / path)
-        for path in (*_untracked(git), *_differing(git)):
+        for path in (*listed.untracked, *listed.differing):
             files[path] = _digest(git.path / path)
         return cls(repo=git, files=files, ignored_folders=tuple(folders))
 

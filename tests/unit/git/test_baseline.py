@@ -13,7 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from amelia.git import WorktreeBaseline, commit_changes, is_secret_file
+from amelia.git import (
+    WorktreeBaseline,
+    WorktreeListing,
+    commit_changes,
+    is_secret_file,
+    secret_files,
+)
 from tests.git_helpers import git, init_repo
 
 
@@ -117,3 +123,18 @@ def test_nothing_to_commit_makes_no_commit(checkout: Path) -> None:
 )
 def test_names_that_mark_credentials(path: str, secret: bool) -> None:
     assert is_secret_file(path) is secret
+
+
+def test_a_listing_taken_before_credential_files_are_emptied_sees_what_one_taken_after_does(
+    checkout: Path,
+) -> None:
+    listing = WorktreeListing.take(checkout)
+    found = secret_files(checkout, listing=listing)
+    assert sorted(found) == sorted(secret_files(checkout))
+    assert sorted(found) == [".env", ".npmrc", "gha-creds-1a2b3c.json"]
+    for path in found:  # emptied in place, as the credential guard does
+        (checkout / path).write_bytes(b"")
+
+    assert listing == WorktreeListing.take(checkout)
+    shared = WorktreeBaseline.capture(checkout, listing=listing)
+    assert shared == WorktreeBaseline.capture(checkout)

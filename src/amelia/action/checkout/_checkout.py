@@ -55,7 +55,7 @@ class Checkout:
             agent=agent,
             runner_files=runner_files,
             own_config_files=self.guard.own_config_files(),
-            before_first=self.guard.hide_earlier_credentials,
+            before_first=lambda listing: self.guard.hide_earlier_credentials(listing=listing),
         )
         self.publisher = Publisher(
             self.guard,

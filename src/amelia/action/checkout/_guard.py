@@ -33,6 +33,7 @@ from amelia.git import (
     Git,
     HiddenCredentials,
     NetworkRetry,
+    WorktreeListing,
     configure_identity,
     hide_credentials,
     mark_safe_directory,
@@ -169,14 +170,16 @@ class CredentialGuard:
                 ", ".join(str(path) for path in self._hidden.files),
             )
 
-    def hide_earlier_credentials(self) -> None:
+    def hide_earlier_credentials(self, *, listing: WorktreeListing | None = None) -> None:
         """On a runner, empty the credential files earlier steps left in the checkout (an
         `.npmrc` with a token, an auth action's key file) until `restore()`, like the
-        token: call it before the first agent runs."""
+        token: call it before the first agent runs. `listing`: the checkout as git has
+        just listed it (None: listed here)."""
         if not self.on_runner:
             return
         with self._lock:
-            self._hidden.empty(self.path / path for path in secret_files(self.git))
+            found = secret_files(self.git, listing=listing)
+            self._hidden.empty(self.path / path for path in found)
 
     def authenticated(self, stopped: AgentsStopped) -> Git:
         """`git` talking to the repository (`remote_url`, else origin), with the token when

@@ -28,7 +28,13 @@ from typing import final
 from loguru import logger
 
 from amelia.action.checkout._runner_files import RunnerFiles
-from amelia.git import ConfigSnapshot, Git, WorktreeBaseline, remote_tracking_commits
+from amelia.git import (
+    ConfigSnapshot,
+    Git,
+    WorktreeBaseline,
+    WorktreeListing,
+    remote_tracking_commits,
+)
 from amelia.isolation.agent_user import AgentUser
 from amelia.isolation.leftovers import Leftovers
 from amelia.isolation.ownership import CheckoutOwnership
@@ -60,7 +66,7 @@ class AgentSessions:
         agent: AgentUser | None = None,
         runner_files: RunnerFiles | None = None,
         own_config_files: Sequence[Path] = (),
-        before_first: Callable[[], None] | None = None,
+        before_first: Callable[[WorktreeListing], None] | None = None,
     ) -> None:
         self.git = git
         self.agent = agent
@@ -69,7 +75,8 @@ class AgentSessions:
         self._own_config_files = tuple(own_config_files)
         """amelia's config files put back after every run with the repository's own."""
         self._before_first = before_first
-        """Called once, before the first agent (the guard hides earlier steps' credentials)."""
+        """Called once, before the first agent, with the worktree as git lists it then (the
+        guard hides earlier steps' credentials)."""
         self._runner_files = runner_files or RunnerFiles({})
         """The runner's file commands, put back after every agent run."""
         self._runner_files_before: RunnerFiles | None = None
@@ -170,9 +177,12 @@ class AgentSessions:
                 agent.uid,
                 agent.gid,
             )
+        # One listing for both: hiding the earlier steps' credential files only empties
+        # them in place, so the paths git lists stay the same; their content is read after.
+        listing = WorktreeListing.take(self.git)
         if self._before_first is not None:
-            self._before_first()
-        self.baseline = WorktreeBaseline.capture(self.git)
+            self._before_first(listing)
+        self.baseline = WorktreeBaseline.capture(self.git, listing=listing)
         self.published_at_start = remote_tracking_commits(self.git)
 
     def _after(self, role: str) -> None:

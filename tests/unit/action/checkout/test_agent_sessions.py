@@ -11,7 +11,7 @@ import pytest
 from amelia.action.checkout import AgentSessions, Checkout
 from amelia.action.checkout._runner_files import RunnerFiles
 from amelia.errors import LeftoverProcessError
-from amelia.git import Git, basic_auth_header
+from amelia.git import Git, WorktreeListing, basic_auth_header
 from tests.git_helpers import IDENTITY, git, init_repo
 
 
@@ -124,7 +124,7 @@ def test_the_worktree_and_the_servers_commits_are_recorded_before_the_first_run_
     (clone / "build.log").write_text("an earlier step's file\n")
     earlier = git(clone, "rev-parse", "origin/main").strip()
     first_calls: list[int] = []
-    sessions = AgentSessions(Git(clone), before_first=lambda: first_calls.append(1))
+    sessions = AgentSessions(Git(clone), before_first=lambda _listing: first_calls.append(1))
     assert sessions.baseline is None and sessions.published_at_start is None
     assert sessions.preexisting_paths() == frozenset()
 
@@ -144,7 +144,7 @@ def test_the_worktree_and_the_servers_commits_are_recorded_before_the_first_run_
 def test_a_proof_holds_until_an_agent_runs_and_a_run_that_cannot_start_leaves_none_running(
     checkout: Path,
 ) -> None:
-    def refuse() -> None:
+    def refuse(_listing: WorktreeListing) -> None:
         raise LeftoverProcessError("the checkout cannot be handed over")
 
     sessions = AgentSessions(Git(checkout), before_first=refuse)
