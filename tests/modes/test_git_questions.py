@@ -8,6 +8,7 @@ the local GitHub's git HTTP server received."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -17,6 +18,9 @@ from amelia.testing.action_harness import ActionHarness
 from tests.modes.test_implement import _planned_issue, implement_agents
 
 _LOG_VARIABLE = "AMELIA_TEST_GIT_LOG"
+_COMMIT_FILES = re.compile(
+    r"diff .*--(numstat|name-status|name-only) .*[0-9a-f]{40} [0-9a-f]{40} --$"
+)
 
 
 def _log_git_commands(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Path:
@@ -76,3 +80,15 @@ def test_an_implement_run_asks_origin_about_its_branch_once_and_git_nothing_twic
     # hide and the baseline of what earlier steps left.
     ignored = [command for command in ran if "--ignored" in command]
     assert len(ignored) == 1, ran
+    # HEAD is asked where it may have moved: on the plan's branch, before the rounds
+    # (the project's setup ran in between), after the commit, after the push, after the
+    # reviewer; never twice where nothing moved it.
+    heads = [command for command in ran if command == "rev-parse --verify HEAD^{commit}"]
+    assert len(heads) <= 5, ran
+    # The files the pushed commits change are listed once, for the check that the
+    # developer changed more than the plan and for the pull's description.
+    listings = [command for command in ran if _COMMIT_FILES.match(command)]
+    assert len(listings) == 1, listings
+    # Every git command of the run (amelia's, not the local GitHub's): 49 while these
+    # questions were asked twice, 42 since.
+    assert len(ran) <= 42, "\n".join(ran)

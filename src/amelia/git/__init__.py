@@ -68,10 +68,12 @@ from amelia.git.remote import (
     switch_to_branch,
 )
 from amelia.git.repo import (
+    ChangedFile,
     changed_paths,
     check_out_detached,
     configure_identity,
     diff,
+    diff_files,
     diff_stat,
     diff_status,
     head_sha,
@@ -122,6 +124,7 @@ __all__ = [
     "WARN_FILE_BYTES",
     "WORKFLOWS_DIR",
     "AgentChanges",
+    "ChangedFile",
     "Changes",
     "ConfigSnapshot",
     "Git",
@@ -150,6 +153,7 @@ __all__ = [
     "configure_identity",
     "credential_kinds",
     "diff",
+    "diff_files",
     "diff_stat",
     "diff_status",
     "display",

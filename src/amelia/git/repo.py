@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from amelia.errors import GitError
@@ -11,10 +12,12 @@ from amelia.git.value import BOT_EMAIL, BOT_NAME, Git, Repo, noreply_address
 __all__ = [
     "BOT_EMAIL",
     "BOT_NAME",
+    "ChangedFile",
     "changed_paths",
     "check_out_detached",
     "configure_identity",
     "diff",
+    "diff_files",
     "diff_stat",
     "diff_status",
     "head_sha",
@@ -121,6 +124,55 @@ def diff_status(repo: Repo, base: str, *, head: str = "HEAD") -> dict[str, str]:
     args = ["diff", "--no-renames", "--name-status", "-z", _revision(base), _revision(head)]
     fields = split_paths(run_git_bytes([*args, "--"], repo))
     return {path: status[:1] for status, path in zip(fields[::2], fields[1::2], strict=False)}
+
+
+@dataclass(frozen=True)
+class ChangedFile:
+    """One file that differs between two commits: its path, the lines added and removed
+    (None for a binary file) and git's status letter (`A`, `M`, `D`, `T`)."""
+
+    path: str
+    added: int | None
+    removed: int | None
+    status: str
+
+
+def diff_files(repo: Repo, base: str, *, head: str = "HEAD") -> list[ChangedFile]:
+    """Every file that differs between two commits, in git's order, with what
+    `changed_paths`, `diff_stat` and `diff_status` say of it, from one command (`--raw`
+    gives the status, `--numstat` the lines; renames count as a deletion and an addition)."""
+    args = [
+        "diff",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-renames",
+        "--raw",
+        "--numstat",
+        "-z",
+        _revision(base),
+        _revision(head),
+        "--",
+    ]
+    fields = split_paths(run_git_bytes(args, repo))
+    statuses: dict[str, str] = {}
+    files: list[ChangedFile] = []
+    index = 0
+    # First a raw entry per file (`:<modes> <ids> <status>`, then its path), then a numstat
+    # entry per file (`<added>\t<removed>\t<path>`), in the same order.
+    while index < len(fields) and fields[index].startswith(":"):
+        statuses[fields[index + 1]] = fields[index].rsplit(" ", 1)[-1][:1]
+        index += 2
+    for entry in fields[index:]:
+        added, removed, path = entry.split("\t", 2)
+        files.append(
+            ChangedFile(
+                path=path,
+                added=int(added) if added.isdigit() else None,
+                removed=int(removed) if removed.isdigit() else None,
+                status=statuses.get(path, ""),
+            )
+        )
+    return files
 
 
 def path_exists_at(repo: Repo, commit: str, path: str) -> bool:

@@ -7,8 +7,16 @@ from pathlib import Path
 import pytest
 
 from amelia.errors import GitError
-from amelia.git import collect_changes, head_sha, worktree_root
-from tests.git_helpers import git
+from amelia.git import (
+    changed_paths,
+    collect_changes,
+    diff_files,
+    diff_stat,
+    diff_status,
+    head_sha,
+    worktree_root,
+)
+from tests.git_helpers import IDENTITY, git
 
 
 async def test_sections_are_labelled_and_empty_ones_left_out(repo: Path) -> None:
@@ -43,3 +51,23 @@ def test_git_helpers(repo: Path, tmp_path: Path) -> None:
     assert len(head_sha(repo, ref="HEAD")) == 40
     with pytest.raises(GitError, match="rev-parse"):
         head_sha(repo, ref="no-such-ref")
+
+
+def test_one_command_lists_each_changed_file_as_the_three_listings_do(repo: Path) -> None:
+    base = head_sha(repo)
+    (repo / "greeter" / "core.py").write_text("changed\n", encoding="utf-8")
+    (repo / "README.md").unlink()
+    (repo / "tab\tname.txt").write_text("a\nb\n", encoding="utf-8")
+    (repo / "image.bin").write_bytes(b"\0\1\2")
+    (repo / ":colon").write_text("", encoding="utf-8")
+    (repo / "link").symlink_to("greeter")
+    git(repo, "add", "-A")
+    git(repo, *IDENTITY, "commit", "-q", "-m", "change")
+
+    files = diff_files(repo, base)
+
+    assert [file.path for file in files] == changed_paths(repo, base)
+    assert [(file.path, file.added, file.removed) for file in files] == diff_stat(repo, base)
+    assert {file.path: file.status for file in files} == diff_status(repo, base)
+    assert {file.path: file.status for file in files}["README.md"] == "D"
+    assert diff_files(repo, "HEAD") == []

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from amelia.action.checkout import verdict_note
@@ -19,7 +19,14 @@ from amelia.action.modes._verdicts import post_tool_errors, post_verdict, report
 from amelia.action.modes.base import ModeContext
 from amelia.core.state import ExecutionState, ReviewResult
 from amelia.core.types import AgentRole, Profile
-from amelia.git import Repo, diff, fetch_branch, merge_base_deepening, validate_branch_name
+from amelia.git import (
+    ChangedFile,
+    Repo,
+    diff,
+    fetch_branch,
+    merge_base_deepening,
+    validate_branch_name,
+)
 
 if TYPE_CHECKING:
     from amelia.core.ci import CiReport
@@ -64,16 +71,16 @@ def fetch_base(repo: Repo, base: str, branch: str) -> str:
     return merge_base_deepening(repo, tracking, "HEAD", refspecs=refspecs)
 
 
-async def commit_and_push(ctx: ModeContext, branch: str, message: str) -> None:
+async def commit_and_push(ctx: ModeContext, branch: str, message: str) -> str:
     """Commit what the agents did (by amelia[bot], the person who asked as co-author) and
     push `branch`: what a developer round leaves is published this way, so every link
-    posted afterwards resolves."""
+    posted afterwards resolves. Returns the branch's head after the push."""
     await asyncio.to_thread(
         ctx.checkout.publisher.commit_agent_work,
         message,
         co_author=co_author(ctx.command.requested_by, server_url=ctx.runner.server_url),
     )
-    await asyncio.to_thread(ctx.checkout.publisher.push, branch)
+    return await asyncio.to_thread(ctx.checkout.publisher.push, branch)
 
 
 async def set_up(ctx: ModeContext, trusted_branch: str) -> PreparedToolchain:
@@ -97,14 +104,15 @@ async def develop(
     base: str,
     failures_on: int | Callable[[], int],
     ci: RepositoryCi,
-    after_push: Callable[[ExecutionState], Awaitable[None]] | None = None,
+    after_push: Callable[[ExecutionState, str], Awaitable[None]] | None = None,
     profile: Profile | None = None,
     on_review: Callable[[ReviewResult, int], None] | None = None,
     on_budget: Callable[[BudgetExceededError], Awaitable[None]] | None = None,
 ) -> ExecutionState:
     """Developer → reviewer rounds on `branch` (reviews cover the change since `base`),
     the drivers and the test command from `toolchain`; after every developer round the
-    agents' work is committed with `message` and pushed, `after_push(state)` runs, and the
+    agents' work is committed with `message` and pushed, `after_push(state, head)` runs
+    with the head pushed, and the
     repository's CI runs on it (`ci`: a failure found goes to the next round and the
     reviewer); `on_review(review, round)` sees every verdict. A stage that fails has its
     failed tool calls posted on `failures_on` (a number, or what the callable gives when
@@ -122,10 +130,11 @@ async def develop(
         if role == "reviewer" and review is not None and on_review is not None:
             on_review(review, current.review_iteration)
         if role == "developer":
-            await commit_and_push(ctx, branch, message)
+            # The head the push left, known until the next agent runs: nobody asks again.
+            head = await commit_and_push(ctx, branch, message)
             if after_push is not None:
-                await after_push(current)
-            return await ci.after_push(current)
+                await after_push(current, head)
+            return await ci.after_push(current, head=head)
         return None
 
     def where() -> int:
@@ -195,15 +204,17 @@ def describe(
     rounds: list[str],
     stopped: str | None = None,
     ci: CiReport | None = None,
+    files: Sequence[ChangedFile] | None = None,
 ) -> str:
     """amelia's part of the description of the draft for issue `number` (redacted): the
     change from `base` to `head` by file, the review `rounds`, the plan, the last verdict
     (`not_all_pushed` for an approved change not all on the branch, `ci_not_passed` for one
     whose CI failed or did not finish) and check of `state`,
-    the repository's CI (`ci`), and what the publisher flagged, withheld or held back."""
+    the repository's CI (`ci`), and what the publisher flagged, withheld or held back.
+    `files`: the change's files as the caller has just read them (None: read here)."""
     git, publisher = ctx.checkout.git, ctx.checkout.publisher
     report = ChangeReport.build(
-        git, base, head, state, rounds, notes={plan_path: "the implementation plan"}
+        git, base, head, state, rounds, notes={plan_path: "the implementation plan"}, changed=files
     )
     review = state.last_review
     body = pull_body(

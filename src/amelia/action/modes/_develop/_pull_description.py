@@ -15,7 +15,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from amelia.core.state import ExecutionState, ReviewResult
-from amelia.git import Repo, diff_stat, diff_status
+from amelia.git import ChangedFile, Repo, diff_files
 from amelia.github.markers import BODY_BEGIN, BODY_END
 from amelia.text import one_line
 
@@ -86,23 +86,25 @@ class ChangeReport:
         rounds: Sequence[str],
         *,
         notes: dict[str, str] | None = None,
+        changed: Sequence[ChangedFile] | None = None,
     ) -> ChangeReport:
         """The report for the change `base..head` after the run that ended in `state`;
-        `notes` name files the developer's summary does not (such as the plan)."""
-        stats = diff_stat(repo, base, head=head)
-        statuses = diff_status(repo, base, head=head)
+        `notes` name files the developer's summary does not (such as the plan).
+        `changed`: the files of that change as the caller has just read them
+        (`amelia.git.diff_files`; None: read here)."""
+        stats = list(changed) if changed is not None else diff_files(repo, base, head=head)
         summary = state.developer_output or ""
         known = notes or {}
-        paths = [path for path, _added, _removed in stats]
+        paths = [file.path for file in stats]
         files = tuple(
             FileChange(
-                path=path,
-                added=added,
-                removed=removed,
-                note=known.get(path) or file_note(summary, path, others=paths),
-                status=_STATUS.get(statuses.get(path, ""), ""),
+                path=file.path,
+                added=file.added,
+                removed=file.removed,
+                note=known.get(file.path) or file_note(summary, file.path, others=paths),
+                status=_STATUS.get(file.status, ""),
             )
-            for path, added, removed in stats[:MAX_FILES]
+            for file in stats[:MAX_FILES]
         )
         return cls(
             files=files,

@@ -20,7 +20,7 @@ open, else on the issue.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -31,8 +31,9 @@ from amelia.action.modes._verdicts import post_tool_errors, reported_verdict
 from amelia.action.modes.base import Mode, ModeContext, ModeExit, ModeOutcome
 from amelia.core.state import ReviewResult
 from amelia.git import (
+    ChangedFile,
     Repo,
-    changed_paths,
+    diff_files,
     head_sha,
     remote_branch_exists,
     remote_default_branch,
@@ -187,23 +188,30 @@ async def implement(ctx: ModeContext, planned: Planned) -> ModeOutcome:
     def on_review(review: ReviewResult, round_number: int) -> None:
         rounds.append(_develop.round_line("implement", review, round_number))
 
-    async def open_draft_for_ci(current: ExecutionState) -> None:
+    async def open_draft_for_ci(current: ExecutionState, head: str) -> None:
         """With a token whose events start workflows, open the draft at the first push
-        that holds work: the workflows on `pull_request` run only for an open pull request,
-        and amelia waits for them after each push."""
+        that holds work (`head`, just pushed): the workflows on `pull_request` run only for
+        an open pull request, and amelia waits for them after each push."""
         nonlocal existing
         if existing is not None or not await ci.started_by_pull_request():
             return
-        if await asyncio.to_thread(head_sha, git) == plan_sha:
+        if head == plan_sha:
             return
-        existing, _head = await publish_draft(current)
+        existing, _head = await publish_draft(current, head=head)
 
     async def publish_draft(
-        current: ExecutionState, *, stopped: str | None = None
+        current: ExecutionState,
+        *,
+        stopped: str | None = None,
+        head: str | None = None,
+        files: Sequence[ChangedFile] | None = None,
     ) -> tuple[PullInfo, str]:
-        """Open or update the draft for `current`; the pull and the head it shows."""
+        """Open or update the draft for `current`; the pull and the head it shows. `head`
+        and `files` (what the change from `base` to it does to each file) are what the
+        caller has just read of the checkout (None: asked here)."""
         await ctx.stage(STAGE_PUBLISH, "running")
-        head = await asyncio.to_thread(head_sha, git)
+        if head is None:
+            head = await asyncio.to_thread(head_sha, git)
 
         def body_for(description: str) -> str:
             earlier = [*_develop.earlier_rounds(description), *rounds]
@@ -217,6 +225,7 @@ async def implement(ctx: ModeContext, planned: Planned) -> ModeOutcome:
                 rounds=earlier,
                 stopped=stopped,
                 ci=current.last_ci or ci.latest,
+                files=files,
             )
 
         pull = await _open_or_update_pull(ctx, existing, branch, default_branch, message, body_for)
@@ -245,9 +254,11 @@ async def implement(ctx: ModeContext, planned: Planned) -> ModeOutcome:
         on_budget=on_budget,
     )
 
+    # Asked once after the last agent: the check below, the pull's description and the
+    # review all read this head and its files.
     head = await asyncio.to_thread(head_sha, git)
-    changed = await asyncio.to_thread(changed_paths, git, base, head=head)
-    if not [path for path in changed if path != plan_path]:
+    files = await asyncio.to_thread(diff_files, git, base, head=head)
+    if not [file for file in files if file.path != plan_path]:
         # Nothing but the plan: no pull request that closes the issue, nothing approved.
         reason = NO_CHANGES.format(branch=branch)
         await ctx.stage(STAGE_PUBLISH, "skipped", detail="the developer changed nothing")
@@ -259,7 +270,7 @@ async def implement(ctx: ModeContext, planned: Planned) -> ModeOutcome:
             outputs={"branch": branch, "plan_path": plan_path},
             state=state,
         )
-    pull, head = await publish_draft(state)
+    pull, head = await publish_draft(state, head=head, files=files)
     review = state.last_review
     all_pushed = ctx.checkout.publisher.all_pushed
     verdict = (
