@@ -28,6 +28,9 @@ class _TokenPattern(NamedTuple):
     without any cannot match: `in` finds them in a fraction of the time a search for a
     pattern that starts with `\\b` takes, which the regex engine tries at every position."""
     folded: bool = False
+    gates: tuple[re.Pattern[str], ...] = ()
+    """None, or patterns one of which matches wherever `pattern` does (see
+    `amelia.redaction.credentials`): tried on the text before the pattern."""
 
 
 _TOKEN_PATTERNS: tuple[_TokenPattern, ...] = (
@@ -65,7 +68,7 @@ _TOKEN_PATTERNS: tuple[_TokenPattern, ...] = (
     _TokenPattern(re.compile(r"(://)[^/\s:@]+:[^/\s@]+@"), rf"\g<1>{MASK}@", ("://",)),
     # Every shape the git layer flags in a push and masks in what it saves.
     *(
-        _TokenPattern(shape.text, MASK, shape.needles)
+        _TokenPattern(shape.text, MASK, shape.needles, gates=shape.gates)
         for shape in CREDENTIAL_SHAPES
         if shape.kind != "private key"  # masked as a whole block above
     ),
@@ -123,9 +126,13 @@ def _mask_tokens(text: str, wanted: int) -> str:
     not there before: the patterns wanted by a text stay enough for what masking makes of
     it."""
     for position, token in enumerate(_TOKEN_PATTERNS):
-        if wanted >> position & 1:
+        if wanted >> position & 1 and _opens_a_gate(token, text):
             text = token.pattern.sub(token.replacement, text)
     return text
+
+
+def _opens_a_gate(token: _TokenPattern, text: str) -> bool:
+    return not token.gates or any(gate.search(text) for gate in token.gates)
 
 
 _PIECE_CUT = "},"

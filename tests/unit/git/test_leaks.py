@@ -257,6 +257,7 @@ _SHAPE_PIECES = st.sampled_from(
         *(needle.encode() for shape in CREDENTIAL_SHAPES for needle in shape.needles),
         b"A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", b"0f" * 16, b"q" * 20, b"\0", b"\xff",
         b"\n", b" ", b"-", b"_", b".", b"/", b"=", b"-----END RSA PRIVATE KEY-----",
+        b"MTA1NzI4NTMxNjQ0OTk0NTYwMA", b".GhIjKl.", b"abcdefghijklmnopqrstuvwxyz0",
     ]
 )  # fmt: skip
 

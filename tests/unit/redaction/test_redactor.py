@@ -79,6 +79,30 @@ def test_every_match_of_a_shape_holds_one_of_its_needles(
     assert any(needle in match for needle in shape.needles), match
 
 
+@pytest.mark.parametrize(
+    "shape", [shape for shape in CREDENTIAL_SHAPES if shape.gates], ids=lambda shape: shape.kind
+)
+@settings(max_examples=50, deadline=None)
+@given(data=st.data())
+def test_every_match_of_a_gated_shape_opens_one_of_its_gates(
+    shape: CredentialShape, data: st.DataObject
+) -> None:
+    """The redactor and the git layer skip a shape whose gates a text does not open."""
+    match = data.draw(st.from_regex(shape.text, fullmatch=True))
+    assert any(gate.search(match) for gate in shape.gates), match
+    assert any(gate.search(match.encode()) for gate in shape.data_gates), match
+
+
+def test_a_discord_token_is_masked_and_dotted_prose_is_passed_over() -> None:
+    token = "MTA1NzI4NTMxNjQ0OTk0NTYwMA.GhIjKl.abcdefghijklmnopqrstuvwxyz0123456"
+    webhook = "https://discord.com/api/webhooks/123456/" + "a" * 64
+    prose = "Version 1.2.3 of the tool. See docs/a.b.c and example.com for more."
+    redactor = Redactor()
+    assert redactor.redact(f"bot {token} end") == "bot *** end"
+    assert redactor.redact(f"post to {webhook}") == "post to ***"
+    assert redactor.redact(prose) == prose
+
+
 def test_pem_bearer_authorization_and_url_credentials() -> None:
     pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY-----"
     redactor = Redactor()
@@ -141,7 +165,8 @@ _TOKEN_PIECES = st.sampled_from(
         "-----END RSA PRIVATE KEY-----", "İ", "ı", "ſ", "\u212a", "Σ", "_", "-", " ", "\n",
         "0123456789abcdefXYZ", "q" * 20, "sk_live_", "glpat-", "xoxb-", "AIza", "npm_", "SG.",
         "hf_", "SK", "AC", "dckr_pat_", "dapi", "dop_v1_", "-us", "key-", "8Q~", "0f" * 16,
-        "https://hooks.slack.com/services/",
+        "https://hooks.slack.com/services/", "MTA1NzI4NTMxNjQ0OTk0NTYwMA", ".GhIjKl.",
+        "abcdefghijklmnopqrstuvwxyz0", "discord",
     ]
 )  # fmt: skip
 
