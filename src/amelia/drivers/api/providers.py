@@ -3,6 +3,8 @@
 pydantic-ai's own providers talk to the APIs; this only picks one, checks that its key is
 set before any request, and honours OPENAI_BASE_URL / OPENROUTER_BASE_URL. Keys and base
 URLs come from the variables the caller hands over, never from the process environment.
+A base URL of amelia's credential proxy running in this process and event loop is reached
+through the proxy's in-process transport instead of its socket (same token, same answers).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 from pydantic_ai.models import Model
 from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
 from pydantic_ai.models.openrouter import OpenRouterModel
@@ -19,6 +21,7 @@ from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.providers.openrouter import OpenRouterProvider
 
 from amelia.errors import DriverError, DriverInputError
+from amelia.isolation.proxy import in_process_transport
 
 __all__ = [
     "DEFAULT_PROVIDER",
@@ -116,20 +119,25 @@ async def open_model(
             f"{spec.key_var} is not set: set it to use '{model.qualified}' with the api driver"
         )
     base_url = environ.get(spec.base_url_var, "").strip() or spec.default_base_url
+    transport = None if base_url is None else in_process_transport(base_url)
+    # openai's own default client, only with the transport to the proxy in this process;
+    # closing the AsyncOpenAI client closes it.
+    http_client = None if transport is None else DefaultAsyncHttpxClient(transport=transport)
     client = AsyncOpenAI(
         api_key=api_key,
         base_url=base_url,
         max_retries=max_retries,
         timeout=timeout_seconds if timeout_seconds is not None else 600.0,
+        http_client=http_client,
     )
-    built: Model
-    if model.provider == "openrouter":
-        built = OpenRouterModel(model.name, provider=OpenRouterProvider(openai_client=client))
-    elif model.provider == "openai-chat":
-        built = OpenAIChatModel(model.name, provider=OpenAIProvider(openai_client=client))
-    else:
-        built = OpenAIResponsesModel(model.name, provider=OpenAIProvider(openai_client=client))
     try:
+        built: Model
+        if model.provider == "openrouter":
+            built = OpenRouterModel(model.name, provider=OpenRouterProvider(openai_client=client))
+        elif model.provider == "openai-chat":
+            built = OpenAIChatModel(model.name, provider=OpenAIProvider(openai_client=client))
+        else:
+            built = OpenAIResponsesModel(model.name, provider=OpenAIProvider(openai_client=client))
         yield built
     finally:
         await client.close()
