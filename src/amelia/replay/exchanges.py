@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
+from pydantic_core import from_json
+
 from amelia.agents.prompts import (
     ANSWERER_INSTRUCTIONS,
     ARCHITECT_PLAN_PROMPT,
@@ -60,8 +62,10 @@ def agent_of(request: str) -> str:
 def turn_of(request: str) -> int:
     """1 + the answers the request's conversation holds (Messages, chat and Responses)."""
     try:
-        body = json.loads(request)
-    except json.JSONDecodeError:
+        # pydantic-core's parser: this runs on every request a recording keeps, which
+        # resends the conversation so far, and takes half the time of `json.loads`.
+        body = from_json(request)
+    except ValueError:
         return 1
     if not isinstance(body, dict):
         return 1

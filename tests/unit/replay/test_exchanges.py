@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from amelia.replay.exchanges import normalized
+from amelia.replay.exchanges import normalized, turn_of
 
 
 def _request(text: str) -> str:
@@ -32,3 +32,44 @@ def test_a_changed_word_or_short_number_still_differs() -> None:
     assert normalized(_request("issue 12 says hello")) != normalized(
         _request("issue 13 says goodbye")
     )
+
+
+@pytest.mark.parametrize(
+    ("request_body", "turn"),
+    [
+        # Messages and chat completions: the answers so far are the assistant's messages.
+        (
+            {"messages": [{"role": "user", "content": "go"}]},
+            1,
+        ),
+        (
+            {
+                "messages": [
+                    {"role": "user", "content": "go"},
+                    {"role": "assistant", "content": [{"type": "tool_use", "input": {}}]},
+                    {"role": "user", "content": [{"type": "tool_result", "content": "ok"}]},
+                    {"role": "assistant", "content": "NaN"},
+                    {"role": "user", "content": 'say {"role": "assistant"}'},
+                ]
+            },
+            3,
+        ),
+        # Responses: the input's items.
+        (
+            {"input": [{"role": "user", "content": "go"}, {"role": "assistant", "content": "a"}]},
+            2,
+        ),
+        ({"model": "m"}, 1),
+        ({"messages": "not a list"}, 1),
+        (["not", "an", "object"], 1),
+    ],
+)
+def test_a_requests_turn_counts_the_answers_its_conversation_holds(
+    request_body: object, turn: int
+) -> None:
+    assert turn_of(json.dumps(request_body)) == turn
+
+
+@pytest.mark.parametrize("text", ["", "{", "not json", '{"messages": [}'])
+def test_a_request_that_is_not_json_is_the_first_turn(text: str) -> None:
+    assert turn_of(text) == 1
