@@ -20,6 +20,7 @@ downloaded by anyone signed in to GitHub).
 from __future__ import annotations
 
 import base64
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -103,14 +104,17 @@ def secret_spellings(secret: str) -> set[bytes]:
 
 def mask_secrets(data: bytes, secrets: Iterable[str], *, mask: bytes = b"***") -> bytes:
     """`data` with every spelling of every secret (see `secret_spellings`) replaced."""
-    spellings = sorted(
-        {spelling for secret in secrets for spelling in secret_spellings(secret)},
-        key=len,
-        reverse=True,
-    )
-    for spelling in spellings:
+    for spelling in _longest_first(tuple(secrets)):
         data = data.replace(spelling, mask)
     return data
+
+
+@functools.lru_cache(maxsize=16)
+def _longest_first(secrets: tuple[str, ...]) -> tuple[bytes, ...]:
+    """The spellings of `secrets`, longest first; kept for the next call with the same
+    secrets (a run's redactor masks with the same ones every time)."""
+    spellings = {spelling for secret in secrets for spelling in secret_spellings(secret)}
+    return tuple(sorted(spellings, key=len, reverse=True))
 
 
 def credential_kinds(data: bytes) -> tuple[str, ...]:
