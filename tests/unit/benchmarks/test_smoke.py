@@ -82,6 +82,9 @@ def test_api_overhead_benchmark_runs_both_sides_of_the_session(tmp_path: Path) -
         proxied = long[f"overhead ratio (driver / bare), 6 tool calls, {proxy}"]
         assert proxied.value == pytest.approx(side.value / long_bare.value)
         assert proxied.target == Target(limit=1.05)
+        least = long[f"overhead ratio, least of each side (driver / bare), 6 tool calls, {proxy}"]
+        assert least.value == pytest.approx(min(side.samples) / min(long_bare.samples))
+        assert least.target == Target(limit=1.05)
     size = long["recording of the session, 6 tool calls"]
     assert size.unit == "KiB" and len(size.samples) == 2 and all(v > 1 for v in size.samples)
 
