@@ -20,15 +20,13 @@ import os
 from contextlib import AsyncExitStack
 from pathlib import Path
 
-from amelia import __version__
 from amelia.drivers.api.driver import ApiDriver
 from amelia.drivers.base import DriverInterface
 from amelia.drivers.cli.claude import ClaudeCliDriver
 from amelia.drivers.runtime import DriverEnvironment
 from amelia.isolation.model_access import model_access, model_upstreams
-from amelia.redaction import Redactor
-from amelia.replay.format import FORMAT_VERSION, Manifest
-from amelia.replay.recorder import Cleaner, Recorder
+from amelia.replay.recorder import Recorder
+from amelia.testing.replay import start_recorder as new_recorder
 from amelia.testing.scripted_claude import scripted_claude_environment
 from benchmarks.report import Figure
 
@@ -46,18 +44,7 @@ def start_recorder(directory: Path) -> Recorder:
     """A recorder writing to `directory`, masking the scripted key as a run masks its own."""
     from benchmarks.sessions import SCRIPTED_KEY
 
-    manifest = Manifest(
-        version=FORMAT_VERSION,
-        id=directory.name,
-        created_at="2026-01-01T00:00:00+00:00",
-        amelia_version=__version__,
-        event_name="workflow_dispatch",
-        event={},
-        repository="octo/benchmark",
-    )
-    directory.mkdir(parents=True)
-    cleaner = Cleaner(Redactor(secrets=[SCRIPTED_KEY]), [SCRIPTED_KEY])
-    return Recorder(directory, manifest, cleaner=cleaner)
+    return new_recorder(directory, secrets=[SCRIPTED_KEY], repository="octo/benchmark")
 
 
 def recording_bytes(directory: Path) -> int:

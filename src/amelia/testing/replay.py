@@ -11,9 +11,37 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from amelia import __version__
+from amelia.redaction import Redactor
+from amelia.replay.format import FORMAT_VERSION, Manifest
 from amelia.replay.player import ReplayResult, replay
+from amelia.replay.recorder import Cleaner, Recorder
 
-__all__ = ["assert_replays"]
+__all__ = ["assert_replays", "start_recorder"]
+
+
+def start_recorder(
+    directory: Path,
+    *,
+    secrets: list[str],
+    redactor: Redactor | None = None,
+    repository: str = "octo/app",
+) -> Recorder:
+    """A recording of a `workflow_dispatch` run of `repository` in the new `directory`,
+    cleaned of `secrets` as a run cleans its own (by `redactor` when given), for tests and
+    benchmarks that hand it model exchanges or GitHub calls."""
+    manifest = Manifest(
+        version=FORMAT_VERSION,
+        id=directory.name,
+        created_at="2026-01-01T00:00:00+00:00",
+        amelia_version=__version__,
+        event_name="workflow_dispatch",
+        event={},
+        repository=repository,
+    )
+    directory.mkdir(parents=True)
+    cleaner = Cleaner(redactor or Redactor(secrets=secrets), secrets)
+    return Recorder(directory, manifest, cleaner=cleaner)
 
 
 def assert_replays(recording: Path, workdir: Path) -> ReplayResult:

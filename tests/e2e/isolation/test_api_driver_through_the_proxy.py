@@ -11,17 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from amelia import __version__
 from amelia.drivers.api import ApiDriver
 from amelia.drivers.base import AgenticMessageType
 from amelia.drivers.runtime import DriverEnvironment
 from amelia.isolation.model_access import model_access, model_upstreams
 from amelia.isolation.proxy import running_proxy
-from amelia.redaction import Redactor
-from amelia.replay.format import FORMAT_VERSION, MODEL_FILE, Manifest, load_recording
-from amelia.replay.recorder import Cleaner, Recorder
+from amelia.replay.format import MODEL_FILE, load_recording
+from amelia.replay.recorder import Recorder
 from amelia.testing import ScriptedOpenAIServer
 from amelia.testing.openai_server import ScriptItem, text, tool_call
+from amelia.testing.replay import start_recorder
 
 pytestmark = pytest.mark.e2e
 
@@ -29,17 +28,7 @@ REAL_KEY = "sk-proj-the-real-openai-key-only-amelia-holds-5d8e2a"
 
 
 def _recorder(directory: Path) -> Recorder:
-    manifest = Manifest(
-        version=FORMAT_VERSION,
-        id=directory.name,
-        created_at="2026-01-01T00:00:00+00:00",
-        amelia_version=__version__,
-        event_name="workflow_dispatch",
-        event={},
-        repository="octo/example",
-    )
-    directory.mkdir(parents=True)
-    return Recorder(directory, manifest, cleaner=Cleaner(Redactor(secrets=[REAL_KEY]), [REAL_KEY]))
+    return start_recorder(directory, secrets=[REAL_KEY], repository="octo/example")
 
 
 def _inherited() -> dict[str, str]:

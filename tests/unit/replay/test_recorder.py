@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from loguru import logger
 
-from amelia import __version__
 from amelia.isolation.proxy import ProxiedExchange
 from amelia.redaction import Redactor
-from amelia.replay.format import FORMAT_VERSION, GITHUB_FILE, MODEL_FILE, GitHubCall, Manifest
+from amelia.replay.format import GITHUB_FILE, MODEL_FILE, GitHubCall
 from amelia.replay.recorder import Cleaner, Recorder
+from amelia.testing.replay import start_recorder
 
 RUN_SECRET = "run" + "Secret4kX8sH1cR5nBqZ"
 KEY_HEAD = "MIIEowIBAAKCAQEAsplitKeyFirstHalf"
@@ -24,18 +24,7 @@ KEY_TAIL = "sPlItKeySecondHalfAoGBAMw"
 
 
 def _recorder(directory: Path, redactor: Redactor | None = None) -> Recorder:
-    manifest = Manifest(
-        version=FORMAT_VERSION,
-        id=directory.name,
-        created_at="2026-01-01T00:00:00+00:00",
-        amelia_version=__version__,
-        event_name="workflow_dispatch",
-        event={},
-        repository="octo/app",
-    )
-    directory.mkdir(parents=True)
-    redactor = redactor or Redactor(secrets=[RUN_SECRET])
-    return Recorder(directory, manifest, cleaner=Cleaner(redactor, [RUN_SECRET]))
+    return start_recorder(directory, secrets=[RUN_SECRET], redactor=redactor)
 
 
 def _exchange(request: str, answer: str = '{"choices":[]}') -> ProxiedExchange:
