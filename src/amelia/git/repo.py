@@ -18,8 +18,6 @@ __all__ = [
     "configure_identity",
     "diff",
     "diff_files",
-    "diff_stat",
-    "diff_status",
     "head_sha",
     "identity_args",
     "is_bare_repository",
@@ -98,34 +96,6 @@ def changed_paths(repo: Repo, base: str, *, head: str = "HEAD") -> list[str]:
     return run_git_paths(args, repo)
 
 
-def diff_stat(
-    repo: Repo, base: str, *, head: str = "HEAD"
-) -> list[tuple[str, int | None, int | None]]:
-    """(path, lines added, lines removed) per file that differs between two commits, in
-    git's order; a binary file's counts are None. Renames count as a deletion and an
-    addition."""
-    args = ["diff", "--no-renames", "--numstat", "-z", _revision(base), _revision(head), "--"]
-    stats: list[tuple[str, int | None, int | None]] = []
-    for entry in split_paths(run_git_bytes(args, repo)):
-        added, removed, path = entry.split("\t", 2)
-        stats.append(
-            (
-                path,
-                int(added) if added.isdigit() else None,
-                int(removed) if removed.isdigit() else None,
-            )
-        )
-    return stats
-
-
-def diff_status(repo: Repo, base: str, *, head: str = "HEAD") -> dict[str, str]:
-    """git's status letter (`A`, `M`, `D`, `T`) per file that differs between two commits;
-    renames count as a deletion and an addition."""
-    args = ["diff", "--no-renames", "--name-status", "-z", _revision(base), _revision(head)]
-    fields = split_paths(run_git_bytes([*args, "--"], repo))
-    return {path: status[:1] for status, path in zip(fields[::2], fields[1::2], strict=False)}
-
-
 @dataclass(frozen=True)
 class ChangedFile:
     """One file that differs between two commits: its path, the lines added and removed
@@ -138,9 +108,10 @@ class ChangedFile:
 
 
 def diff_files(repo: Repo, base: str, *, head: str = "HEAD") -> list[ChangedFile]:
-    """Every file that differs between two commits, in git's order, with what
-    `changed_paths`, `diff_stat` and `diff_status` say of it, from one command (`--raw`
-    gives the status, `--numstat` the lines; renames count as a deletion and an addition)."""
+    """Every file that differs between two commits, in git's order: its path (as
+    `changed_paths` lists them), its lines added and removed and its status letter, from
+    one command (`--raw` gives the status, `--numstat` the lines; renames count as a
+    deletion and an addition)."""
     args = [
         "diff",
         "--no-ext-diff",

@@ -8,11 +8,10 @@ import pytest
 
 from amelia.errors import GitError
 from amelia.git import (
+    ChangedFile,
     changed_paths,
     collect_changes,
     diff_files,
-    diff_stat,
-    diff_status,
     head_sha,
     worktree_root,
 )
@@ -53,7 +52,7 @@ def test_git_helpers(repo: Path, tmp_path: Path) -> None:
         head_sha(repo, ref="no-such-ref")
 
 
-def test_one_command_lists_each_changed_file_as_the_three_listings_do(repo: Path) -> None:
+def test_one_command_lists_each_changed_files_lines_and_status(repo: Path) -> None:
     base = head_sha(repo)
     (repo / "greeter" / "core.py").write_text("changed\n", encoding="utf-8")
     (repo / "README.md").unlink()
@@ -67,7 +66,12 @@ def test_one_command_lists_each_changed_file_as_the_three_listings_do(repo: Path
     files = diff_files(repo, base)
 
     assert [file.path for file in files] == changed_paths(repo, base)
-    assert [(file.path, file.added, file.removed) for file in files] == diff_stat(repo, base)
-    assert {file.path: file.status for file in files} == diff_status(repo, base)
-    assert {file.path: file.status for file in files}["README.md"] == "D"
+    assert files == [
+        ChangedFile(":colon", 0, 0, "A"),
+        ChangedFile("README.md", 0, 3, "D"),
+        ChangedFile("greeter/core.py", 1, 6, "M"),
+        ChangedFile("image.bin", None, None, "A"),  # binary: no line counts
+        ChangedFile("link", 1, 0, "A"),
+        ChangedFile("tab\tname.txt", 2, 0, "A"),
+    ]
     assert diff_files(repo, "HEAD") == []
