@@ -112,11 +112,10 @@ async def develop(
     """Developer → reviewer rounds on `branch` (reviews cover the change since `base`),
     the drivers and the test command from `toolchain`; after every developer round the
     agents' work is committed with `message` and pushed, `after_push(state, head)` runs
-    with the head pushed, and the
-    repository's CI runs on it (`ci`: a failure found goes to the next round and the
-    reviewer); `on_review(review, round)` sees every verdict. A stage that fails has its
-    failed tool calls posted on `failures_on` (a number, or what the callable gives when
-    it fails) and is raised for the engine to report; when the run
+    with the head pushed, and the repository's CI runs on it (`ci`: a failure found goes
+    to the next round and the reviewer); `on_review(review, round)` sees every verdict. A
+    stage that fails has its failed tool calls posted on `failures_on` (a number, or what
+    the callable gives when it fails) and is raised for the engine to report; when the run
     reached its budget and there is `on_budget`, that publishes what was done instead, and
     the stop is raised the same."""
     from amelia.pipeline import BudgetExceededError, StageFailedError, develop_and_review

@@ -82,13 +82,12 @@ class RepositoryCi:
             return False
         return ci_trigger(await self._token_facts()) == "push"
 
-    async def after_push(self, state: ExecutionState, *, head: str | None = None) -> ExecutionState:
-        """`state` with the CI outcome of the commit just pushed as `last_ci` (the last one
-        again when nothing new was pushed); `head`: that commit, as the push returned it
-        (None: HEAD, asked of git)."""
+    async def after_push(self, state: ExecutionState, *, head: str) -> ExecutionState:
+        """`state` with the CI outcome of `head`, the commit just pushed, as `last_ci` (the
+        last one again when nothing new was pushed)."""
         if self.ctx.dry_run or not self.config.enabled:
             return state
-        sha = head if head is not None else await asyncio.to_thread(head_sha, self.ctx.checkout.git)
+        sha = head
         previous = state.last_ci or self.latest
         if previous is not None and previous.head_sha == sha and previous.round > 0:
             return state.evolve(last_ci=previous)  # nothing new pushed: the same outcome
