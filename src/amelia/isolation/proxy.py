@@ -406,6 +406,10 @@ class CredentialProxy:
         headers: Sequence[tuple[bytes, bytes]],
         body: bytes,
     ) -> _Answer | _Refused:
+        if self._server is None:
+            # Only an in-process request gets here (`stop` cancels the socket's connections):
+            # it was still coming in when the proxy stopped, and goes nowhere.
+            raise httpx2.RemoteProtocolError("the credential proxy stopped before it answered")
         if self._client is None:  # at the first request: a run that asks no model skips it
             self._client = httpx2.AsyncClient(
                 timeout=self._timeout, follow_redirects=False, verify=_tls_context()
