@@ -314,7 +314,8 @@ class CredentialProxy:
 
     def transport(self) -> httpx2.AsyncBaseTransport:
         """An httpx transport that hands requests to this proxy in this process, for a
-        client on the event loop the proxy runs on; requests still need the token."""
+        client on the event loop the proxy runs on (it refuses requests from any other);
+        requests still need the token."""
         return _InProcessTransport(self)
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -525,6 +526,12 @@ class _InProcessTransport(httpx2.AsyncBaseTransport):
         origin = f"{request.url.scheme}://{request.url.host}:{request.url.port}"
         if not proxy.running:
             raise httpx2.ConnectError("the credential proxy is not running", request=request)
+        if not proxy._serves_loop(asyncio.get_running_loop()):
+            # Its upstream pool belongs to the proxy's event loop: used from another one, it
+            # would break for every client of the proxy.
+            raise httpx2.ConnectError(
+                "the credential proxy runs on another event loop", request=request
+            )
         if origin != proxy.url:
             raise httpx2.ConnectError(
                 f"this transport reaches the credential proxy only, not {origin}", request=request

@@ -747,3 +747,26 @@ async def test_a_request_still_coming_in_when_the_proxy_stops_goes_nowhere() -> 
                 await request
 
     assert upstream.requests == []
+
+
+async def test_a_client_taken_to_another_event_loop_is_refused_there_and_served_here() -> None:
+    with ScriptedAnthropicServer() as upstream:
+        held = Upstream(provider="anthropic", credential=ANTHROPIC_KEY, base_url=upstream.url)
+        async with CredentialProxy([held]) as proxy:
+            client = _anthropic_client(proxy, "in-process")
+            # A thread running its own event loop with the client this loop made.
+            elsewhere = await asyncio.to_thread(asyncio.run, _ask(client))
+            here = await _ask(client)
+            await client.close()
+
+    assert elsewhere == "APIConnectionError"
+    assert here == "Message"
+    assert len(upstream.requests) == 1
+
+
+async def _ask(client: anthropic.AsyncAnthropic) -> str:
+    try:
+        answer = await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
+    except anthropic.APIError as error:
+        return type(error).__name__
+    return type(answer).__name__
