@@ -24,7 +24,8 @@ through the socket, with the token.
 The real credential lives only in this process's memory, so the Claude Code CLI and the
 agents' tools, which can read each other's environment, never see it. The token lets a
 process that finds it use the model API through the proxy while the run lasts, no more:
-it is worthless once the proxy stops, and never reaches anything but these endpoints.
+it is worthless once the proxy stops (a restarted proxy has a new one), and never reaches
+anything but these endpoints.
 
 An `ExchangeObserver` given to the proxy sees every forwarded exchange once it ended,
 through either front: the request body as the client sent it and the answer as it came
@@ -245,7 +246,7 @@ class CredentialProxy:
         if len(set(providers)) != len(providers):
             raise ValueError("each provider may have one upstream only")
         self._upstreams: dict[Provider, Upstream] = {u.provider: u for u in upstreams}
-        self._token = _TOKEN_PREFIX + secrets.token_urlsafe(32)
+        self._token = _new_token()
         self._timeout = timeout
         self._max_request_bytes = max_request_bytes
         self._observer = observer
@@ -260,7 +261,8 @@ class CredentialProxy:
 
     @property
     def token(self) -> str:
-        """The per-run token clients present; redact it like any credential."""
+        """The per-run token clients present (a new one after each `stop`); redact it like
+        any credential."""
         return self._token
 
     @property
@@ -330,10 +332,12 @@ class CredentialProxy:
         return self
 
     async def stop(self) -> None:
-        """Stop listening, cut open connections and close the upstream pool."""
+        """Stop listening, cut open connections and close the upstream pool; the token is
+        replaced, so a restarted proxy refuses the one clients had."""
         if self._server is not None and _RUNNING.get(self.url) is self:
             del _RUNNING[self.url]
         server, self._server = self._server, None
+        self._token = _new_token()
         if server is not None:
             server.close()
         for task in list(self._connections):
@@ -371,10 +375,18 @@ class CredentialProxy:
     ) -> _Answer | _Refused:
         """The upstream's answer to one request, or the proxy's own refusal: `body` is
         read only once the request is routed, up to the size limit."""
+        token = self._token
         decided = self._route(method, target, headers)
         if isinstance(decided, _Route):
             content = await _gather(body, self._max_request_bytes)
             if isinstance(content, bytes):
+                if token != self._token:
+                    # Only an in-process request gets here (`stop` cancels the socket's
+                    # connections): its body was still coming in when the proxy stopped,
+                    # and the token it was let in with is no longer the proxy's.
+                    raise httpx2.RemoteProtocolError(
+                        "the credential proxy stopped before it answered"
+                    )
                 return await self._forward(decided, method, headers, content)
             decided = content
         logger.warning(
@@ -407,10 +419,6 @@ class CredentialProxy:
         headers: Sequence[tuple[bytes, bytes]],
         body: bytes,
     ) -> _Answer | _Refused:
-        if self._server is None:
-            # Only an in-process request gets here (`stop` cancels the socket's connections):
-            # it was still coming in when the proxy stopped, and goes nowhere.
-            raise httpx2.RemoteProtocolError("the credential proxy stopped before it answered")
         if self._client is None:  # at the first request: a run that asks no model skips it
             self._client = httpx2.AsyncClient(
                 timeout=self._timeout, follow_redirects=False, verify=_tls_context()
@@ -625,6 +633,10 @@ async def _gather(chunks: AsyncIterator[bytes], limit: int) -> bytes | _Refusal:
             return _Refusal(413, "request_too_large", "the request body is too large")
         received.append(chunk)
     return b"".join(received)
+
+
+def _new_token() -> str:
+    return _TOKEN_PREFIX + secrets.token_urlsafe(32)
 
 
 def _provider_of(target: str) -> Provider | None:

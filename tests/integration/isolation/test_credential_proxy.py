@@ -749,6 +749,72 @@ async def test_a_request_still_coming_in_when_the_proxy_stops_goes_nowhere() -> 
     assert upstream.requests == []
 
 
+async def test_a_restarted_proxy_has_a_new_token_and_refuses_the_old_one(front: str) -> None:
+    with ScriptedAnthropicServer() as upstream:
+        held = Upstream(provider="anthropic", credential=ANTHROPIC_KEY, base_url=upstream.url)
+        proxy = CredentialProxy([held])
+        await proxy.start()
+        old_token = proxy.token
+        old_environment = proxy.claude_environment()
+        await proxy.stop()
+        await proxy.start()
+        try:
+            assert proxy.token != old_token
+            assert proxy.claude_environment()["ANTHROPIC_API_KEY"] == proxy.token
+            assert old_token not in proxy.claude_environment().values()
+            assert old_environment["ANTHROPIC_API_KEY"] == old_token
+            stale = anthropic.AsyncAnthropic(
+                base_url=proxy.base_url("anthropic"),
+                api_key=old_token,
+                max_retries=0,
+                http_client=_http_client(proxy, front),
+            )
+            with pytest.raises(anthropic.AuthenticationError) as refused:
+                await stale.messages.create(**MESSAGE)  # type: ignore[call-overload]
+            await stale.close()
+            client = _anthropic_client(proxy, front)
+            answer = await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
+            await client.close()
+        finally:
+            await proxy.stop()
+
+    assert refused.value.status_code == 401
+    assert answer.type == "message"
+    assert len(upstream.requests) == 1
+
+
+async def test_a_request_still_coming_in_when_the_proxy_restarts_goes_nowhere() -> None:
+    routed = asyncio.Event()
+    release = asyncio.Event()
+
+    async def slow_body() -> AsyncIterator[bytes]:
+        yield b'{"model": "claude-test", "max_tokens": 8,'
+        routed.set()  # the proxy checked the token and asks for the rest of the body
+        await release.wait()
+        yield b' "messages": [{"role": "user", "content": "x"}]}'
+
+    with ScriptedAnthropicServer() as upstream:
+        held = Upstream(provider="anthropic", credential=ANTHROPIC_KEY, base_url=upstream.url)
+        proxy = await CredentialProxy([held]).start()
+        async with _raw_client(proxy, "in-process") as raw:
+            request = asyncio.create_task(
+                raw.post(
+                    proxy.base_url("anthropic") + "/v1/messages",
+                    headers={"x-api-key": proxy.token},
+                    content=slow_body(),
+                )
+            )
+            await routed.wait()
+            await proxy.stop()
+            await proxy.start()
+            release.set()
+            with pytest.raises(httpx2.RemoteProtocolError):
+                await request
+            await proxy.stop()
+
+    assert upstream.requests == []
+
+
 async def test_a_client_taken_to_another_event_loop_is_refused_there_and_served_here() -> None:
     with ScriptedAnthropicServer() as upstream:
         held = Upstream(provider="anthropic", credential=ANTHROPIC_KEY, base_url=upstream.url)
