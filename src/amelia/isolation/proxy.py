@@ -10,7 +10,9 @@ must carry the proxy's token (`x-api-key` or `Authorization: Bearer`), or it is 
 of the token; the answer comes back as it arrives (SSE streams are not buffered) with its
 status and headers (`retry-after`, rate-limit headers, request ids) unchanged. When the
 upstream cannot be reached the client gets 502 (504 on a timeout) in the API's error
-shape, so its own retry policy applies; a stream cut upstream is cut for the client too.
+shape, so its own retry policy applies; any other failure to forward is a 502 too, naming
+only the error's type (its message may hold a URL or a header), and a warning in the log. A
+stream cut upstream is cut for the client too.
 
 The proxy has two fronts to one way of answering (route or refuse, then forward and
 observe): its socket, for clients in other processes such as the Claude Code CLI, and an
@@ -419,28 +421,43 @@ class CredentialProxy:
         headers: Sequence[tuple[bytes, bytes]],
         body: bytes,
     ) -> _Answer | _Refused:
-        if self._client is None:  # at the first request: a run that asks no model skips it
-            self._client = httpx2.AsyncClient(
-                timeout=self._timeout, follow_redirects=False, verify=_tls_context()
-            )
         upstream = route.upstream
-        outgoing = httpx2.Request(
-            method,
-            upstream.target(route.suffix, route.query),
-            headers=forwarded_request_headers(upstream, headers),
-            content=body,
-        )
+        response: httpx2.Response | None = None
         try:
+            if self._client is None:  # at the first request: a run that asks no model skips it
+                self._client = httpx2.AsyncClient(
+                    timeout=self._timeout, follow_redirects=False, verify=_tls_context()
+                )
+            outgoing = httpx2.Request(
+                method,
+                upstream.target(route.suffix, route.query),
+                headers=forwarded_request_headers(upstream, headers),
+                content=body,
+            )
             response = await self._client.send(outgoing, stream=True)
+            return _Answer(
+                response, route=route, method=method, request_body=body, observer=self._observer
+            )
         except httpx2.TimeoutException:
             refusal = _Refusal(504, "timeout_error", "the model API did not answer in time")
             return _Refused(upstream.provider, refusal)
         except httpx2.HTTPError as error:
             message = f"the model API could not be reached ({type(error).__name__})"
             return _Refused(upstream.provider, _Refusal(502, "api_error", message))
-        return _Answer(
-            response, route=route, method=method, request_body=body, observer=self._observer
-        )
+        except Exception as error:  # a bug, ours or a library's: the client still gets an answer
+            if response is not None:
+                await response.aclose()
+            # Its type only: the message may hold a URL or a header.
+            kind = type(error).__name__
+            logger.warning(
+                "The credential proxy could not forward {} {}{}: {}",
+                method,
+                upstream.prefix,
+                route.suffix,
+                kind,
+            )
+            message = f"it could not forward the request ({kind})"
+            return _Refused(upstream.provider, _Refusal(502, "api_error", message))
 
     # -- the socket front ---------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ import anthropic
 import httpx2
 import openai
 import pytest
+from loguru import logger
 from pydantic_ai import Agent
 from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
 from pydantic_ai.models.openrouter import OpenRouterModel
@@ -553,6 +554,48 @@ async def test_an_unreachable_upstream_is_a_502_in_the_apis_shape(front: str) ->
         },
     }
     assert ANTHROPIC_KEY not in str(raised.value.body)
+
+
+@pytest.mark.parametrize("failing", ["forwarded_request_headers", "forwarded_response_headers"])
+async def test_an_unexpected_error_while_forwarding_is_a_502_naming_only_its_type(
+    monkeypatch: pytest.MonkeyPatch, front: str, failing: str
+) -> None:
+    # A bug of the proxy's or a library's, before the upstream is asked or once it answered:
+    # its message may hold a URL or a header, which neither the client nor the log gets.
+    def broken(*_args: object) -> object:
+        raise RuntimeError(f"cannot pass on x-api-key: {ANTHROPIC_KEY}")
+
+    warnings: list[str] = []
+    sink = logger.add(lambda message: warnings.append(str(message)), level="WARNING")
+    observer = Exchanges()
+    try:
+        script = [[scripted_anthropic.text("answer")], [scripted_anthropic.text("answer")]]
+        with ScriptedAnthropicServer(script) as upstream:
+            async with proxied(upstream, observer=observer) as proxy:
+                client = _anthropic_client(proxy, front)
+                with monkeypatch.context() as patched:
+                    patched.setattr(f"amelia.isolation.proxy.{failing}", broken)
+                    with pytest.raises(anthropic.InternalServerError) as raised:
+                        await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
+                answer = await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
+                await client.close()
+    finally:
+        logger.remove(sink)
+
+    assert raised.value.status_code == 502
+    assert raised.value.body == {
+        "type": "error",
+        "error": {
+            "type": "api_error",
+            "message": "amelia credential proxy: it could not forward the request (RuntimeError)",
+        },
+    }
+    assert [block.text for block in answer.content if block.type == "text"] == ["answer"]
+    assert len(upstream.requests) == (1 if failing == "forwarded_request_headers" else 2)
+    (warning,) = warnings
+    assert "POST /anthropic/v1/messages" in warning and "RuntimeError" in warning
+    assert ANTHROPIC_KEY not in warning and "x-api-key" not in warning
+    assert [exchange.status for exchange in observer.seen] == [200]
 
 
 async def test_an_upstream_that_does_not_answer_in_time_is_a_504_in_the_apis_shape(
