@@ -95,7 +95,8 @@ def _configure_logging(verbose: bool) -> None:
     from loguru import logger
 
     logger.remove()
-    logger.add(sys.stderr, level="DEBUG" if verbose else "WARNING")
+    # diagnose=False: a traceback must never print variable values (tokens live in some).
+    logger.add(sys.stderr, level="DEBUG" if verbose else "WARNING", diagnose=False)
 
 
 def _git_root(repo: Path) -> Path:

@@ -372,3 +372,28 @@ def test_off_a_terminal_a_tool_error_is_printed_once(repo: Path, scripts: Script
     assert outcome.exit_code == 0, outcome.output
     assert outcome.output.count("ERROR-MARKER-7") == 1, outcome.output
     assert "amelia.pipeline.sinks" not in outcome.output
+
+
+def test_a_traceback_in_the_commands_log_shows_no_local_variables_value(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from loguru import logger
+
+    from amelia.commands.local import _configure_logging
+
+    def connect(key: str) -> None:
+        held = key
+        raise ConnectionError(f"no answer after {len(held)} characters")
+
+    secret = "sk-proj-" + "held-in-a-local-variable-0005"
+    _configure_logging(verbose=True)
+    try:
+        connect(secret)
+    except ConnectionError as error:
+        logger.opt(exception=error).warning("the model could not be reached")
+
+    logged = capsys.readouterr().err
+    assert "the model could not be reached" in logged
+    assert "ConnectionError: no answer after 37 characters" in logged
+    assert "raise ConnectionError(" in logged
+    assert secret not in logged
