@@ -12,7 +12,8 @@ status and headers (`retry-after`, rate-limit headers, request ids) unchanged. W
 upstream cannot be reached the client gets 502 (504 on a timeout) in the API's error
 shape, so its own retry policy applies; any other failure to forward is a 502 too, naming
 only the error's type (its message may hold a URL or a header), and a warning in the log. A
-stream cut upstream is cut for the client too.
+stream cut upstream is cut for the client too, and so is an answer that breaks off in the
+proxy for any other reason (with the same warning).
 
 The proxy has two fronts to one way of answering (route or refuse, then forward and
 observe): its socket, for clients in other processes such as the Claude Code CLI, and an
@@ -194,6 +195,17 @@ class _Answer:
                     return chunk
         except httpx2.HTTPError as error:
             raise _UpstreamCutError(type(error).__name__) from error
+        except Exception as error:  # a bug, ours or a library's, once the status line is out
+            kind = type(error).__name__  # only: its message may hold a URL or a header
+            route = self._route
+            logger.warning(
+                "The credential proxy's answer to {} {}{} broke off: {}",
+                self._method,
+                route.upstream.prefix,
+                route.suffix,
+                kind,
+            )
+            raise _UpstreamCutError(kind) from error
         return b""
 
     def delivered(self) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 
 import anthropic
@@ -879,3 +879,47 @@ async def _ask(client: anthropic.AsyncAnthropic) -> str:
     except anthropic.APIError as error:
         return type(error).__name__
     return type(answer).__name__
+
+
+async def test_an_unexpected_error_in_the_middle_of_an_answer_cuts_it_like_an_upstream_cut(
+    monkeypatch: pytest.MonkeyPatch, front: str
+) -> None:
+    # The status line is out: no 502 can follow. The answer is cut as a stream cut upstream
+    # is, the log names the error's type only, and the proxy answers the next request.
+    from amelia.isolation import proxy as proxy_module
+
+    made = proxy_module._Answer.__init__
+
+    def breaking(answer: proxy_module._Answer, *args: object, **options: object) -> None:
+        made(answer, *args, **options)  # type: ignore[arg-type]
+        chunks = answer._chunks
+
+        async def then_broken() -> AsyncGenerator[bytes]:
+            async for chunk in chunks:
+                yield chunk
+                raise RuntimeError(f"cannot pass on x-api-key: {ANTHROPIC_KEY}")
+
+        answer._chunks = then_broken()
+
+    warnings: list[str] = []
+    sink = logger.add(lambda message: warnings.append(str(message)), level="WARNING")
+    observer = Exchanges()
+    two = [scripted_anthropic.text("a"), scripted_anthropic.text("b")]
+    try:
+        with ScriptedAnthropicServer([two, [scripted_anthropic.text("next")]]) as upstream:
+            async with proxied(upstream, observer=observer) as proxy:
+                with monkeypatch.context() as patched:
+                    patched.setattr(proxy_module._Answer, "__init__", breaking)
+                    broken = await _read_cut_stream(_anthropic_client(proxy, front))
+                client = _anthropic_client(proxy, front)
+                answer = await client.messages.create(**MESSAGE)  # type: ignore[call-overload]
+                await client.close()
+    finally:
+        logger.remove(sink)
+
+    assert issubclass(broken, httpx2.RemoteProtocolError | anthropic.APIError)
+    assert [block.text for block in answer.content if block.type == "text"] == ["next"]
+    (warning,) = warnings
+    assert "POST /anthropic/v1/messages" in warning and "RuntimeError" in warning
+    assert ANTHROPIC_KEY not in warning and "x-api-key" not in warning
+    assert [exchange.complete for exchange in observer.seen] == [False, True]
