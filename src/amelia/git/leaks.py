@@ -27,7 +27,12 @@ from dataclasses import dataclass
 
 from amelia.git.runner import run_git, run_git_bytes, split_paths
 from amelia.git.value import Repo
-from amelia.redaction.credentials import CREDENTIAL_SHAPES, PRIVATE_KEY_BLOCK, CredentialShape
+from amelia.redaction.credentials import (
+    CREDENTIAL_SHAPES,
+    PRIVATE_KEY_BLOCK,
+    CredentialShape,
+    absent_needle_bytes,
+)
 
 __all__ = [
     "TOKEN_KINDS",
@@ -120,13 +125,15 @@ def _longest_first(secrets: tuple[str, ...]) -> tuple[bytes, ...]:
 def credential_kinds(data: bytes) -> tuple[str, ...]:
     """The kinds of credential (`TOKEN_KINDS`) `data` holds a string shaped like.
 
-    A shape's pattern runs only when one of its needles is in `data` (see
-    `amelia.redaction.credentials`): a 100 MiB file is searched in about a second, not a
-    minute."""
+    A shape's pattern runs only when one of its needles is in `data`, and a needle holding
+    a byte `data` lacks is not even searched for (see `amelia.redaction.credentials`):
+    100 MiB of zeros takes ~0.1 s, not ~5 s; 100 MiB of random bytes, where every needle
+    byte is, ~4 s."""
+    absent = absent_needle_bytes(data)
     return tuple(
         shape.kind
         for shape in CREDENTIAL_SHAPES
-        if shape.may_be_in(data) and shape.data.search(data) is not None
+        if shape.may_be_in(data, absent=absent) and shape.data.search(data) is not None
     )
 
 
@@ -137,8 +144,10 @@ def mask_credentials(data: bytes, secrets: Iterable[str], *, mask: bytes = b"***
     A shape's pattern runs only when one of its needles is in `data`; masking puts `mask`
     in and takes nothing out around it, so it forms no needle that was not there before."""
     data = mask_secrets(data, secrets, mask=mask)
+    # Masking only takes bytes out and puts `mask` in: what was absent stays so but `mask`.
+    absent = absent_needle_bytes(data) - frozenset(mask)
     for shape, pattern in _MASKED:
-        if shape.may_be_in(data):
+        if shape.may_be_in(data, absent=absent):
             data = pattern.sub(mask, data)
     return data
 

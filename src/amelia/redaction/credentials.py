@@ -14,8 +14,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
-__all__ = ["CREDENTIAL_SHAPES", "PRIVATE_KEY_BLOCK", "CredentialShape"]
+__all__ = [
+    "CREDENTIAL_SHAPES",
+    "NEEDLE_BYTES",
+    "PRIVATE_KEY_BLOCK",
+    "CredentialShape",
+    "absent_needle_bytes",
+]
 
 
 @dataclass(frozen=True)
@@ -32,12 +39,19 @@ class CredentialShape:
     data_gates: tuple[re.Pattern[bytes], ...] = field(default=(), kw_only=True)
     """`gates` for bytes."""
 
-    def may_be_in(self, data: bytes) -> bool:
+    def may_be_in(self, data: bytes, *, absent: frozenset[int] = frozenset()) -> bool:
         """Whether `data` holds one of the needles and opens a gate: if not, `data`
-        cannot match."""
-        if not any(needle.encode("ascii") in data for needle in self.needles):
+        cannot match. `absent`: bytes known not to be in `data` (`absent_needle_bytes`),
+        so that a needle holding one is passed over without a search."""
+        if not any(needle in data for needle, held in self._needle_bytes if not (held & absent)):
             return False
         return not self.data_gates or any(gate.search(data) for gate in self.data_gates)
+
+    @cached_property
+    def _needle_bytes(self) -> tuple[tuple[bytes, frozenset[int]], ...]:
+        return tuple(
+            (needle.encode("ascii"), frozenset(needle.encode("ascii"))) for needle in self.needles
+        )
 
 
 def _shape(
@@ -233,3 +247,24 @@ PRIVATE_KEY_BLOCK = (
 )
 """A private key from its first line to its last (or to the end of a text cut off before
 it), as masked; compile it with `re.DOTALL`."""
+
+
+NEEDLE_BYTES = frozenset(
+    byte for shape in CREDENTIAL_SHAPES for n in shape.needles for byte in n.encode()
+)
+"""Every byte some shape's needle holds."""
+_PRESENCE_FROM = 1 << 20
+
+
+def absent_needle_bytes(data: bytes) -> frozenset[int]:
+    """The bytes of `NEEDLE_BYTES` that `data` does not hold, for `CredentialShape.may_be_in`.
+
+    Each needle is an `in` search over the whole of `data` when it is not there: ~50 ms per
+    needle over 100 MiB, ~5 s for all of them. Whether a single byte is there is a far
+    faster search (`memchr`), ~60 ms for all the needles' bytes over 100 MiB of zeros, and
+    every needle holding a byte that is not there is passed over: a large file that is not
+    text (zeros, digits, a CSV of numbers) is searched in a fraction of a second. Below
+    1 MiB nothing is computed (empty: every needle is searched)."""
+    if len(data) < _PRESENCE_FROM:
+        return frozenset()
+    return frozenset(byte for byte in NEEDLE_BYTES if byte not in data)

@@ -20,7 +20,7 @@ from amelia.git import (
     scan_unpushed,
     secret_spellings,
 )
-from amelia.redaction.credentials import CREDENTIAL_SHAPES
+from amelia.redaction.credentials import CREDENTIAL_SHAPES, NEEDLE_BYTES, absent_needle_bytes
 from tests.git_helpers import IDENTITY, git, init_repo
 
 SECRET = "ghs_" + "RunTokenOfThisJob0123456789abcdefghij"
@@ -278,3 +278,21 @@ def test_a_credential_at_the_end_of_a_large_binary_file_is_found_and_masked() ->
     assert credential_kinds(data) == ("GitHub token",)
     masked = mask_credentials(data, [SECRET])
     assert masked.endswith(b"\n***\n") and len(masked) == len(data) - len(token) + 3
+
+
+@pytest.mark.parametrize(
+    "filler",
+    [b"\0", b"12.5,3,0.001\n", b"def f(x):\n    return x + 1\n"],
+    ids=["zeros", "numbers", "code"],
+)
+def test_a_large_file_passes_over_only_the_needles_holding_a_byte_it_lacks(filler: bytes) -> None:
+    data = filler * (2**20 // len(filler) + 1)
+    assert absent_needle_bytes(data) == NEEDLE_BYTES - set(filler)
+    for shape in CREDENTIAL_SHAPES:
+        for needle in shape.needles:
+            planted = data + b" " + needle.encode() + b" "
+            absent = absent_needle_bytes(planted)
+            assert not absent & set(needle.encode())
+            assert shape.may_be_in(planted, absent=absent) == shape.may_be_in(planted)
+    # Below 1 MiB every needle is searched.
+    assert absent_needle_bytes(filler * 1000) == frozenset()
