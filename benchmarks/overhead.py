@@ -28,7 +28,8 @@ import gc
 import json
 import os
 import time
-from contextlib import AsyncExitStack
+from collections.abc import Iterator
+from contextlib import AsyncExitStack, contextmanager
 from pathlib import Path
 from typing import Literal, NamedTuple
 
@@ -108,12 +109,26 @@ def _recorder(workdir: Path, proxy: Proxy) -> Recorder | None:
     return start_recorder(workdir / "recording") if proxy == "recording on" else None
 
 
+@contextmanager
+def _frozen_heap() -> Iterator[None]:
+    """What the process holds before the sessions (its imports, and whatever ran before,
+    such as a test session) moved out of the collector's sight while they run, so that the
+    full collection each `_Stopwatch` starts with (outside the time it measures) goes over
+    the sessions' objects only: ~175 ms over ~228,000 objects in the API benchmark's
+    process, far more in a pytest worker's, each time otherwise."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 class _Stopwatch:
-    """Started right after a full collection: a full pass over the benchmark's whole
-    process (~175 ms over ~228,000 objects in the API benchmark) then only falls in a
-    session whose own objects make it due, never in one that an earlier session of another
-    side left it to (measured: after the collection, no session of either side made one
-    due)."""
+    """Started right after a full collection: a full pass over the process then only falls
+    in a session whose own objects make it due, never in one that an earlier session of
+    another side left it to (measured: after the collection, no session of either side
+    made one due)."""
 
     def __init__(self) -> None:
         gc.collect()
@@ -343,7 +358,8 @@ def claude_cli_overhead(
             continue
         short = shape.calls_per_turn == 1
         runs = repetitions if short else long_repetitions
-        samples = asyncio.run(_cli_samples(root, runs, shape, warm_up=short))
+        with _frozen_heap():
+            samples = asyncio.run(_cli_samples(root, runs, shape, warm_up=short))
         figures += _proxy_figures(
             "overhead: Claude Code" + ("" if short else f", {shape.calls} tool calls"),
             f"bare `claude -p` {shape.describe()}",
@@ -479,7 +495,8 @@ def api_overhead(
             continue
         short = shape.calls_per_turn == 1
         runs = repetitions if short else long_repetitions
-        samples = asyncio.run(_api_samples(root, runs, shape, warm_up=short))
+        with _frozen_heap():
+            samples = asyncio.run(_api_samples(root, runs, shape, warm_up=short))
         figures += _proxy_figures(
             "overhead: API" + ("" if short else f", {shape.calls} tool calls"),
             f"pydantic-ai Agent.run {shape.describe()}",
