@@ -98,6 +98,8 @@ class Sample(NamedTuple):
     cpu: float
     messages: int = 0
     recorded: int = 0
+    recording_cpu: float = 0.0
+    """The recording's own thread's share of `cpu`."""
 
 
 Proxy = Literal["none", "recording off", "recording on"]
@@ -254,6 +256,7 @@ def _with_recording(sample: Sample, recorder: Recorder | None) -> Sample:
         cpu=sample.cpu + finish.cpu + recorder.cpu_time,
         messages=sample.messages,
         recorded=size,
+        recording_cpu=recorder.cpu_time,
     )
 
 
@@ -277,6 +280,13 @@ async def _cli_samples(
             for side, sample in taken.items():
                 samples[side].append(sample)
     return samples
+
+
+def paired_ratios(bare: list[Sample], driven: list[Sample]) -> list[float]:
+    """Each round's driver wall time over the same round's bare one: the sides of a round
+    run back to back, so a machine that is slower for a minute slows both (the medians of
+    each side apart would hold the slow minute on one side and not the other)."""
+    return [d.wall / b.wall for b, d in zip(bare, driven, strict=True)]
 
 
 def least_extra_cpu(bare: list[Sample], driven: list[Sample]) -> float:
@@ -318,6 +328,14 @@ def _ratio_figures(
             value=min(s.wall for s in driven) / min(s.wall for s in bare),
             unit="x",
             target=target,
+        ),
+        Figure(
+            benchmark=benchmark,
+            name=f"overhead ratio, median of the rounds' own (driver / bare){suffix}",
+            value=median(paired_ratios(bare, driven)),
+            unit="x",
+            target=target,
+            samples=tuple(paired_ratios(bare, driven)),
         ),
         Figure(
             benchmark=benchmark,
@@ -399,6 +417,14 @@ def _proxy_figures(
     recorded = [float(sample.recorded) / 1024 for sample in samples["recording on"]]
     figures.append(
         Figure.median_of(benchmark, f"recording of the session{suffix}", recorded, "KiB")
+    )
+    figures.append(
+        Figure.median_of(
+            benchmark,
+            f"recording's CPU on its own thread{suffix}",
+            [sample.recording_cpu * 1000 for sample in samples["recording on"]],
+            "ms",
+        )
     )
     return figures
 

@@ -104,14 +104,17 @@ def _overhead_cli(settings: Settings, root: Path, shared: dict[str, object]) -> 
 def _overhead_api(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
     from benchmarks.overhead import Shape, api_overhead
 
-    # In-process runs take well under a second: twice the repetitions for a steadier median.
+    # In-process runs take well under a second: twice the repetitions for a steadier median;
+    # the long session (~2.3 s a side) five times as many rounds, since a shared machine's
+    # speed drifts by ±10 % between rounds, several times what recording costs (~2 %).
+    rounds = settings.long_repetitions * (2 if settings.quick else 5)
     long_session = Shape(settings.long_turns, settings.calls_per_long_turn)
     figures = api_overhead(
         root,
         settings.repetitions * 2,
         settings.turns,
         long_session=long_session,
-        long_repetitions=settings.long_repetitions * 2,
+        long_repetitions=rounds,
     )
     return Outcome(figures=figures)
 

@@ -85,8 +85,17 @@ def test_api_overhead_benchmark_runs_both_sides_of_the_session(tmp_path: Path) -
         least = long[f"overhead ratio, least of each side (driver / bare), 6 tool calls, {proxy}"]
         assert least.value == pytest.approx(min(side.samples) / min(long_bare.samples))
         assert least.target == Target(limit=1.05)
+        rounds = long[
+            f"overhead ratio, median of the rounds' own (driver / bare), 6 tool calls, {proxy}"
+        ]
+        assert rounds.samples == pytest.approx(
+            [d / b for b, d in zip(long_bare.samples, side.samples, strict=True)]
+        )
+        assert rounds.target == Target(limit=1.05)
     size = long["recording of the session, 6 tool calls"]
     assert size.unit == "KiB" and len(size.samples) == 2 and all(v > 1 for v in size.samples)
+    thread = long["recording's CPU on its own thread, 6 tool calls"]
+    assert thread.unit == "ms" and len(thread.samples) == 2 and all(v > 0 for v in thread.samples)
 
 
 @pytest.mark.slow
