@@ -283,9 +283,10 @@ async def _cli_samples(
 
 
 def paired_ratios(bare: list[Sample], driven: list[Sample]) -> list[float]:
-    """Each round's driver wall time over the same round's bare one: the sides of a round
-    run back to back, so a machine that is slower for a minute slows both (the medians of
-    each side apart would hold the slow minute on one side and not the other)."""
+    """Each round's driver wall time over the same round's bare one (or any two sides of
+    the rounds): the sides of a round run back to back, so a machine that is slower for a
+    minute slows both (the medians of each side apart would hold the slow minute on one
+    side and not the other)."""
     return [d.wall / b.wall for b, d in zip(bare, driven, strict=True)]
 
 
@@ -417,6 +418,17 @@ def _proxy_figures(
     recorded = [float(sample.recorded) / 1024 for sample in samples["recording on"]]
     figures.append(
         Figure.median_of(benchmark, f"recording of the session{suffix}", recorded, "KiB")
+    )
+    on_over_off = paired_ratios(samples["recording off"], samples["recording on"])
+    figures.append(
+        Figure(
+            benchmark=benchmark,
+            name=f"recording's cost (on / off, median of the rounds' own){suffix}",
+            value=median(on_over_off),
+            unit="x",
+            target=target,
+            samples=tuple(on_over_off),
+        )
     )
     figures.append(
         Figure.median_of(

@@ -94,6 +94,13 @@ def test_api_overhead_benchmark_runs_both_sides_of_the_session(tmp_path: Path) -
         assert rounds.target == Target(limit=1.05)
     size = long["recording of the session, 6 tool calls"]
     assert size.unit == "KiB" and len(size.samples) == 2 and all(v > 1 for v in size.samples)
+    off = long["ApiDriver.execute_agentic behind the credential proxy, 6 tool calls, recording off"]
+    on = long["ApiDriver.execute_agentic behind the credential proxy, 6 tool calls, recording on"]
+    cost = long["recording's cost (on / off, median of the rounds' own), 6 tool calls"]
+    assert cost.samples == pytest.approx(
+        [b / a for a, b in zip(off.samples, on.samples, strict=True)]
+    )
+    assert cost.target == Target(limit=1.05)
     thread = long["recording's CPU on its own thread, 6 tool calls"]
     assert thread.unit == "ms" and len(thread.samples) == 2 and all(v > 0 for v in thread.samples)
 
