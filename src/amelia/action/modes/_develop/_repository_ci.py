@@ -87,21 +87,20 @@ class RepositoryCi:
         last one again when nothing new was pushed)."""
         if self.ctx.dry_run or not self.config.enabled:
             return state
-        sha = head
         previous = state.last_ci or self.latest
-        if previous is not None and previous.head_sha == sha and previous.round > 0:
+        if previous is not None and previous.head_sha == head and previous.round > 0:
             return state.evolve(last_ci=previous)  # nothing new pushed: the same outcome
         facts = await self._token_facts()
         round_number = previous.round + 1 if previous is not None else 1
         minutes = self.config.timeout_minutes
 
         async def progress(runs: tuple[WorkflowRunInfo, ...]) -> None:
-            await self.ctx.stage(STAGE_CI, "running", detail=waiting_detail(sha, runs, minutes))
+            await self.ctx.stage(STAGE_CI, "running", detail=waiting_detail(head, runs, minutes))
 
         report = await run_ci(
             self.ctx.github,
             branch=self.branch,
-            head_sha=sha,
+            head_sha=head,
             config=self.config,
             facts=facts,
             redactor=self.ctx.redactor,
