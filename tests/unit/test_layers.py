@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import amelia
@@ -50,16 +51,16 @@ def _imports(source: str, package: str = "") -> Iterator[str]:
             yield from (f"{module}.{alias.name}" for alias in node.names)
 
 
+@cache
 def _graph() -> dict[str, set[str]]:
+    """amelia's modules and what each imports, read once by the tests that need it (not at
+    collection, in every worker: parsing every module takes ~0.5 s)."""
     graph: dict[str, set[str]] = {}
     for path in sorted(SOURCE.rglob("*.py")):
         name = _module_name(path)
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         graph[name] = set(_imports(path.read_text(encoding="utf-8"), package))
     return graph
-
-
-GRAPH = _graph()
 
 
 def _in(name: str, packages: tuple[str, ...] | str) -> bool:
@@ -70,7 +71,7 @@ def _in(name: str, packages: tuple[str, ...] | str) -> bool:
 def _offenders(importers: str, forbidden: tuple[str, ...]) -> dict[str, list[str]]:
     found = {
         module: sorted(name for name in imported if _in(name, forbidden))
-        for module, imported in GRAPH.items()
+        for module, imported in _graph().items()
         if _in(module, importers)
     }
     return {module: names for module, names in found.items() if names}
@@ -78,7 +79,7 @@ def _offenders(importers: str, forbidden: tuple[str, ...]) -> dict[str, list[str
 
 def test_every_layer_is_seen() -> None:
     for package in ("amelia.core", "amelia.drivers", "amelia.agents", "amelia.pipeline"):
-        assert any(_in(module, package) for module in GRAPH), package
+        assert any(_in(module, package) for module in _graph()), package
 
 
 def _outside(package: str, allowed: tuple[str, ...]) -> dict[str, list[str]]:
@@ -89,7 +90,7 @@ def _outside(package: str, allowed: tuple[str, ...]) -> dict[str, list[str]]:
             for name in imported
             if _in(name, "amelia") and name != "amelia" and not _in(name, (package, *allowed))
         )
-        for module, imported in GRAPH.items()
+        for module, imported in _graph().items()
         if _in(module, package)
     }
     return {module: names for module, names in found.items() if names}
@@ -133,7 +134,7 @@ def test_the_pipeline_never_imports_github_or_the_entry_points() -> None:
 def test_core_and_pipeline_import_no_github_or_model_sdk() -> None:
     found = {
         module: sorted(name for name in imported if _in(name, SDKS))
-        for module, imported in GRAPH.items()
+        for module, imported in _graph().items()
         if _in(module, ("amelia.core", "amelia.pipeline"))
     }
     assert {module: names for module, names in found.items() if names} == {}
@@ -142,7 +143,7 @@ def test_core_and_pipeline_import_no_github_or_model_sdk() -> None:
 def test_product_modules_never_import_the_testing_package() -> None:
     found = {
         module: sorted(name for name in imported if _in(name, "amelia.testing"))
-        for module, imported in GRAPH.items()
+        for module, imported in _graph().items()
         if not _in(module, "amelia.testing") and module not in PRODUCT_USES_OF_TESTING
     }
     assert {module: names for module, names in found.items() if names} == {}
@@ -255,15 +256,15 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_every_module_has_a_floor() -> None:
-    assert [module for module in GRAPH if _floor(module) is None] == []
+    assert [module for module in _graph() if _floor(module) is None] == []
 
 
 def test_no_import_runs_up_the_house() -> None:
-    assert set(_upward(GRAPH)) == set(UPWARD)
+    assert set(_upward(_graph())) == set(UPWARD)
 
 
 def test_no_modules_import_each_other_in_a_circle() -> None:
-    assert _circles(GRAPH) == []
+    assert _circles(_graph()) == []
 
 
 def test_the_house_checks_see_a_circle_and_an_arrow_up() -> None:
@@ -367,7 +368,7 @@ def _inside_the_action(graph: dict[str, set[str]]) -> dict[str, list[str]]:
 
 
 def test_inside_the_action_the_engine_stands_on_the_modes_and_they_on_its_parts() -> None:
-    assert _inside_the_action(GRAPH) == {}
+    assert _inside_the_action(_graph()) == {}
     sample = {"amelia.action.modes.plan._mode": {"amelia.action.engine._report"}}
     assert _inside_the_action(sample) == {
         "amelia.action.modes.plan._mode": ["amelia.action.engine._report"]
@@ -376,10 +377,10 @@ def test_inside_the_action_the_engine_stands_on_the_modes_and_they_on_its_parts(
 
 def test_each_mode_is_a_package_that_imports_no_other_mode() -> None:
     for name in MODE_PACKAGES:
-        assert f"amelia.action.modes.{name}" in GRAPH, name
+        assert f"amelia.action.modes.{name}" in _graph(), name
     found = {
         (module, f"amelia.action.modes.{other}")
-        for module, imported in GRAPH.items()
+        for module, imported in _graph().items()
         for own in MODE_PACKAGES
         if _in(module, f"amelia.action.modes.{own}")
         for other in MODE_PACKAGES
