@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,8 +10,15 @@ from pathlib import Path
 import pytest
 from loguru import logger
 
+from amelia.cli import YOUNG_COLLECTION_THRESHOLD
 from amelia.testing.sample_repo import create_sample_repo
 from tests.image_user import MCP_USER, ImageUser, ensure_image_user, missing_reason
+
+# As in an `amelia` process (`amelia.cli.main`): a pytest worker imports amelia, its SDKs and
+# every test module, objects that live as long as the worker, and at Python's default of 700
+# allocations the collector went over them again and again: collecting the suite took 9.5 s
+# of CPU instead of 6.7 s. Set here, before the plugin below and the test modules load.
+gc.set_threshold(YOUNG_COLLECTION_THRESHOLD)
 
 pytest_plugins = ["amelia.testing.action"]
 
