@@ -23,6 +23,7 @@ local server's HTTP, with the token), with `ScriptedAgents` on the API driver an
 
 from __future__ import annotations
 
+import atexit
 import base64
 import io
 import json
@@ -30,11 +31,13 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal, Self
 from urllib.parse import urlsplit
@@ -207,6 +210,25 @@ def git(cwd: Path, *args: str) -> str:
     return run_git(args, Git(cwd).with_config({"safe.directory": "*"}))
 
 
+@cache
+def _sample_origin() -> Path:
+    """The sample project as a bare repository, made once per process and copied by each
+    harness (six git commands each otherwise); removed when the process that made it
+    exits."""
+    base = Path(tempfile.mkdtemp(prefix="amelia-sample-origin-"))
+    atexit.register(_remove_if_made_here, base, os.getpid())
+    seed = create_sample_repo(base / "seed")
+    git(base, "clone", "--quiet", "--bare", str(seed), str(base / "origin.git"))
+    shutil.rmtree(seed)
+    return base / "origin.git"
+
+
+def _remove_if_made_here(path: Path, pid: int) -> None:
+    # A forked child that exits normally runs its parent's exit handlers too.
+    if os.getpid() == pid:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 class ActionHarness:
     """Local origin, workspace, GitHub and model servers for end-to-end Action runs."""
 
@@ -269,10 +291,8 @@ class ActionHarness:
     # repositories ----------------------------------------------------------------------------
 
     def _make_origin(self) -> None:
-        seed = create_sample_repo(self.root / "seed")
         self.root.mkdir(parents=True, exist_ok=True)
-        git(self.root, "clone", "--quiet", "--bare", str(seed), str(self.origin))
-        shutil.rmtree(seed)
+        shutil.copytree(_sample_origin(), self.origin, symlinks=True)
 
     @property
     def server_url(self) -> str:
