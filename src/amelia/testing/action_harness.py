@@ -8,10 +8,11 @@ persisted the way the chosen actions/checkout version does, see `CheckoutCredent
 event payload, builds the runner's environment (`GITHUB_*`, every input of action.yml as
 `INPUT_*` with its default, `RUNNER_TEMP`, …) and starts amelia as a subprocess, returning
 exit code, output, step outputs, summary and the requests both servers recorded during
-that run. `run_in_process()` runs the same engine in this process instead, from the same
-environment, against the in-memory GitHub over the same state (git still goes over the
-local server's HTTP, with the token), with `ScriptedAgents` on the API driver and a
-`ManualClock` (see `amelia.action.engine.ActionPorts`).
+that run. `run_engine()` runs the engine in this process instead, everything else as real
+as `run()`'s (the drivers, PyGithub, the local servers). `run_in_process()` runs it in
+this process from the same environment against the in-memory GitHub over the same state
+(git still goes over the local server's HTTP, with the token), with `ScriptedAgents` on the
+API driver and a `ManualClock` (see `amelia.action.engine.ActionPorts`).
 
     with ActionHarness(tmp_path) as h:
         number = h.add_issue("Add farewell", "Say goodbye too.")
@@ -34,7 +35,8 @@ import sys
 import tempfile
 import threading
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -163,7 +165,7 @@ class ManualClock:
 
 @dataclass(frozen=True)
 class ActionRun:
-    """One finished subprocess run and what the servers saw during it."""
+    """One finished run and what the servers saw during it."""
 
     exit_code: int
     stdout: str
@@ -203,6 +205,29 @@ def parse_outputs(text: str) -> dict[str, str]:
             name, value = line.split("=", 1)
             outputs[name] = value
     return outputs
+
+
+@contextmanager
+def _process_environment(environment: Mapping[str, str]) -> Iterator[None]:
+    """This process's environment is `environment` while the context lasts."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(environment)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def _outputs(environment: Mapping[str, str]) -> dict[str, str]:
+    """The step outputs a run wrote to its `GITHUB_OUTPUT`."""
+    return parse_outputs(Path(environment["GITHUB_OUTPUT"]).read_text(encoding="utf-8"))
+
+
+def _summary(environment: Mapping[str, str]) -> str:
+    """What a run wrote to its `GITHUB_STEP_SUMMARY`."""
+    return Path(environment["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -726,6 +751,30 @@ class ActionHarness:
         env.update(extra or {})
         return env
 
+    def _new_run(
+        self,
+        event_name: str,
+        payload: Mapping[str, Any] | str | bytes,
+        inputs: Mapping[str, str] | None,
+        env: Mapping[str, str] | None,
+    ) -> tuple[Path, dict[str, str]]:
+        """A directory for the next run, holding its event payload and the runner's files,
+        and the environment a runner gives that run."""
+        self._runs += 1
+        run_dir = self.root / f"run-{self._runs}"
+        run_dir.mkdir()
+        event_path = run_dir / "event.json"
+        if isinstance(payload, bytes):
+            event_path.write_bytes(payload)
+        elif isinstance(payload, str):
+            event_path.write_text(payload, encoding="utf-8")
+        else:
+            event_path.write_text(json.dumps(payload), encoding="utf-8")
+        outputs, summary = run_dir / "github_output", run_dir / "step_summary"
+        outputs.touch()
+        summary.touch()
+        return run_dir, self.environment(event_name, event_path, outputs, summary, inputs, env)
+
     def run(
         self,
         event_name: str,
@@ -752,20 +801,7 @@ class ActionHarness:
         remove the token use `inputs={"github_token": ""}`; `launcher` is a command that
         runs amelia's command line (e.g. in a new pid namespace, as pid 1 of a container).
         """
-        self._runs += 1
-        run_dir = self.root / f"run-{self._runs}"
-        run_dir.mkdir()
-        event_path = run_dir / "event.json"
-        if isinstance(payload, bytes):
-            event_path.write_bytes(payload)
-        elif isinstance(payload, str):
-            event_path.write_text(payload, encoding="utf-8")
-        else:
-            event_path.write_text(json.dumps(payload), encoding="utf-8")
-        outputs, summary = run_dir / "github_output", run_dir / "step_summary"
-        outputs.touch()
-        summary.touch()
-        environment = self.environment(event_name, event_path, outputs, summary, inputs, env)
+        run_dir, environment = self._new_run(event_name, payload, inputs, env)
         github_before, model_before = len(self.github.requests), len(self.model.requests)
         with subprocess.Popen(
             [*launcher, *(program or (sys.executable, "-m", "amelia.cli")), *args],
@@ -790,8 +826,8 @@ class ActionHarness:
             exit_code=process.returncode,
             stdout=stdout,
             stderr=stderr,
-            outputs=parse_outputs(outputs.read_text(encoding="utf-8")),
-            summary=summary.read_text(encoding="utf-8"),
+            outputs=_outputs(environment),
+            summary=_summary(environment),
             github_requests=list(self.github.requests)[github_before:],
             model_requests=self.model.requests[model_before:],
             dry_run_dir=Path(environment["AMELIA_DRY_RUN_DIR"]),
@@ -812,20 +848,7 @@ class ActionHarness:
         `ActionPorts`), from the environment `run` gives the subprocess: the in-memory
         GitHub over the local server's state, `agents` (default: `self.agents`) on the API
         driver, `self.clock`; `dry_run` and `workspace` as `amelia run` passes them."""
-        self._runs += 1
-        run_dir = self.root / f"run-{self._runs}"
-        run_dir.mkdir()
-        event_path = run_dir / "event.json"
-        if isinstance(payload, bytes):
-            event_path.write_bytes(payload)
-        elif isinstance(payload, str):
-            event_path.write_text(payload, encoding="utf-8")
-        else:
-            event_path.write_text(json.dumps(payload), encoding="utf-8")
-        outputs, summary = run_dir / "github_output", run_dir / "step_summary"
-        outputs.touch()
-        summary.touch()
-        environment = self.environment(event_name, event_path, outputs, summary, inputs, env)
+        _, environment = self._new_run(event_name, payload, inputs, env)
         github = self.github.memory(self.repo)
         stdout, stderr = io.StringIO(), io.StringIO()
         scripted = agents or self.agents
@@ -843,12 +866,47 @@ class ActionHarness:
             exit_code=exit_code,
             stdout=stdout.getvalue(),
             stderr=stderr.getvalue(),
-            outputs=parse_outputs(outputs.read_text(encoding="utf-8")),
-            summary=summary.read_text(encoding="utf-8"),
+            outputs=_outputs(environment),
+            summary=_summary(environment),
             github_requests=github.requests,
             model_requests=[],
             dry_run_dir=Path(environment["AMELIA_DRY_RUN_DIR"]),
             agent_requests=scripted.requests[model_before:],
+        )
+
+    def run_engine(
+        self,
+        event_name: str,
+        payload: Mapping[str, Any] | str | bytes,
+        *,
+        inputs: Mapping[str, str] | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ActionRun:
+        """Run the Action's engine for one event in this process with every part real but
+        the process: the environment `run` gives the subprocess, PyGithub against the local
+        GitHub server, the agents' own drivers (the Claude Code CLI, or pydantic-ai's
+        providers) against the scripted model servers through the credential proxy, the
+        system clock. While it runs, this process's environment is that environment, which
+        the processes the run starts inherit as they do amelia's (the Claude Agent SDK
+        copies it for the CLI). For what does not depend on amelia being a process of its
+        own (its console script, its exit on a signal, what other processes can read of
+        it): a subprocess run costs a second of CPU more, most of it importing amelia and
+        its SDKs again."""
+        _, environment = self._new_run(event_name, payload, inputs, env)
+        github_before, model_before = len(self.github.requests), len(self.model.requests)
+        stdout, stderr = io.StringIO(), io.StringIO()
+        ports = ActionPorts(stdout=stdout, stderr=stderr)
+        with _process_environment(environment):
+            exit_code = run_action(request=ActionRequest(environ=environment), ports=ports)
+        return ActionRun(
+            exit_code=exit_code,
+            stdout=stdout.getvalue(),
+            stderr=stderr.getvalue(),
+            outputs=_outputs(environment),
+            summary=_summary(environment),
+            github_requests=list(self.github.requests)[github_before:],
+            model_requests=self.model.requests[model_before:],
+            dry_run_dir=Path(environment["AMELIA_DRY_RUN_DIR"]),
         )
 
     def run_local(
