@@ -1,5 +1,6 @@
-"""Model API faults under the real Claude Code CLI: `amelia action` as a subprocess against
-the scripted Anthropic server.
+"""Model API faults under the real Claude Code CLI: the Action's engine in the test's process
+(`ActionHarness.run_engine`: the real CLI, proxy and PyGithub) against the scripted
+Anthropic server.
 
 A fault the CLI's own retries get past (one 500 or 529, a dropped stream) leaves a plan as
 if nothing happened. A fault that persists (500 or 529 on every try, a rejected key, a model
@@ -61,7 +62,7 @@ def _run(
     harness = ActionHarness(tmp_path / "action", script=script).start()
     try:
         number = harness.add_issue("Add a farewell", "Say goodbye too.")
-        result = harness.run(
+        result = harness.run_engine(
             "issue_comment",
             harness.comment_event(number, "/amelia plan"),
             inputs={"timeout_minutes": timeout_minutes},

@@ -1,7 +1,8 @@
 """`max_cost_usd` caps spending within an agent, on both drivers, through `amelia action`:
 the driver stops the developer after the model response that reaches the budget (before
 acting on it), the work done until then is committed and pushed in a draft that says the
-run stopped on budget, the reviewer never runs, and the run exits 1 with the line."""
+run stopped on budget, the reviewer never runs, and the run exits 1 with the line. The API
+driver's run is the engine in the test's process (`run_engine`), as real but the process."""
 
 from __future__ import annotations
 
@@ -104,7 +105,7 @@ def test_the_api_driver_stops_the_developer_at_the_budget(tmp_path: Path) -> Non
     )
     with ActionHarness(tmp_path / "action") as harness, openai:
         number = harness.add_planned_issue("Add numbers", "Write the number files.")
-        result = harness.run(
+        result = harness.run_engine(
             "issue_comment",
             harness.comment_event(number, "/amelia implement"),
             inputs={

@@ -1,7 +1,9 @@
 """`amelia action` on a fork's pull request: `pull_request_target` with `review_forks: true`
 reviews the head as data with the real drivers' tools (Claude Code and the API driver), so
 do a maintainer's `/amelia review` comment and `/amelia ask`. The runs that start no agent
-are specified in-process in `tests/modes/test_fork_review.py`."""
+are specified in-process in `tests/modes/test_fork_review.py`. The review with Claude Code is
+`amelia action` as a subprocess; the others run the engine in the test's process
+(`run_engine`), the drivers, PyGithub and the servers as real."""
 
 from __future__ import annotations
 
@@ -126,7 +128,7 @@ def test_a_maintainers_review_comment_on_a_fork_pull_reviews_the_head_as_data(
     before = workspace_state(harness)
     payload = harness.pull_comment_event(number, "/amelia review")
 
-    result = harness.run("issue_comment", payload, inputs={"review_event": "AUTO"})
+    result = harness.run_engine("issue_comment", payload, inputs={"review_event": "AUTO"})
 
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.outputs["verdict"] == "approved"
@@ -169,7 +171,7 @@ def test_fork_pull_is_reviewed_as_data_with_the_api_driver(
     before = workspace_state(harness)
     model = ApiReviewer()
     with ScriptedOpenAIServer(script=model) as server:
-        result = harness.run(
+        result = harness.run_engine(
             "pull_request_target",
             event,
             inputs={
@@ -212,7 +214,7 @@ def test_ask_on_a_fork_pull_reads_the_head_as_data_and_posts_only_the_answer(
         before = workspace_state(harness)
         payload = harness.pull_comment_event(number, "/amelia ask what does this change add?")
 
-        result = harness.run("issue_comment", payload, inputs={"review_event": "AUTO"})
+        result = harness.run_engine("issue_comment", payload, inputs={"review_event": "AUTO"})
 
         assert result.exit_code == 0, result.stdout + result.stderr
         assert result.outputs["conclusion"] == "success"

@@ -1,7 +1,9 @@
 """`amelia action` end to end for `/amelia implement`: the plan from `/amelia plan` is carried
 out by the developer, reviewed, pushed to origin and opened as a draft pull request. The
 mode is specified in-process in `tests/modes/test_implement.py`; these runs show the real
-entry point with the Claude Code CLI's tools and its streamed tool errors."""
+entry point with the Claude Code CLI's tools and its streamed tool errors (the plan before
+and the failing developer's run: `run_engine`, the engine in the test's process with the
+CLI, PyGithub and the servers as real as a subprocess's)."""
 
 from __future__ import annotations
 
@@ -55,7 +57,7 @@ def implement_script(workspace: Path, failing_command: str | None) -> ScriptFunc
 
 def _planned_issue(harness: ActionHarness) -> int:
     number = harness.add_issue("Add a farewell", "greeter says hello; let it say goodbye too.")
-    planned = harness.run("issue_comment", harness.comment_event(number, "/amelia plan"))
+    planned = harness.run_engine("issue_comment", harness.comment_event(number, "/amelia plan"))
     assert planned.exit_code == 0, planned.stdout + planned.stderr
     harness.fresh_checkout()  # the implement job gets its own checkout of the default branch
     return number
@@ -137,7 +139,8 @@ def test_a_failing_developer_reports_its_tool_errors_on_the_issue(tmp_path: Path
     script = plan_script(roles={"developer": developer})
     with ActionHarness(tmp_path / "action", script=script) as harness:
         number = _planned_issue(harness)
-        result = harness.run("issue_comment", harness.comment_event(number, "/amelia implement"))
+        implement = harness.comment_event(number, "/amelia implement")
+        result = harness.run_engine("issue_comment", implement)
 
         assert result.exit_code == 1, result.stdout + result.stderr
         assert result.outputs["conclusion"] == "failure"

@@ -6,6 +6,10 @@ no MCP tool on either driver, and no server starts for it; the servers stop with
 also on SIGTERM. Which runs start a server, and a server that does not start or a secret
 that is not there, are specified in-process in `tests/modes/test_mcp.py`.
 
+The architect's call and the cancellation are `amelia action` as a subprocess; the
+reviews run the engine in the test's process (`run_engine`), the drivers, the gateway, the
+servers and PyGithub as real.
+
 Here amelia and its agents run as the test's user (`AMELIA_AGENT_USER=none`,
 `AMELIA_MCP_USER=none`): these tests are about what reaches whom through the gateway. That
 the agents cannot read a server's secret as the image's users is tests/security's
@@ -130,7 +134,7 @@ def test_a_failing_mcp_tool_is_an_error_flagged_result_the_review_lists(
             "main", {".github/amelia.yml": docs_config(pid_file, "    reviewer: {docs: all}\n")}
         )
         number, event = h.open_pull("feature", {"greeter/farewell.py": "def farewell(): ...\n"})
-        result = h.run("pull_request", event, inputs=SECRETS, env=RUN_AS_ONE_USER)
+        result = h.run_engine("pull_request", event, inputs=SECRETS, env=RUN_AS_ONE_USER)
         comments = h.github.comments(h.repo, number)
 
     assert result.exit_code == 0, result.stdout + result.stderr
@@ -174,7 +178,7 @@ def test_a_pull_request_cannot_give_its_own_review_mcp_tools(
                 ".claude/settings.json": json.dumps({"enableAllProjectMcpServers": True}),
             },
         )
-        result = h.run("pull_request", event, inputs=SECRETS, env=RUN_AS_ONE_USER)
+        result = h.run_engine("pull_request", event, inputs=SECRETS, env=RUN_AS_ONE_USER)
 
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.outputs["verdict"] == "approved"
@@ -203,7 +207,7 @@ def test_a_forks_review_gets_no_mcp_tool_on_claude_code(
     fork_harness: ActionHarness, pid_file: Path
 ) -> None:
     number, event = fork_harness.open_fork_pull({"greeter/farewell.py": "def farewell(): ...\n"})
-    result = fork_harness.run(
+    result = fork_harness.run_engine(
         "pull_request_target",
         event,
         inputs={"review_forks": "true", **SECRETS},
@@ -232,7 +236,7 @@ def test_a_forks_review_gets_no_mcp_tool_on_pydantic_ai(
         number, event = fork_harness.open_fork_pull(
             {"greeter/farewell.py": "def farewell(): ...\n"}
         )
-        result = fork_harness.run(
+        result = fork_harness.run_engine(
             "pull_request_target",
             event,
             inputs={

@@ -1,8 +1,9 @@
 """`amelia action` end to end for `/amelia plan`: real PyGithub against the local GitHub
 server, the real Claude Code CLI (or pydantic-ai's OpenRouter provider) against the scripted
 model, a bare repository as origin. The mode's behaviour is specified in-process in
-`tests/modes/test_plan.py`; these runs show the real entry point and the drivers' own
-tools."""
+`tests/modes/test_plan.py`; these runs show the real entry point (a subprocess, as a
+runner starts it) and the drivers' own tools (`run_engine`: the engine in the test's
+process, with the drivers, PyGithub and the servers as real as a subprocess's)."""
 
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ def test_plan_by_a_writer_pushes_the_plan_and_links_it(harness: ActionHarness) -
 def test_agent_tools_never_see_the_token(harness: ActionHarness) -> None:
     number = harness.add_issue("Add a farewell", "Say goodbye.")
     before = (harness.workspace / ".git" / "config").read_bytes()
-    result = harness.run("issue_comment", harness.comment_event(number, "/amelia plan"))
+    result = harness.run_engine("issue_comment", harness.comment_event(number, "/amelia plan"))
 
     assert result.exit_code == 0, result.stdout + result.stderr
     seen = result.model_text()
@@ -79,7 +80,7 @@ def test_api_openrouter_with_only_its_key_input_plans_on_an_openrouter_model(
     key = "sk-or-v1-" + "0a1b2c3d" * 8
     number = harness.add_issue("Add a farewell", "greeter says hello; let it say goodbye too.")
     with ScriptedOpenAIServer([[openai_text(DEFAULT_PLAN)]]) as openrouter:
-        result = harness.run(
+        result = harness.run_engine(
             "issue_comment",
             harness.comment_event(number, "/amelia plan"),
             inputs={"driver": "api:openrouter", "anthropic_api_key": "", "openrouter_api_key": key},

@@ -1,7 +1,9 @@
 """`.github/amelia.yml` end to end with real drivers: each agent on the driver and model the
 file gives it (the Claude Code CLI and pydantic-ai's OpenAI provider against the scripted
 servers). Reading and validating the file is specified in-process in
-`tests/modes/test_repository_config.py`."""
+`tests/modes/test_repository_config.py`. The run that posts the mixed drivers' review is
+`amelia action` as a subprocess; the others run the engine in the test's process
+(`run_engine`), with the drivers, PyGithub and the servers as real."""
 
 from __future__ import annotations
 
@@ -100,7 +102,8 @@ def test_a_reviewer_on_another_driver_and_model_and_a_budget_that_stops_before_i
         )
         harness.fresh_checkout()
         number = harness.add_issue("Add bye", "Say bye.")
-        planned = harness.run("issue_comment", harness.comment_event(number, "/amelia plan"))
+        plan = harness.comment_event(number, "/amelia plan")
+        planned = harness.run_engine("issue_comment", plan)
         assert planned.exit_code == 0, planned.stdout + planned.stderr
         (architect, *_rest) = _main_requests(planned, "architect")
         assert PROJECT_RULE in architect and AGENTS_RULE in architect
@@ -113,7 +116,7 @@ def test_a_reviewer_on_another_driver_and_model_and_a_budget_that_stops_before_i
         harness.fresh_checkout()
         openai_env = {"OPENAI_BASE_URL": openai.url}
         keys = {"openai_api_key": "sk-local-openai-key-0123456789"}
-        stopped = harness.run(
+        stopped = harness.run_engine(
             "issue_comment",
             harness.comment_event(number, "/amelia implement"),
             inputs={**keys, "max_cost_usd": "0.0001"},
@@ -191,7 +194,7 @@ def test_a_model_input_leaves_the_model_the_file_gives_an_agent_on_another_drive
         harness.fresh_checkout()
         number = harness.add_planned_issue("Add bye", "Say bye.")
 
-        done = harness.run(
+        done = harness.run_engine(
             "issue_comment",
             harness.comment_event(number, "/amelia implement"),
             inputs={"model": "claude-sonnet-4-5", "openai_api_key": "sk-local-openai-key-01234"},

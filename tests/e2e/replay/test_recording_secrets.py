@@ -1,7 +1,9 @@
 """No recording holds a secret: the GitHub token, the model key and a base64 copy of each go
 through a run (in the model's answer and in a tool's result) and are searched for in every
 file of the recording, the git pack's objects included, for both drivers (their agents as
-the image's agent user where the machine can run them so: see `one_agent_user`)."""
+the image's agent user where the machine can run them so: see `one_agent_user`). The Claude
+Code run is `amelia action` as a subprocess; the others run the engine in the test's process
+(`run_engine`: what a recording holds is written by the engine, whichever process it is)."""
 
 from __future__ import annotations
 
@@ -90,7 +92,7 @@ def test_an_api_driver_run_records_no_secret(tmp_path: Path, one_agent_user: Age
     root = one_agent_user.base / "action"
     with ActionHarness(root, token=TOKEN, agent_user=one_agent_user.name) as harness, server:
         number = harness.add_issue("Add a farewell", f"Say goodbye. {PLANTED}")
-        result = harness.run(
+        result = harness.run_engine(
             "issue_comment",
             harness.comment_event(number, "/amelia plan"),
             inputs={"driver": "api:openai", "model": "openai:gpt-4.1", "openai_api_key": MODEL_KEY},
@@ -108,7 +110,7 @@ def test_an_api_driver_run_records_no_secret(tmp_path: Path, one_agent_user: Age
 def test_record_false_leaves_no_recording(tmp_path: Path) -> None:
     with ActionHarness(tmp_path / "action", script=plan_script(probe=None)) as harness:
         number = harness.add_issue("Add a farewell", "Say goodbye.")
-        result = harness.run(
+        result = harness.run_engine(
             "issue_comment",
             harness.comment_event(number, "/amelia plan"),
             inputs={"record": "false"},

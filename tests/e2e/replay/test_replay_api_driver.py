@@ -1,6 +1,8 @@
 """A recorded run of the API driver on chat completions (`openai-chat:`), replayed offline in
 another directory once the recorded checkout is gone: the model's tool call names a file by
-the recorded checkout's absolute path, and the replay's answer names its own checkout's.
+the recorded checkout's absolute path, and the replay's answer names its own checkout's. The
+recorded run is the engine in the test's process (`run_engine`), the driver and the servers
+as real as a subprocess's.
 
 The API driver asks without streaming (`"stream": false`), so its answers are whole JSON
 bodies; the joining of streamed chat-completions fragments is shown on a streamed answer in
@@ -36,7 +38,7 @@ def test_a_chat_completions_run_replays_with_its_paths_moved(
     )
     with ActionHarness(root) as harness, server:
         number = harness.add_issue("Add a farewell", "greeter says hello; say goodbye too.")
-        result = harness.run(
+        result = harness.run_engine(
             "issue_comment",
             harness.comment_event(number, "/amelia plan"),
             inputs={"driver": "api:openai", "model": "openai-chat:gpt-4.1", "openai_api_key": "k"},

@@ -1,6 +1,7 @@
 """A recorded `/amelia implement` run replayed offline: the servers are stopped, the replay
 makes the same commit trees and review body; a changed prompt makes it stop at the first
-request that differs, naming it and showing the change."""
+request that differs, naming it and showing the change. The recorded implement run is `amelia
+action` as a subprocess; the plan before it, the engine in the test's process (`run_engine`)."""
 
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def _recorded_implement(root: Path, agent_user: str = "none") -> Path:
     script = implement_script(root / "workspace")
     with ActionHarness(root, script=script, agent_user=agent_user) as harness:
         number = harness.add_issue("Add a farewell", "greeter says hello; say goodbye too.")
-        planned = harness.run("issue_comment", harness.comment_event(number, "/amelia plan"))
+        planned = harness.run_engine("issue_comment", harness.comment_event(number, "/amelia plan"))
         assert planned.exit_code == 0, planned.stdout + planned.stderr
         harness.fresh_checkout()
         done = harness.run("issue_comment", harness.comment_event(number, "/amelia implement"))

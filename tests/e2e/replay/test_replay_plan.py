@@ -1,5 +1,7 @@
 """A recorded `/amelia plan` run replayed on another day: the plan file is named by the
-recorded run's date, so the replay makes the same file and the same commit tree."""
+recorded run's date, so the replay makes the same file and the same commit tree. The recorded
+runs are the engine in the test's process (`run_engine`), the CLI, PyGithub and the servers
+as real as a subprocess's."""
 
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ def test_a_plan_replayed_days_later_names_its_file_by_the_recorded_day(
     script = plan_script(probe="ls greeter")
     with ActionHarness(tmp_path / "action", script=script) as harness:
         number = harness.add_issue("Add a farewell", "greeter says hello; say goodbye too.")
-        planned = harness.run("issue_comment", harness.comment_event(number, "/amelia plan"))
+        planned = harness.run_engine("issue_comment", harness.comment_event(number, "/amelia plan"))
         assert planned.exit_code == 0, planned.stdout + planned.stderr
         run_id = planned.outputs["recording"]
     recording = harness.runner_temp / "amelia" / "runs" / run_id
@@ -59,7 +61,7 @@ def test_a_dry_run_replays_with_the_writes_it_kept_to_itself(tmp_path: Path) -> 
     with ActionHarness(tmp_path / "action", script=plan_script(probe=None)) as harness:
         number = harness.add_issue("Add a farewell", "greeter says hello; say goodbye too.")
         event = harness.comment_event(number, "/amelia plan")
-        planned = harness.run("issue_comment", event, inputs={"dry_run": "true"})
+        planned = harness.run_engine("issue_comment", event, inputs={"dry_run": "true"})
         assert planned.exit_code == 0, planned.stdout + planned.stderr
         assert planned.outputs["conclusion"] == "dry_run"
         assert harness.github.comments(harness.repo, number) == []
