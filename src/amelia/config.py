@@ -19,7 +19,8 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 from urllib.parse import urlsplit
@@ -70,6 +71,7 @@ __all__ = [
     "load_runner",
     "load_settings",
     "process_environment",
+    "replaced_process_environment",
     "runner_files",
 ]
 
@@ -534,6 +536,22 @@ def process_environment() -> dict[str, str]:
     """A copy of this process's environment: the one place amelia reads it. Product code
     gets what it needs from `load_settings()`; this is for tools around it (harnesses)."""
     return dict(os.environ)
+
+
+@contextmanager
+def replaced_process_environment(environment: Mapping[str, str]) -> Iterator[None]:
+    """This process's environment is exactly `environment` while the context lasts, then
+    what it was: for a tool around amelia that runs the engine in its own process (a test
+    harness), so that the processes the run starts inherit the run's environment as they
+    inherit amelia's (the Claude Agent SDK copies it for the CLI)."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(environment)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def load_inputs(*, environ: Mapping[str, str] | None = None) -> ActionInputs:

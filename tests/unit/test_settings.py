@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from amelia.config import driver_environment, load_settings
+from amelia.config import driver_environment, load_settings, replaced_process_environment
 from amelia.errors import ConfigError
 from amelia.github.options import RetryPolicy
 from amelia.pipeline.planfile import plan_path_pattern
@@ -267,3 +268,17 @@ def test_github_addresses_of_an_enterprise_server_and_a_new_directory_are_accept
     assert settings.runner.api_url == "https://ghe.example.com/api/v3"
     assert settings.dry_run_dir == tmp_path / "new" / "dry-run"
     assert not (tmp_path / "new").exists()  # reading the settings made nothing
+
+
+def test_a_replaced_process_environment_is_exactly_the_given_one_and_comes_back_after_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AMELIA_BEFORE", "kept")
+    before = dict(os.environ)
+    with (
+        pytest.raises(RuntimeError, match="inside"),
+        replaced_process_environment({"AMELIA_RUN": "1", "PATH": "/bin"}),
+    ):
+        assert dict(os.environ) == {"AMELIA_RUN": "1", "PATH": "/bin"}
+        raise RuntimeError("inside")
+    assert dict(os.environ) == before

@@ -35,8 +35,7 @@ import sys
 import tempfile
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -45,7 +44,7 @@ from typing import Any, Literal, Self
 from urllib.parse import urlsplit
 
 from amelia.action.engine import ActionPorts, ActionRequest, Clock, run_action
-from amelia.config import process_environment
+from amelia.config import process_environment, replaced_process_environment
 from amelia.git import Git, run_git
 from amelia.testing.action_inputs import runner_inputs
 from amelia.testing.anthropic_script import RecordedRequest as ModelRequest
@@ -205,19 +204,6 @@ def parse_outputs(text: str) -> dict[str, str]:
             name, value = line.split("=", 1)
             outputs[name] = value
     return outputs
-
-
-@contextmanager
-def _process_environment(environment: Mapping[str, str]) -> Iterator[None]:
-    """This process's environment is `environment` while the context lasts."""
-    saved = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(environment)
-    try:
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
 
 
 def _outputs(environment: Mapping[str, str]) -> dict[str, str]:
@@ -896,7 +882,7 @@ class ActionHarness:
         github_before, model_before = len(self.github.requests), len(self.model.requests)
         stdout, stderr = io.StringIO(), io.StringIO()
         ports = ActionPorts(stdout=stdout, stderr=stderr)
-        with _process_environment(environment):
+        with replaced_process_environment(environment):
             exit_code = run_action(request=ActionRequest(environ=environment), ports=ports)
         return ActionRun(
             exit_code=exit_code,
