@@ -34,9 +34,8 @@ REASONS = {"create_pull": "open pull for amelia/issue-1 failed", "create_review"
 
 
 def _implement(bench: EngineBench, site: str, faults: list[Fault]) -> EngineRun:
-    bench.harness.add_issue("Add a farewell", "Say goodbye too.")
-    planned = bench.run_plan()
-    assert planned.exit_code == 0, planned.stdout
+    # The plan's branch as `/amelia plan` pushes it (its faults are test_github_faults.py's).
+    bench.harness.add_planned_issue("Add a farewell", "Say goodbye too.", plan=bench.plan)
     bench.harness.fresh_checkout()  # the implement job gets its own checkout
     bench.github.inject("POST", IMPLEMENT_SITES[site], *faults)
     return bench.run("issue_comment", bench.harness.comment_event(1, "/amelia implement"))
