@@ -85,6 +85,8 @@ def test_a_run_killed_mid_way_keeps_its_partial_transcript(
         event.write_text(json.dumps(harness.comment_event(number, "/amelia plan")))
         outputs, summary = run_dir / "github_output", run_dir / "step_summary"
         env = harness.environment("issue_comment", event, outputs, summary)
+        # What SIGKILL leaves of amelia's temporary directories stays in the test's own.
+        env["TMPDIR"] = str(run_dir)
         runs = harness.runner_temp / "amelia" / "runs"
         process = subprocess.Popen(
             [sys.executable, "-m", "amelia.cli", "action"],
