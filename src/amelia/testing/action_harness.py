@@ -808,8 +808,23 @@ class ActionHarness:
                 raise
             if watcher is not None:
                 watcher.join(timeout)
+        return self._served_run(
+            environment, process.returncode, stdout, stderr, github_before, model_before
+        )
+
+    def _served_run(
+        self,
+        environment: Mapping[str, str],
+        exit_code: int,
+        stdout: str,
+        stderr: str,
+        github_before: int,
+        model_before: int,
+    ) -> ActionRun:
+        """A finished run against the local servers: what it wrote and what they saw since
+        they had seen `github_before` and `model_before` requests."""
         return ActionRun(
-            exit_code=process.returncode,
+            exit_code=exit_code,
             stdout=stdout,
             stderr=stderr,
             outputs=_outputs(environment),
@@ -884,15 +899,13 @@ class ActionHarness:
         ports = ActionPorts(stdout=stdout, stderr=stderr)
         with replaced_process_environment(environment):
             exit_code = run_action(request=ActionRequest(environ=environment), ports=ports)
-        return ActionRun(
-            exit_code=exit_code,
-            stdout=stdout.getvalue(),
-            stderr=stderr.getvalue(),
-            outputs=_outputs(environment),
-            summary=_summary(environment),
-            github_requests=list(self.github.requests)[github_before:],
-            model_requests=self.model.requests[model_before:],
-            dry_run_dir=Path(environment["AMELIA_DRY_RUN_DIR"]),
+        return self._served_run(
+            environment,
+            exit_code,
+            stdout.getvalue(),
+            stderr.getvalue(),
+            github_before,
+            model_before,
         )
 
     def run_local(
