@@ -230,6 +230,27 @@ def test_two_runs_on_one_machine_leave_each_others_agents_alone(reachable: Path)
         assert "released" in json.dumps(bash_results)
 
 
+def _end_the_shells_left_running(uid: int, marker: Path) -> None:
+    """A CLI killed outside amelia leaves its Bash tool's shell running (`sleep 120`, in a
+    process group of its own, adopted by init): end each such group of `uid` whose command
+    line names `marker`, so that the test leaves no process behind."""
+    ours = os.getpgid(0)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if (
+                entry.stat().st_uid != uid
+                or str(marker).encode() not in (entry / "cmdline").read_bytes()
+            ):
+                continue
+            pid = int(entry.name)
+            if os.getpgid(pid) == pid != ours:
+                os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            continue
+
+
 @pytest.mark.parametrize("sender", ["amelia", "another process"])
 async def test_a_claude_code_killed_by_a_signal_is_named_with_who_sent_it(
     reachable: Path, sender: str
@@ -274,8 +295,11 @@ async def test_a_claude_code_killed_by_a_signal_is_named_with_who_sent_it(
         driver = ClaudeCliDriver(environment=environment, env={"CLAUDE_CODE_MAX_RETRIES": "0"})
         killer = threading.Thread(target=kill_the_cli_once_it_works, daemon=True)
         killer.start()
-        messages = [m async for m in driver.execute_agentic(prompt="go", cwd=str(checkout))]
-        killer.join(30)
+        try:
+            messages = [m async for m in driver.execute_agentic(prompt="go", cwd=str(checkout))]
+            killer.join(30)
+        finally:
+            _end_the_shells_left_running(agent.uid, marker)
 
     result = messages[-1]
     assert result.type == AgenticMessageType.RESULT and result.is_error
