@@ -41,6 +41,7 @@ def action(tmp_path: Path) -> Iterator[ActionHarness]:
 def harness(tmp_path: Path) -> Iterator[ActionHarness]:
     """The same surroundings for runs of the real entry point as a subprocess
     (`harness.run(...)`: `amelia action` with the Claude Code CLI against the scripted
-    Anthropic server)."""
+    Anthropic server), or of the engine in this process with the same real drivers
+    (`harness.run_engine(...)`)."""
     with ActionHarness(tmp_path / "action") as started:
         yield started
