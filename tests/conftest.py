@@ -20,7 +20,7 @@ from tests.image_user import MCP_USER, ImageUser, ensure_image_user, missing_rea
 # of CPU instead of 6.7 s. Set here, before the plugin below and the test modules load.
 gc.set_threshold(YOUNG_COLLECTION_THRESHOLD)
 
-pytest_plugins = ["amelia.testing.action"]
+pytest_plugins = ["amelia.testing.action", "pytester"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

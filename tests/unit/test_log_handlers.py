@@ -3,13 +3,9 @@ test's log records would each print an "I/O operation on closed file" traceback.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 CASES = (
@@ -24,24 +20,28 @@ CASES = (
     "tests/unit/replay/test_recorder.py::test_a_failing_entry_is_a_warning_and_the_next_ones_are_written",
 )
 """Each test that points loguru at a stream closed when it ends, then one that logs: one
-pytest process for both cases (one costs ~3.5 s of CPU), which runs them in this order."""
-PYTEST = [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-p", "no:xdist"]
+pytest session for both cases, which runs them in this order. It runs inside this test's
+process (as `pytester` runs one), whose loguru is the one under test: a subprocess cost
+~3.5 s of CPU, most of it importing what this process has already imported."""
 
 
-def test_a_later_test_logs_without_a_closed_stream_error() -> None:
-    ran = subprocess.run(
-        [*PYTEST, "-rA", *CASES],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=240,
+def test_a_later_test_logs_without_a_closed_stream_error(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)  # node ids as given, the repository's configuration
+    ran = pytester.runpytest_inprocess(
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:xdist",
+        "-rA",
+        *CASES,
     )
-    output = ran.stdout + ran.stderr
-    assert ran.returncode == 0, output[-3000:]
+    output = "\n".join(ran.outlines + ran.errlines)
+    assert ran.ret == 0, output[-3000:]
     # With `-rA` the summary lists each test in the order it ran: "PASSED <node id>".
-    ran_in_order = [
-        line[len("PASSED ") :] for line in ran.stdout.splitlines() if line.startswith("PASSED ")
-    ]
+    ran_in_order = [line[len("PASSED ") :] for line in ran.outlines if line.startswith("PASSED ")]
     assert ran_in_order == list(CASES), output[-3000:]
     assert "I/O operation on closed file" not in output
     assert "Logging error in Loguru Handler" not in output
