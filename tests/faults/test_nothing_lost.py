@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import stat
 import subprocess
@@ -39,6 +40,20 @@ def _report_pushes_to(origin: Path, api_url: str) -> None:
         encoding="utf-8",
     )
     hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
+
+
+def _cli_scratch_of(group: int, tmpdir: Path) -> list[Path]:
+    """The scratch directories of the Claude Code CLIs running in process group `group`
+    (each holds the pid its launcher wrote), an amelia with `tmpdir` as its TMPDIR made:
+    what a SIGKILLed amelia cannot remove. They are in `tmpdir`, or in /tmp when `tmpdir`
+    is too long for the CLI's sockets (`amelia.drivers.cli._claude_tmp`)."""
+    found = []
+    pid_files = [*tmpdir.glob("amelia-cli-*/cli.pid"), *Path("/tmp").glob("amelia-cli-*/cli.pid")]
+    for pid_file in pid_files:
+        with contextlib.suppress(OSError, ValueError):
+            if os.getpgid(int(pid_file.read_text())) == group:
+                found.append(pid_file.parent)
+    return found
 
 
 @pytest.mark.timeout(120)
@@ -88,6 +103,7 @@ def test_a_run_killed_mid_way_keeps_its_partial_transcript(
         # What SIGKILL leaves of amelia's temporary directories stays in the test's own.
         env["TMPDIR"] = str(run_dir)
         runs = harness.runner_temp / "amelia" / "runs"
+        scratch: list[Path] = []
         process = subprocess.Popen(
             [sys.executable, "-m", "amelia.cli", "action"],
             cwd=run_dir,
@@ -102,6 +118,7 @@ def test_a_run_killed_mid_way_keeps_its_partial_transcript(
                 assert process.poll() is None, "amelia ended before the model was asked"
                 time.sleep(0.2)
             assert harness.model.main_requests, "the architect never reached the model"
+            scratch = _cli_scratch_of(process.pid, run_dir)
             os.kill(process.pid, how)
             process.wait(timeout=60)
         finally:
@@ -109,6 +126,8 @@ def test_a_run_killed_mid_way_keeps_its_partial_transcript(
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=30)
+            for directory in scratch:
+                shutil.rmtree(directory, ignore_errors=True)
 
         (transcript,) = sorted(runs.glob("*.jsonl"))
         lines = [json.loads(line) for line in transcript.read_text().splitlines() if line]
