@@ -49,8 +49,8 @@ def _progress_assignments(source: str) -> list[int]:
 
 def test_no_mode_creates_or_replaces_the_progress_comment() -> None:
     offenders = {
-        path.name: lines
-        for path in sorted(MODES.glob("*.py"))
+        str(path.relative_to(MODES)): lines
+        for path in sorted(MODES.rglob("*.py"))
         if (lines := _progress_assignments(path.read_text(encoding="utf-8")))
     }
     assert offenders == {}
