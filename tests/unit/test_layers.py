@@ -1,6 +1,7 @@
-"""Imports run one way: entry (cli, commands, action) -> modes -> pipeline -> agents ->
-drivers -> core. Every import counts, also the lazy ones inside functions and the ones
-made only for type checking."""
+"""Imports run one way, down the floors of `HOUSE` (entry points, the testing kit, the
+Action, the pipeline, the agents, MCP and CI, the drivers, GitHub and the toolchain, the
+core, the leaves; drawn in docs/architecture.md), with no circle. Every import counts, also
+the lazy ones inside functions and the ones made only for type checking."""
 
 from __future__ import annotations
 

@@ -1,8 +1,10 @@
-"""The registry of Action modes: one module per command kind, imported when it runs.
+"""The registry of Action modes: one package per command kind, imported when it runs.
 
-Adding a mode is one module under `amelia.action.modes` that defines `MODE = Mode(...)`
-plus one line in `MODE_MODULES`. Modules load lazily, so a mode's heavy imports never slow
-down routing, and an event is only routed to kinds listed here.
+A mode is a package under `amelia.action.modes` whose `__init__` exports `MODE =
+Mode(...)` (defined in its `_mode.py`), registered by its line in `MODE_MODULES`; the
+router in `amelia.github.events` decides which events ask for it (docs/architecture.md,
+"Adding a mode", lists every step). Packages load lazily, so a mode's heavy imports never
+slow down routing, and an event is only routed to kinds listed here.
 """
 
 from __future__ import annotations
