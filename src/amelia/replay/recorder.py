@@ -53,6 +53,7 @@ from amelia.replay.format import (
     RecordedOutcome,
 )
 from amelia.replay.github import RecordingGitHub
+from amelia.replay.streams import coalesced
 
 if TYPE_CHECKING:
     from amelia.config import Settings
@@ -228,7 +229,9 @@ class Recorder:
             request=request,
             status=seen.status,
             headers=headers,
-            response=self.clean(body.decode("utf-8", "replace")),
+            # Fragments joined first: a secret the model streamed in pieces is whole again
+            # for the cleaner (the client would get the same content in fewer events).
+            response=self.clean(coalesced(body.decode("utf-8", "replace"))),
             complete=seen.complete,
         )
         return exchange.model_dump_json()

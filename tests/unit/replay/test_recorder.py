@@ -147,3 +147,47 @@ def test_an_exchange_after_finish_is_still_written(tmp_path: Path, later: int) -
         recorder.exchange(_exchange('{"messages":[]}'))
     recorder.finish(None, exit_code=0, conclusion="success", outputs={})
     assert [e["index"] for e in _lines(tmp_path / "rec")] == list(range(1, later + 2))
+
+
+def _streamed(*fragments: str) -> str:
+    """An Anthropic stream whose one tool call's input arrives in `fragments`."""
+    events = [
+        {"type": "message_start", "message": {"id": "m", "content": []}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use"}},
+        *(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": fragment},
+            }
+            for fragment in fragments
+        ),
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_stop"},
+    ]
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [RUN_SECRET, base64.b64encode(RUN_SECRET.encode()).decode(), RUN_SECRET.encode().hex()],
+    ids=["as-is", "base64", "hex"],
+)
+def test_a_secret_the_model_streams_in_pieces_is_masked_whole(
+    tmp_path: Path, spelling: str
+) -> None:
+    middle = len(spelling) // 2
+    answer = _streamed('{"command": "echo ' + spelling[:middle], spelling[middle:] + '"}')
+    recorder = _recorder(tmp_path / "rec")
+    recorder.exchange(_exchange('{"model":"m","messages":[]}', answer))
+    recorder.finish(None, exit_code=0, conclusion="success", outputs={})
+
+    (line,) = _lines(tmp_path / "rec")
+    response = str(line["response"])
+    fragments = [
+        json.loads(data[len("data: ") :])["delta"]["partial_json"]
+        for data in response.splitlines()
+        if data.startswith("data: ") and "input_json_delta" in data
+    ]
+    assert spelling not in "".join(fragments)
+    assert "".join(fragments).startswith('{"command": "echo ***')
