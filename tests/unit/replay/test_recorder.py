@@ -8,6 +8,7 @@ import base64
 import json
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from loguru import logger
@@ -151,7 +152,7 @@ def test_an_exchange_after_finish_is_still_written(tmp_path: Path, later: int) -
 
 def _streamed(*fragments: str) -> str:
     """An Anthropic stream whose one tool call's input arrives in `fragments`."""
-    events = [
+    events: list[dict[str, Any]] = [
         {"type": "message_start", "message": {"id": "m", "content": []}},
         {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use"}},
         *(
