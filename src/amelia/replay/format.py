@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from amelia import __version__
 from amelia.errors import InputError
 
 __all__ = [
@@ -158,18 +159,36 @@ class Recording(_Model):
         return self.directory / CHECKOUT_PACK
 
 
-def _lines(path: Path) -> list[dict[str, Any]]:
+_Entry = TypeVar("_Entry", bound=BaseModel)
+
+
+def _lines(path: Path, model: type[_Entry]) -> list[_Entry]:
+    """Each line of `path` as a `model`; none when the run wrote no such line."""
     if not path.exists():
         return []
-    found: list[dict[str, Any]] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise RecordingError(f"{path} cannot be read: {error}") from None
+    found: list[_Entry] = []
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            found.append(json.loads(line))
+            found.append(model.model_validate(json.loads(line)))
         except json.JSONDecodeError:
             raise RecordingError(f"{path.name} line {number} is not JSON") from None
+        except ValidationError as error:
+            raise RecordingError(
+                f"{path.name} line {number} is malformed: {_problem(error)}"
+            ) from None
     return found
+
+
+def _problem(error: ValidationError) -> str:
+    problem = error.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"])
+    return f"{where}: {problem['msg']}" if where else str(problem["msg"])
 
 
 def load_recording(path: Path) -> Recording:
@@ -186,19 +205,25 @@ def load_recording(path: Path) -> Recording:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise RecordingError(f"{manifest_path} cannot be read: {error}") from None
     version = raw.get("version") if isinstance(raw, dict) else None
+    # A version is a whole number: JSON's `true` and `1.0` equal 1 in Python, yet are none.
+    if type(version) is not int or version < 1:
+        shown = "none" if version is None else json.dumps(version)
+        raise RecordingError(f"{manifest_path} has no valid format version ({shown})")
     if version != FORMAT_VERSION:
-        shown = "none" if version is None else repr(version)
+        made_by = raw.get("amelia_version") if isinstance(raw, dict) else None
+        advice = (
+            f"replay it with the amelia version that made it ({made_by})"
+            if isinstance(made_by, str) and made_by != __version__
+            else "no amelia version it names can replay it"
+        )
         raise RecordingError(
-            f"{manifest_path} has format version {shown}; this amelia reads version "
-            f"{FORMAT_VERSION} only: replay it with the amelia version that made it "
-            f"({raw.get('amelia_version', 'unknown') if isinstance(raw, dict) else 'unknown'})"
+            f"{manifest_path} has format version {version}; this amelia reads version "
+            f"{FORMAT_VERSION} only: {advice}"
         )
     try:
         manifest = Manifest.model_validate(raw)
-        exchanges = [ModelExchange.model_validate(e) for e in _lines(directory / MODEL_FILE)]
-        calls = [GitHubCall.model_validate(c) for c in _lines(directory / GITHUB_FILE)]
     except ValidationError as error:
-        problem = error.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"])
-        raise RecordingError(f"{directory} is malformed: {where}: {problem['msg']}") from None
+        raise RecordingError(f"{manifest_path} is malformed: {_problem(error)}") from None
+    exchanges = _lines(directory / MODEL_FILE, ModelExchange)
+    calls = _lines(directory / GITHUB_FILE, GitHubCall)
     return Recording(directory=directory, manifest=manifest, exchanges=exchanges, calls=calls)

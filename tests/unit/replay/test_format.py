@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from amelia import __version__
 from amelia.replay.format import FORMAT_VERSION, RecordingError, load_recording
 
 
@@ -34,16 +35,33 @@ def test_a_recording_of_this_version_is_read(tmp_path: Path) -> None:
     assert recording.exchanges == [] and recording.calls == []
 
 
-@pytest.mark.parametrize("version", [0, FORMAT_VERSION + 1, "1", None])
-def test_another_version_is_refused_naming_both(tmp_path: Path, version: object) -> None:
-    directory = _manifest(tmp_path / "r", version=version)
+def test_another_version_is_refused_naming_both(tmp_path: Path) -> None:
+    directory = _manifest(tmp_path / "r", version=FORMAT_VERSION + 1)
     with pytest.raises(RecordingError) as caught:
         load_recording(directory)
     assert f"this amelia reads version {FORMAT_VERSION} only" in caught.value.message
+    assert "the amelia version that made it (0.0.0)" in caught.value.message
+
+
+def test_another_version_said_to_be_made_by_this_amelia_gets_no_circular_advice(
+    tmp_path: Path,
+) -> None:
+    directory = _manifest(tmp_path / "r", version=FORMAT_VERSION + 1, amelia_version=__version__)
+    with pytest.raises(RecordingError) as caught:
+        load_recording(directory)
+    assert "no amelia version it names can replay it" in caught.value.message
+
+
+# JSON's `true` and `1.0` equal 1 in Python.
+@pytest.mark.parametrize("version", [0, -1, "1", None, True, 1.0, [1]])
+def test_what_is_no_whole_version_number_is_refused(tmp_path: Path, version: object) -> None:
+    directory = _manifest(tmp_path / "r", version=version)
+    with pytest.raises(RecordingError, match="has no valid format version"):
+        load_recording(directory)
 
 
 def test_amelia_replay_of_an_old_recording_exits_2_in_one_line(tmp_path: Path) -> None:
-    directory = _manifest(tmp_path / "r", version=0)
+    directory = _manifest(tmp_path / "r", version=FORMAT_VERSION + 1)
     done = subprocess.run(
         [sys.executable, "-m", "amelia.cli", "replay", str(directory)],
         capture_output=True,
@@ -52,7 +70,8 @@ def test_amelia_replay_of_an_old_recording_exits_2_in_one_line(tmp_path: Path) -
     )
     assert done.returncode == 2
     assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1
-    assert "format version 0" in done.stderr and "Traceback" not in done.stderr
+    assert f"format version {FORMAT_VERSION + 1}" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_a_directory_without_a_recording_exits_2(tmp_path: Path) -> None:
@@ -70,4 +89,26 @@ def test_a_broken_exchange_line_is_named(tmp_path: Path) -> None:
     directory = _manifest(tmp_path / "r")
     (directory / "model.jsonl").write_text("{not json\n", encoding="utf-8")
     with pytest.raises(RecordingError, match=r"model\.jsonl line 1 is not JSON"):
+        load_recording(directory)
+
+
+def test_a_line_that_is_no_exchange_is_named_with_its_file_and_line(tmp_path: Path) -> None:
+    directory = _manifest(tmp_path / "r")
+    (directory / "github.jsonl").write_text('{"index": 1}\n[1, 2]\n', encoding="utf-8")
+    with pytest.raises(RecordingError, match=r"github\.jsonl line 1 is malformed: operation"):
+        load_recording(directory)
+    (directory / "github.jsonl").unlink()
+    (directory / "model.jsonl").write_text("[1, 2]\n", encoding="utf-8")
+    with pytest.raises(RecordingError, match=r"model\.jsonl line 1 is malformed: .*dictionary"):
+        load_recording(directory)
+
+
+@pytest.mark.parametrize("damage", ["bytes", "directory"])
+def test_an_unreadable_exchange_file_is_one_clear_error(tmp_path: Path, damage: str) -> None:
+    directory = _manifest(tmp_path / "r")
+    if damage == "bytes":
+        (directory / "model.jsonl").write_bytes(b"\xff\xfe garbage\n")
+    else:
+        (directory / "model.jsonl").mkdir()
+    with pytest.raises(RecordingError, match=r"model\.jsonl cannot be read"):
         load_recording(directory)
