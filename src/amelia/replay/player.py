@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from amelia.config import process_environment
+from amelia.errors import AmeliaError
 from amelia.git import Git
 from amelia.replay.checkout import file_at, pushed_commits, rebuild
 from amelia.replay.format import PushedCommit, Recording, RecordingError, load_recording
@@ -132,6 +134,40 @@ def _started(recording: Recording) -> datetime:
         ) from None
 
 
+def _replay_directory(repo: Path | None) -> tuple[Path, bool]:
+    """Where the replay rebuilds the checkout: `repo`, an empty directory or one made now,
+    else a new temporary one; and whether it was made here."""
+    if repo is None:
+        made = Path(tempfile.mkdtemp(prefix="amelia-replay-"))
+        # The agents' user (amelia as root) must enter the checkout, as on a runner.
+        made.chmod(0o755)
+        return made, True
+    root = repo.resolve()
+    try:
+        if not root.exists():
+            root.mkdir(parents=True)
+            return root, True
+        if not root.is_dir():
+            raise RecordingError(f"--repo {root} is not a directory")
+        if any(root.iterdir()):
+            raise RecordingError(f"--repo {root} is not empty: replay rebuilds the checkout there")
+    except OSError as error:
+        raise RecordingError(f"--repo {root} cannot be used: {error.strerror or error}") from None
+    return root, False
+
+
+def _remove(root: Path, *, itself: bool) -> None:
+    """What a replay that could not start put in `root` (and `root` itself when it made it)."""
+    if itself:
+        shutil.rmtree(root, ignore_errors=True)
+        return
+    for child in root.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
+
+
 def _saved_dry_run_writes(directory: Path) -> list[dict[str, Any]]:
     """The writes a dry run saved in `directory` (`DryRunGitHub`: one JSON file each, in
     order), none when the run was no dry run."""
@@ -210,18 +246,18 @@ def replay(
             f"{recording.directory} recorded no checkout (its run ended before one was "
             "prepared): there is nothing to replay"
         )
-    if repo is None:
-        repo = Path(tempfile.mkdtemp(prefix="amelia-replay-"))
-        # The agents' user (amelia as root) must enter the checkout, as on a runner.
-        repo.chmod(0o755)
-    root = repo.resolve()
-    if root.exists() and any(root.iterdir()):
-        raise RecordingError(f"--repo {root} is not empty: replay rebuilds the checkout there")
+    started = _started(recording)  # every check of the recording before a file is made
     repository = manifest.event.get("repository")
     default = repository.get("default_branch") if isinstance(repository, dict) else None
     if start.default_branch is None and isinstance(default, str):
         start = start.model_copy(update={"default_branch": default})
-    origin, checkout = rebuild(recording.pack, start, root)
+    root, made = _replay_directory(repo)
+    try:
+        origin, checkout = rebuild(recording.pack, start, root)
+    except (AmeliaError, OSError) as error:
+        _remove(root, itself=made)
+        reason = error.message if isinstance(error, AmeliaError) else str(error)
+        raise RecordingError(f"the recorded checkout cannot be rebuilt: {reason}") from None
     github = ReplayGitHub(recording.calls, directory=root / "writes", stream=stream)
     paths = [start.path, str(checkout)]
     moved = (start.path, str(checkout))
@@ -233,7 +269,6 @@ def replay(
             event_path=Path(environ["GITHUB_EVENT_PATH"]),
             workspace=checkout,
         )
-        started = _started(recording)
         ports = ActionPorts(
             github=github, origin_url=origin.as_uri(), clock=Clock(now=lambda: started)
         )
