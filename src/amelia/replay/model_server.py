@@ -25,7 +25,7 @@ from typing import Final
 from amelia.redaction import Redactor
 from amelia.replay.exchanges import agent_of, normalized, request_diff, turn_of
 from amelia.replay.format import ModelExchange
-from amelia.replay.streams import coalesced
+from amelia.replay.streams import path_moved
 
 __all__ = ["Divergence", "ModelReplayServer"]
 
@@ -131,7 +131,7 @@ class ModelReplayServer:
         def answer_text(text: str) -> str:
             if moved is None or moved[0] in ("", "/", moved[1]):
                 return text
-            return coalesced(text).replace(moved[0], moved[1])
+            return path_moved(text, *moved)
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["coalesced"]
+__all__ = ["coalesced", "path_moved"]
 
 
 def _fragment(data: dict[str, Any]) -> tuple[tuple[object, ...], list[Any], str] | None:
@@ -93,3 +93,51 @@ def coalesced(text: str) -> str:
                 lines.append(line)
         lines.append("")
     return "\n".join(lines) + "\n"
+
+
+def _json_spelling(text: str) -> str:
+    """`text` as it appears inside a JSON string."""
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+def _moved_in(value: Any, old: str, new: str) -> Any:
+    """`value` (decoded JSON) with `old` replaced by `new` in every string; in a string that
+    is itself JSON text (a tool call's input or arguments), as that text spells them."""
+    if isinstance(value, str):
+        if old not in value and _json_spelling(old) not in value:
+            return value
+        if value[:1] in "{[":
+            try:
+                json.loads(value)
+            except json.JSONDecodeError:
+                pass
+            else:
+                return value.replace(_json_spelling(old), _json_spelling(new))
+        return value.replace(old, new)
+    if isinstance(value, list):
+        return [_moved_in(item, old, new) for item in value]
+    if isinstance(value, dict):
+        return {key: _moved_in(item, old, new) for key, item in value.items()}
+    return value
+
+
+def path_moved(text: str, old: str, new: str) -> str:
+    """`text` (an answer: JSON, or an SSE stream of JSON events) with the path `old` replaced
+    by `new` wherever a string holds it, fragments joined first (`coalesced`), each string
+    spelled as JSON spells it: a path with a quote or a backslash keeps the JSON valid."""
+    if "data:" not in text:
+        try:
+            return json.dumps(_moved_in(json.loads(text), old, new), ensure_ascii=False)
+        except json.JSONDecodeError:
+            return text.replace(old, new)
+    lines: list[str] = []
+    for line in coalesced(text).split("\n"):
+        if line.startswith("data:"):
+            try:
+                event = json.loads(line[5:].strip())
+            except json.JSONDecodeError:
+                lines.append(line.replace(old, new))
+                continue
+            line = "data: " + json.dumps(_moved_in(event, old, new), ensure_ascii=False)
+        lines.append(line)
+    return "\n".join(lines)

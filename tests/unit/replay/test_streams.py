@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from amelia.replay.streams import coalesced
+from amelia.replay.streams import coalesced, path_moved
 
 
 def _sse(*events: dict[str, object]) -> str:
@@ -62,3 +62,52 @@ def test_chat_completion_arguments_are_joined_and_other_text_is_kept() -> None:
     text = coalesced(f"data: {json.dumps(first)}\n\ndata: {json.dumps(second)}\n\ndata: [DONE]\n\n")
     assert "/work/a.py" in text and "data: [DONE]" in text
     assert coalesced('{"plain": "json"}') == '{"plain": "json"}'
+
+
+OLD = "/home/runner/work/app/app"
+NEW = '/tmp/a "quoted" \\ dir/app'
+
+
+def test_a_moved_path_keeps_a_streamed_tool_input_valid_json() -> None:
+    tool_input = json.dumps({"file_path": f"{OLD}/greeter.py", "content": "x"})
+    stream = _sse(
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use"}},
+        *(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": part},
+            }
+            for part in (tool_input[:20], tool_input[20:])
+        ),
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "text_delta", "text": f"I wrote {OLD}/greeter.py"},
+        },
+    )
+
+    moved = path_moved(stream, OLD, NEW)
+
+    events = [json.loads(line[5:]) for line in moved.splitlines() if line.startswith("data:")]
+    (joined,) = [
+        e["delta"]["partial_json"] for e in events if e.get("delta", {}).get("partial_json")
+    ]
+    assert json.loads(joined) == {"file_path": f"{NEW}/greeter.py", "content": "x"}
+    assert events[-1]["delta"]["text"] == f"I wrote {NEW}/greeter.py"
+
+
+def test_a_moved_path_keeps_chat_arguments_valid_json_in_a_whole_answer() -> None:
+    arguments = json.dumps({"path": f"{OLD}/a.py"})
+    answer = json.dumps(
+        {"choices": [{"message": {"tool_calls": [{"function": {"arguments": arguments}}]}}]}
+    )
+
+    moved = json.loads(path_moved(answer, OLD, NEW))
+
+    call = moved["choices"][0]["message"]["tool_calls"][0]
+    assert json.loads(call["function"]["arguments"]) == {"path": f"{NEW}/a.py"}
+
+
+def test_a_moved_path_in_text_that_is_no_json_is_replaced_as_it_is() -> None:
+    assert path_moved(f"see {OLD}/x", OLD, NEW) == f"see {NEW}/x"
