@@ -149,7 +149,10 @@ class ModelReplayServer:
                     return
                 found = matcher.answer(provider, path, body)
                 if isinstance(found, Divergence):
-                    message = f"amelia replay: {found.describe()}"
+                    # Its headline only: the client logs it in several places, and the
+                    # replay's report shows the difference once at the end.
+                    headline = found.describe().splitlines()[0].rstrip(":")
+                    message = f"amelia replay: {headline} (the replay's report shows how)"
                     self._send(400, "application/json", _error_body(provider, message))
                     return
                 kind = dict(found.headers).get("content-type", "application/json")

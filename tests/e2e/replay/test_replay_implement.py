@@ -146,7 +146,10 @@ def test_replay_reproduces_the_commit_trees_and_review_without_servers(
 
 
 def test_a_changed_prompt_stops_the_replay_at_the_first_divergent_request(
-    tmp_path: Path, recordings: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    recordings: Callable[[str], Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
     recording = recordings("none")
     changed = prompts.REVIEWER_INSTRUCTIONS.replace(
@@ -166,5 +169,10 @@ def test_a_changed_prompt_stops_the_replay_at_the_first_divergent_request(
     assert not result.same
     report = out.getvalue()
     assert "diverges at model request" in report and "reviewer, turn 1" in report
+    # The difference is shown once, in the report; the run's log names the request only.
+    logged = capfd.readouterr()
+    assert "Always check the tests first." not in logged.out + logged.err
+    assert "diverges at model request" in logged.out + logged.err
+    assert report.count("+system[2].text: Always check the tests first.") == 1
     recorded = json.loads((recording / "recording.json").read_text())
     assert recorded["outcome"]["exit_code"] == 0
