@@ -125,7 +125,7 @@ def path_moved(text: str, old: str, new: str) -> str:
     """`text` (an answer: JSON, or an SSE stream of JSON events) with the path `old` replaced
     by `new` wherever a string holds it, fragments joined first (`coalesced`), each string
     spelled as JSON spells it: a path with a quote or a backslash keeps the JSON valid."""
-    if "data:" not in text:
+    if not any(line.startswith("data:") for line in text.split("\n")):
         try:
             return json.dumps(_moved_in(json.loads(text), old, new), ensure_ascii=False)
         except json.JSONDecodeError:

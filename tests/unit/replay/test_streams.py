@@ -109,5 +109,11 @@ def test_a_moved_path_keeps_chat_arguments_valid_json_in_a_whole_answer() -> Non
     assert json.loads(call["function"]["arguments"]) == {"path": f"{NEW}/a.py"}
 
 
+def test_a_whole_answer_that_mentions_data_is_no_stream() -> None:
+    answer = json.dumps({"content": [{"type": "text", "text": f"data: {OLD}/x"}]})
+    moved = json.loads(path_moved(answer, OLD, NEW))
+    assert moved["content"][0]["text"] == f"data: {NEW}/x"
+
+
 def test_a_moved_path_in_text_that_is_no_json_is_replaced_as_it_is() -> None:
     assert path_moved(f"see {OLD}/x", OLD, NEW) == f"see {NEW}/x"
