@@ -82,6 +82,7 @@ class ReplayResult:
             )
         else:
             lines += [f"differs: {difference}" for difference in self.differences]
+        lines.append(f"the replay's checkout, origin and writes are in {self.checkout.parent}")
         return "\n".join(lines)
 
 

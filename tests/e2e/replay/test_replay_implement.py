@@ -131,6 +131,9 @@ def test_replay_reproduces_the_commit_trees_and_review_without_servers(
     assert "farewell mirrors greet" in body
     report = out.getvalue()
     assert "the same outcome as the recorded run" in report
+    assert report.endswith(
+        f"the replay's checkout, origin and writes are in {result.checkout.parent}\n"
+    )
     assert "[replay] would create review" in report
     # The replay's pushes landed in its own origin on disk.
     assert (base / "replay" / "origin.git").is_dir()
