@@ -5,8 +5,9 @@ reviewer's or answerer's first line; anything else, e.g. a CLI's side request, i
 `other`) and its turn by the answers its conversation holds already. Two requests are
 the same when their bodies are, once what differs from machine to machine is set aside:
 the paths of the checkout and the temporary directories, the date, git object ids (the
-run's own commits get new ones), the client's per-install `metadata`, and secrets (masked
-in the recording, so masked here too).
+run's own commits get new ones), the machine a CLI describes in its system prompt (its
+platform, shell and kernel version), the client's per-install `metadata`, and secrets
+(masked in the recording, so masked here too).
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ _OBJECT_ID: Final = re.compile(r"\b[0-9a-f]{7,40}\b")
 in 27 abbreviated ids is all digits (`8525304`), so any run of 7 to 40 such characters
 counts, a long number or a word like `defaced` too: set aside on both sides, they never
 make two requests differ."""
+_MACHINE: Final = re.compile(r"^(.*: +- (?:Platform|Shell|OS Version): ).*$", re.MULTILINE)
+"""A line of the environment Claude Code describes to its model (` - OS Version: Linux
+6.18.44-…`): the machine the run was on, not what it was asked, so a recording replays on
+another kernel, or a run recorded on a laptop replays on a runner."""
 _MAX_DIFF_LINES: Final = 60
 _MAX_LINE: Final = 240
 
@@ -108,7 +113,7 @@ def _slug(path: str) -> str:
 def normalized(request: str, *, paths: Iterable[str] = ()) -> str:
     """The request as compared: one line per line of its text, each led by its place in
     the JSON, without per-install keys, with `paths` (the checkouts', also as a CLI's
-    directory name), temporary directories and dates replaced."""
+    directory name), temporary directories, dates and the machine's description replaced."""
     try:
         text = "\n".join(_flat(_without_volatile(json.loads(request)), ""))
     except json.JSONDecodeError:
@@ -117,6 +122,7 @@ def normalized(request: str, *, paths: Iterable[str] = ()) -> str:
     for path in sorted(chosen | {_slug(p) for p in chosen}, key=len, reverse=True):
         text = text.replace(path, "<checkout>")
     text = _TEMP_DIR.sub("<tmp>", text)
+    text = _MACHINE.sub(r"\1<machine>", text)
     text = _OBJECT_ID.sub("<commit>", text)
     return _DATE.sub("<date>", text)
 
