@@ -11,59 +11,28 @@ on stderr and exits 1.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 import sys
 import tarfile
-import tempfile
 from pathlib import Path
+
+from scripts.npm_files import cached_file, fetch_file
 
 __all__ = ["PACKAGE", "VERSION", "cached_description", "fetch_description"]
 
 PACKAGE = "@octokit/openapi"
 VERSION = "23.0.2"
 _MEMBER = "package/generated/api.github.com.json"
-
-
-def _cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "amelia" / "github-openapi" / VERSION
+_CACHE = "github-openapi"
 
 
 def cached_description() -> Path:
     """Where the description of the pinned version is kept (it may not be there yet)."""
-    return _cache_root() / "api.github.com.json"
+    return cached_file(PACKAGE, VERSION, _MEMBER, _CACHE)
 
 
 def fetch_description() -> Path:
     """The path of the description, packed from npm when it is not in the cache yet."""
-    target = cached_description()
-    if target.is_file():
-        return target
-    npm = shutil.which("npm")
-    if npm is None:
-        raise RuntimeError("npm is not installed: install Node.js and npm (Debian: nodejs npm)")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
-        packed = subprocess.run(
-            [npm, "pack", "--silent", f"{PACKAGE}@{VERSION}", "--pack-destination", scratch],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if packed.returncode != 0:
-            detail = (packed.stderr or packed.stdout).strip().splitlines()
-            raise RuntimeError(f"npm pack {PACKAGE}@{VERSION} failed: {' '.join(detail[-3:])}")
-        (archive,) = Path(scratch).glob("*.tgz")
-        with tarfile.open(archive) as tar:
-            member = tar.extractfile(_MEMBER)
-            if member is None:
-                raise RuntimeError(f"{PACKAGE}@{VERSION} holds no {_MEMBER}")
-            partial = Path(scratch) / "api.github.com.json"
-            partial.write_bytes(member.read())
-        partial.replace(target)  # whole or not at all, also for two runs at once
-    return target
+    return fetch_file(PACKAGE, VERSION, _MEMBER, _CACHE)
 
 
 def main() -> int:
