@@ -12,37 +12,28 @@ on stderr and exits 1.
 from __future__ import annotations
 
 import sys
-import tarfile
 from pathlib import Path
 
-from scripts.npm_files import cached_file, fetch_file
+from scripts.npm_files import PinnedFile
 
-__all__ = ["PACKAGE", "VERSION", "cached_description", "fetch_description"]
+__all__ = ["DESCRIPTION", "PACKAGE", "VERSION", "cached_description", "fetch_description"]
 
 PACKAGE = "@octokit/openapi"
 VERSION = "23.0.2"
-_MEMBER = "package/generated/api.github.com.json"
-_CACHE = "github-openapi"
+DESCRIPTION = PinnedFile(
+    PACKAGE, VERSION, "package/generated/api.github.com.json", cache="github-openapi"
+)
 
 
 def cached_description() -> Path:
     """Where the description of the pinned version is kept (it may not be there yet)."""
-    return cached_file(PACKAGE, VERSION, _MEMBER, _CACHE)
+    return DESCRIPTION.cached()
 
 
 def fetch_description() -> Path:
     """The path of the description, packed from npm when it is not in the cache yet."""
-    return fetch_file(PACKAGE, VERSION, _MEMBER, _CACHE)
-
-
-def main() -> int:
-    try:
-        print(fetch_description())
-    except (OSError, RuntimeError, tarfile.TarError) as error:
-        print(f"github_openapi: {error}", file=sys.stderr)
-        return 1
-    return 0
+    return DESCRIPTION.fetch()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(DESCRIPTION.main("github_openapi"))

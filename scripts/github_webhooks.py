@@ -13,37 +13,16 @@ so on stderr and exits 1.
 from __future__ import annotations
 
 import sys
-import tarfile
-from pathlib import Path
 
-from scripts.npm_files import cached_file, fetch_file
+from scripts.npm_files import PinnedFile
 
-__all__ = ["PACKAGE", "VERSION", "cached_examples", "fetch_examples"]
+__all__ = ["EXAMPLES", "PACKAGE", "VERSION"]
 
 PACKAGE = "@octokit/webhooks-examples"
 VERSION = "7.6.1"
-_MEMBER = "package/api.github.com/index.json"
-_CACHE = "github-webhooks"
-
-
-def cached_examples() -> Path:
-    """Where the examples of the pinned version are kept (they may not be there yet)."""
-    return cached_file(PACKAGE, VERSION, _MEMBER, _CACHE)
-
-
-def fetch_examples() -> Path:
-    """The path of the examples, packed from npm when they are not in the cache yet."""
-    return fetch_file(PACKAGE, VERSION, _MEMBER, _CACHE)
-
-
-def main() -> int:
-    try:
-        print(fetch_examples())
-    except (OSError, RuntimeError, tarfile.TarError) as error:
-        print(f"github_webhooks: {error}", file=sys.stderr)
-        return 1
-    return 0
-
+EXAMPLES = PinnedFile(
+    PACKAGE, VERSION, "package/api.github.com/index.json", cache="github-webhooks"
+)
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(EXAMPLES.main("github_webhooks"))

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -25,13 +24,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
-import pytest
 from jsonschema import Draft4Validator
 from referencing import Registry
 from referencing.jsonschema import DRAFT4
-from scripts.github_openapi import VERSION, cached_description
+from scripts.github_openapi import DESCRIPTION
 
 from amelia.testing.github import RecordedAnswer, RecordedRequest
+from tests.pinned_files import pinned_path, required_path
 
 __all__ = [
     "CI_PATHS",
@@ -59,24 +58,15 @@ _SLASHED = frozenset({"path", "ref", "branch", "basehead"})
 def description_path() -> Path | None:
     """The description's file: the one `AMELIA_GITHUB_OPENAPI` names (even when it is
     missing), else the cached copy if there is one."""
-    named = os.environ.get(ENV)
-    if named:
-        return Path(named)
-    cached = cached_description()
-    return cached if cached.is_file() else None
+    return pinned_path(ENV, DESCRIPTION)
 
 
 def required_description() -> Description:
     """The description, or the test fails (`AMELIA_GITHUB_OPENAPI` set, file missing) or
     skips (not set, not fetched) saying how to get it."""
-    path = description_path()
-    if path is None:
-        pytest.skip(
-            f"GitHub's API description (@octokit/openapi {VERSION}) is not here: fetch it "
-            f"with `uv run python -m scripts.github_openapi` (.ci/run does, and sets {ENV})"
-        )
-    if not path.is_file():
-        pytest.fail(f"{ENV}={path} names no file: GitHub's API description is missing")
+    path = required_path(
+        ENV, DESCRIPTION, what="GitHub's API description", script="scripts.github_openapi"
+    )
     return load_description(str(path))
 
 

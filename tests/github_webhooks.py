@@ -10,42 +10,27 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-import pytest
-from scripts.github_webhooks import VERSION, cached_examples
+from scripts.github_webhooks import EXAMPLES
 
-__all__ = ["ENV", "examples_path", "required_examples"]
+from tests.pinned_files import required_path
+
+__all__ = ["ENV", "Examples", "required_examples"]
 
 ENV = "AMELIA_GITHUB_WEBHOOKS"
 
 Examples = dict[str, list[dict[str, Any]]]
-
-
-def examples_path() -> Path | None:
-    """The examples' file: the one `AMELIA_GITHUB_WEBHOOKS` names (even when it is
-    missing), else the cached copy if there is one."""
-    named = os.environ.get(ENV)
-    if named:
-        return Path(named)
-    cached = cached_examples()
-    return cached if cached.is_file() else None
+"""Each event's example payloads, by the event's name."""
 
 
 def required_examples() -> Examples:
-    """Each event's example payloads, or the test fails (`AMELIA_GITHUB_WEBHOOKS` set, file
-    missing) or skips (not set, not fetched) saying how to get them."""
-    path = examples_path()
-    if path is None:
-        pytest.skip(
-            f"GitHub's webhook examples (@octokit/webhooks-examples {VERSION}) are not here: "
-            f"fetch them with `uv run python -m scripts.github_webhooks` (.ci/run does, and "
-            f"sets {ENV})"
-        )
-    if not path.is_file():
-        pytest.fail(f"{ENV}={path} names no file: GitHub's webhook examples are missing")
+    """The examples, or the test fails (`AMELIA_GITHUB_WEBHOOKS` set, file missing) or
+    skips (not set, not fetched) saying how to get them."""
+    path = required_path(
+        ENV, EXAMPLES, what="GitHub's webhook examples", script="scripts.github_webhooks"
+    )
     return _load(str(path))
 
 
