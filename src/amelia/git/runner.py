@@ -2,8 +2,9 @@
 
 Every command is an argument list run without a shell, in a hardened environment: git
 never waits for a password (`GIT_TERMINAL_PROMPT=0`), never starts a pager, and speaks
-in one language (`LC_ALL=C`) so its messages can be recognised. Each command has a
-timeout.
+in one language (`LC_ALL=C`) so its messages can be recognised, and works on the repository
+it is given, whatever `GIT_DIR` or `GIT_INDEX_FILE` this process inherited. Each command
+has a timeout.
 
 amelia's git never runs code a repository's files name: every command gets, through
 `GIT_CONFIG_*` (which outranks every config file, also in the git processes a command
@@ -74,6 +75,27 @@ _HARDENED_ENV = {
     # objects a push sends (pack-objects ignores replacements).
     "GIT_NO_REPLACE_OBJECTS": "1",
 }
+_REPOSITORY_VARIABLES = frozenset(
+    {
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_COMMON_DIR",
+        "GIT_IMPLICIT_WORK_TREE",
+        "GIT_NAMESPACE",
+        "GIT_GRAFT_FILE",
+        "GIT_SHALLOW_FILE",
+        "GIT_REPLACE_REF_BASE",
+        "GIT_PREFIX",
+        "GIT_INTERNAL_SUPER_PREFIX",
+    }
+)
+"""Variables that tell git which repository, index or objects to use (those of `git rev-parse
+--local-env-vars` but the config ones): left out, so every command works on the repository
+it is given. amelia started from a git hook inherits the hook's `GIT_DIR` and
+`GIT_INDEX_FILE`, with which its commits would go into the hook's repository and index."""
 _BASE_CONFIG = (
     ("core.quotePath", "false"),
     ("core.hooksPath", "/dev/null"),
@@ -116,7 +138,8 @@ def _environment(git: Git | None) -> dict[str, str]:
     after the entries the environment may hold already, every entry of `git`. Only the
     git process gets it: never this process's environment, which agents' tools inherit,
     nor its arguments, which `/proc/<pid>/cmdline` shows to every process."""
-    env = {**os.environ, **_HARDENED_ENV}
+    inherited = {k: v for k, v in os.environ.items() if k not in _REPOSITORY_VARIABLES}
+    env = {**inherited, **_HARDENED_ENV}
     isolation = None if git is None else git.isolation
     if isolation is not None:
         env["GIT_CONFIG_NOSYSTEM"] = "1"

@@ -32,6 +32,30 @@ def test_git_gets_a_hardened_environment(tmp_path: Path) -> None:
     assert run_git(["env"], Git(tmp_path).with_config({"alias.env": f"!{script}"})) == "0 C"
 
 
+def test_a_command_works_on_its_repository_whatever_git_dir_this_process_has(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As amelia started from another repository's pre-commit hook inherits it.
+    other = tmp_path / "other"
+    git(tmp_path, "init", "-q", "-b", "main", str(other))
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(other))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other / ".git" / "index.lock"))
+    monkeypatch.setenv("GIT_OBJECT_DIRECTORY", str(other / ".git" / "objects"))
+    (repo / "new.txt").write_text("new\n", encoding="utf-8")
+    identity = {"user.name": "amelia", "user.email": "amelia@example.invalid"}
+
+    run_git(["add", "new.txt"], repo)
+    run_git(["commit", "-qm", "Add new.txt"], Git(repo).with_config(identity))
+
+    assert run_git(["log", "-1", "--format=%s"], repo).strip() == "Add new.txt"
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY"):
+        monkeypatch.delenv(name)
+    assert not (other / ".git" / "index.lock").exists()
+    assert git(other, "count-objects").startswith("0 objects")
+    assert git(other, "for-each-ref") == ""  # no commit, no branch
+
+
 def test_names_and_contents_that_are_not_utf8_survive(repo: Path) -> None:
     target = repo / os.fsdecode(LATIN1_NAME)
     target.write_bytes(b"cr\xe8me br\xfbl\xe9e\n")
