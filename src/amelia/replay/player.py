@@ -17,13 +17,13 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from amelia.config import process_environment
+from amelia.config import process_environment, replaced_process_environment
 from amelia.errors import AmeliaError
 from amelia.git import Git
 from amelia.replay.checkout import file_at, pushed_commits, rebuild
@@ -86,8 +86,30 @@ class ReplayResult:
         return "\n".join(lines)
 
 
+def _base_environment(root: Path) -> dict[str, str]:
+    """What the replay's git and agents inherit of this machine: its PATH, language,
+    temporary directory and agents' users, with a HOME of the replay's own (`root/home`).
+    Never the rest of the replaying process's environment: its git config (a HOME's
+    `log.decorate`), a hook's `GIT_DIR` or `GIT_INDEX_FILE` (git would rebuild the
+    recording into the hook's repository), Claude Code's own settings (`ANTHROPIC_MODEL`,
+    `CLAUDE_CODE_MAX_OUTPUT_TOKENS`): the recorded run had none of them."""
+    base = process_environment()
+    home = root / "home"
+    home.mkdir(exist_ok=True)
+    return {
+        "PATH": base.get("PATH", "/usr/bin:/bin"),
+        "LANG": base.get("LANG", "C.UTF-8"),
+        "HOME": str(home),
+        **{name: base[name] for name in (*_MACHINE_VARIABLES, "TMPDIR") if name in base},
+    }
+
+
 def _environment(
-    recording: Recording, root: Path, checkout: Path, server: ModelReplayServer
+    recording: Recording,
+    root: Path,
+    checkout: Path,
+    server: ModelReplayServer,
+    base: Mapping[str, str],
 ) -> dict[str, str]:
     manifest = recording.manifest
     environ = {
@@ -100,13 +122,9 @@ def _environment(
     event_path.write_text(json.dumps(manifest.event), encoding="utf-8")
     for name in ("output", "summary"):
         (root / name).touch()
-    base = process_environment()
-    environ.update({name: base[name] for name in _MACHINE_VARIABLES if name in base})
+    environ.update(base)
     environ.update(
         {
-            "PATH": base.get("PATH", "/usr/bin:/bin"),
-            "LANG": base.get("LANG", "C.UTF-8"),
-            "HOME": str(root / "home"),
             "GITHUB_WORKSPACE": str(checkout),
             "GITHUB_EVENT_NAME": manifest.event_name,
             "GITHUB_EVENT_PATH": str(event_path),
@@ -119,7 +137,6 @@ def _environment(
             "INPUT_RECORD": "false",
         }
     )
-    (root / "home").mkdir(exist_ok=True)
     (root / "runner-temp").mkdir(exist_ok=True)
     return environ
 
@@ -253,50 +270,54 @@ def replay(
     if start.default_branch is None and isinstance(default, str):
         start = start.model_copy(update={"default_branch": default})
     root, made = _replay_directory(repo)
-    try:
-        origin, checkout = rebuild(recording.pack, start, root)
-    except (AmeliaError, OSError) as error:
-        _remove(root, itself=made)
-        reason = error.message if isinstance(error, AmeliaError) else str(error)
-        raise RecordingError(f"the recorded checkout cannot be rebuilt: {reason}") from None
-    github = ReplayGitHub(recording.calls, directory=root / "writes", stream=stream)
-    paths = [start.path, str(checkout)]
-    moved = (start.path, str(checkout))
-    with ModelReplayServer(recording.exchanges, paths=paths, moved=moved) as server:
-        environ = _environment(recording, root, checkout, server)
-        request = ActionRequest(
-            environ=environ,
-            event_name=manifest.event_name,
-            event_path=Path(environ["GITHUB_EVENT_PATH"]),
-            workspace=checkout,
-        )
-        ports = ActionPorts(
-            github=github, origin_url=origin.as_uri(), clock=Clock(now=lambda: started)
-        )
-        exit_code = run_action(request=request, ports=ports)
-        divergence = server.divergence
-        unserved = server.unserved()
-    git = Git(checkout).with_config({"safe.directory": "*"})
-    commits = pushed_commits(git, start, local=manifest.dry_run)
-    outcome = manifest.outcome
-    plan = None
-    if outcome.plan_path:
-        tips = [c.sha for c in commits if c.branch == outcome.outputs.get("branch")]
-        plan = file_at(git, tips[-1] if tips else start.head, outcome.plan_path)
-    # A dry run keeps its writes to itself, also over the recording: they are its saved ones.
-    writes = [*github.writes, *_saved_dry_run_writes(root / "dry-run")]
-    reviews = [str(w.get("body", "")) for w in writes if w["action"] == "create_review"]
-    differences = _compare(recording, exit_code, commits, plan, reviews)
-    if divergence is None and unserved:
-        first = unserved[0]
-        differences.insert(
-            0,
-            f"the replay ended before model request {first.index} ({first.agent}, turn "
-            f"{first.turn}) of the recorded run",
-        )
-    differences[:0] = [
-        f"GitHub was asked {read}, never in the recording" for read in github.unknown_reads
-    ]
+    base = _base_environment(root)
+    with replaced_process_environment(base):
+        try:
+            origin, checkout = rebuild(recording.pack, start, root)
+        except (AmeliaError, OSError) as error:
+            _remove(root, itself=made)
+            reason = error.message if isinstance(error, AmeliaError) else str(error)
+            raise RecordingError(f"the recorded checkout cannot be rebuilt: {reason}") from None
+        github = ReplayGitHub(recording.calls, directory=root / "writes", stream=stream)
+        paths = [start.path, str(checkout)]
+        moved = (start.path, str(checkout))
+        with ModelReplayServer(recording.exchanges, paths=paths, moved=moved) as server:
+            environ = _environment(recording, root, checkout, server, base)
+            request = ActionRequest(
+                environ=environ,
+                event_name=manifest.event_name,
+                event_path=Path(environ["GITHUB_EVENT_PATH"]),
+                workspace=checkout,
+            )
+            ports = ActionPorts(
+                github=github, origin_url=origin.as_uri(), clock=Clock(now=lambda: started)
+            )
+            # As in a run: the CLI starts from this process's environment (the SDK copies it).
+            with replaced_process_environment(environ):
+                exit_code = run_action(request=request, ports=ports)
+            divergence = server.divergence
+            unserved = server.unserved()
+        git = Git(checkout).with_config({"safe.directory": "*"})
+        commits = pushed_commits(git, start, local=manifest.dry_run)
+        outcome = manifest.outcome
+        plan = None
+        if outcome.plan_path:
+            tips = [c.sha for c in commits if c.branch == outcome.outputs.get("branch")]
+            plan = file_at(git, tips[-1] if tips else start.head, outcome.plan_path)
+        # A dry run keeps its writes to itself, also over the recording: its saved ones.
+        writes = [*github.writes, *_saved_dry_run_writes(root / "dry-run")]
+        reviews = [str(w.get("body", "")) for w in writes if w["action"] == "create_review"]
+        differences = _compare(recording, exit_code, commits, plan, reviews)
+        if divergence is None and unserved:
+            first = unserved[0]
+            differences.insert(
+                0,
+                f"the replay ended before model request {first.index} ({first.agent}, turn "
+                f"{first.turn}) of the recorded run",
+            )
+        differences[:0] = [
+            f"GitHub was asked {read}, never in the recording" for read in github.unknown_reads
+        ]
     result = ReplayResult(
         recording=recording,
         exit_code=exit_code,

@@ -12,6 +12,7 @@ import pytest
 
 from amelia.replay.player import replay
 from amelia.testing.replay import assert_replays
+from tests.git_helpers import git
 from tests.image_user import ImageUser
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
@@ -19,11 +20,40 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 RECORDING = Path(__file__).parents[2] / "fixtures" / "recordings" / "implement-farewell"
 
 
-def test_the_recorded_implement_run_still_ends_the_same(
+def _busy_shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The replaying process as a maintainer's shell or git hook has it: a git config of
+    one's own, another repository's `GIT_DIR` and index (as a pre-commit hook gets them),
+    Claude Code settings, and another temporary directory. Returns that other repository."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(
+        "[log]\n\tdecorate = full\n[color]\n\tui = always\n", encoding="utf-8"
+    )
+    other = tmp_path / "other"
+    git(tmp_path, "init", "-q", "-b", "main", str(other))
+    odd_tmp = tmp_path / "another tmp ü"
+    odd_tmp.mkdir()
+    for name, value in {
+        "HOME": str(home),
+        "GIT_DIR": str(other / ".git"),
+        "GIT_WORK_TREE": str(other),
+        "GIT_INDEX_FILE": str(other / ".git" / "index.lock"),
+        "ANTHROPIC_MODEL": "claude-some-other",
+        "CLAUDE_CODE_MAX_OUTPUT_TOKENS": "4096",
+        "DISABLE_PROMPT_CACHING": "1",
+        "TMPDIR": str(odd_tmp),
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(tempfile, "tempdir", str(odd_tmp))  # as TMPDIR makes it at start
+    return other
+
+
+def test_the_recorded_implement_run_still_ends_the_same_whatever_the_shell_has(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The agents run as the recorded run's did (amelia's own user).
     monkeypatch.delenv("AMELIA_AGENT_USER", raising=False)
+    other = _busy_shell(tmp_path, monkeypatch)
 
     result = assert_replays(RECORDING, tmp_path)
 
@@ -32,6 +62,13 @@ def test_the_recorded_implement_run_still_ends_the_same(
     assert "farewell mirrors greet" in review
     assert [c.branch for c in result.commits] == ["amelia/issue-1"]
     assert result.plan is not None and "Farewell Implementation Plan" in result.plan
+    # Nothing of the replay went into the hook's repository.
+    monkeypatch.delenv("GIT_DIR")
+    monkeypatch.delenv("GIT_WORK_TREE")
+    monkeypatch.delenv("GIT_INDEX_FILE")
+    assert not (other / ".git" / "index.lock").exists()
+    assert git(other, "for-each-ref") == ""
+    assert git(other, "count-objects").startswith("0 objects")
 
 
 def test_a_recording_that_no_longer_replays_fails_with_the_report(
