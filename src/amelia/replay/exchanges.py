@@ -4,7 +4,8 @@ A request names its agent by the instructions it carries (the architect's, devel
 reviewer's or answerer's first line; anything else, e.g. a CLI's side request, is
 `other`) and its turn by the answers its conversation holds already. Two requests are
 the same when their bodies are, once what differs from machine to machine is set aside:
-the paths of the checkout and the temporary directories, the date, git object ids (the
+the paths of the checkout (also as a CLI names a directory after it) and the temporary
+directories (under whatever `$TMPDIR`), the date, git object ids (the
 run's own commits get new ones), the machine a CLI describes in its system prompt (its
 platform, shell and kernel version), the client's per-install `metadata`, and secrets
 (masked in the recording, so masked here too).
@@ -15,6 +16,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import tempfile
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
@@ -42,6 +44,13 @@ _DATE: Final = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
 _TEMP_DIR: Final = re.compile(
     r"/tmp/[A-Za-z0-9_.-]*?(?:tmp|amelia|pytest)[A-Za-z0-9_.-]*"  # noqa: S108 (read, not used)
 )
+_SCRATCH: Final = re.compile(r"/amelia-[a-z]+(?:-[a-z0-9]+)*?-[a-z0-9_]{8}(?![A-Za-z0-9_])")
+"""A directory amelia made with `mkdtemp` (`amelia-claude-…`, the CLI's configuration
+directory), set aside with the path it is in (`_without_scratch`): `$TMPDIR` differs
+between machines (macOS's `/var/folders/…/T`, `/tmp/user/1000`, a runner's own)."""
+_PATH_ENDS: Final = frozenset(" \t\n`'\"")
+_SLUG_LIMIT: Final = 200
+"""Claude Code cuts a directory's name after 200 characters and adds a hash of the path."""
 _OBJECT_ID: Final = re.compile(r"\b[0-9a-f]{7,40}\b")
 """A git object id, whole or abbreviated: the run's own commits get new ones in a replay
 (their dates differ), so every id is set aside; their trees are compared at the end. One
@@ -106,8 +115,28 @@ def _flat(value: Any, where: str) -> Iterator[str]:
 
 
 def _slug(path: str) -> str:
-    """How a CLI names a directory after a path (every other character a dash)."""
-    return re.sub(r"[^A-Za-z0-9]", "-", path)
+    """How a CLI names a directory after a path: every other UTF-16 unit a dash (Claude
+    Code is JavaScript: a character beyond the BMP is two), cut after 200 characters."""
+    slug = "".join(
+        c if c.isascii() and c.isalnum() else "-" * (2 if ord(c) > 0xFFFF else 1) for c in path
+    )
+    return slug[:_SLUG_LIMIT]
+
+
+def _without_scratch(text: str) -> str:
+    """`text` with each path to a directory amelia made with `mkdtemp` replaced by `<tmp>`:
+    the name found, then its path back to where the path starts (a space or a quote),
+    never past the previous match, so one pass over the text."""
+    pieces: list[str] = []
+    done = 0
+    for match in _SCRATCH.finditer(text):
+        start = match.start()
+        while start > done and text[start - 1] not in _PATH_ENDS:
+            start -= 1
+        pieces += (text[done:start], "<tmp>")
+        done = match.end()
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 def normalized(request: str, *, paths: Iterable[str] = ()) -> str:
@@ -120,7 +149,14 @@ def normalized(request: str, *, paths: Iterable[str] = ()) -> str:
         text = request
     chosen = {p for p in paths if p and p != "/"}
     for path in sorted(chosen | {_slug(p) for p in chosen}, key=len, reverse=True):
-        text = text.replace(path, "<checkout>")
+        if len(path) == _SLUG_LIMIT and "/" not in path:  # a cut name: its hash follows
+            text = re.sub(re.escape(path) + r"(?:-[0-9a-z]+)?", "<checkout>", text)
+        else:
+            text = text.replace(path, "<checkout>")
+    here = tempfile.gettempdir()
+    if here != "/tmp":  # noqa: S108 (compared, not used)
+        text = text.replace(f"{here}/amelia-", "/tmp/amelia-")  # noqa: S108
+    text = _without_scratch(text)
     text = _TEMP_DIR.sub("<tmp>", text)
     text = _MACHINE.sub(r"\1<machine>", text)
     text = _OBJECT_ID.sub("<commit>", text)

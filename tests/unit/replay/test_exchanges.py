@@ -4,6 +4,7 @@ set aside."""
 from __future__ import annotations
 
 import json
+import tempfile
 
 import pytest
 
@@ -57,6 +58,46 @@ def test_the_rest_of_the_environment_still_differs() -> None:
         recorded.replace("Is a git repository: true", "Is a git repository: false")
     )
     assert normalized(recorded) != normalized(recorded.replace("untrusted", "trusted"))
+
+
+def _memory(at: str, suffix: str, project: str = "x") -> str:
+    return _request(f"Your memory is at `{at}/amelia-claude-{suffix}/projects/{project}/memory/`")
+
+
+@pytest.mark.parametrize("temporary", ["/var/folders/zz/T", "/tmp/user/1000", "/tmp"])
+def test_a_directory_amelia_made_under_any_temporary_directory_is_set_aside(
+    temporary: str,
+) -> None:
+    recorded = normalized(_memory("/tmp", "a1b2_c3d"))
+    assert recorded == normalized(_memory(temporary, "zz9_yy8x"))
+    assert recorded != normalized(_memory("/tmp", "a1b2_c3d", project="y"))
+
+
+def test_this_machines_temporary_directory_is_set_aside_even_with_a_space(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", "/home/me/my tmp")  # as TMPDIR makes it
+    replayed = normalized(_memory("/home/me/my tmp", "zz9_yy8x"))
+    assert normalized(_memory("/tmp", "a1b2_c3d")) == replayed
+
+
+@pytest.mark.parametrize(
+    ("path", "slug"),
+    [
+        # Claude Code is JavaScript: a character beyond the BMP is two UTF-16 units.
+        ("/tmp/r-\U0001f600/checkout", "-tmp-r----checkout"),
+        ("/tmp/r-é/checkout", "-tmp-r---checkout"),
+        # Past 200 characters the name is cut and a hash of the path follows.
+        ("/w/" + "d" * 300, ("-w-" + "d" * 300)[:200] + "-k3x9a1"),
+    ],
+)
+def test_a_checkout_named_as_a_cli_names_its_directory_is_set_aside(path: str, slug: str) -> None:
+    def projects(name: str) -> str:
+        return _request(f"memory at `/tmp/amelia-claude-a1b2_c3d/projects/{name}/memory/`")
+
+    assert normalized(projects(slug), paths=[path]) == normalized(
+        projects("-w-app"), paths=["/w/app"]
+    )
 
 
 @pytest.mark.parametrize(
