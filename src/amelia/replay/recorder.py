@@ -9,8 +9,10 @@
 Every text goes through the run's redactor and then loses every spelling of every secret
 the run knows (as it is, base64, hex), so nothing written holds a credential. The model
 exchanges and GitHub calls are cleaned and written on a thread of their own
-(`amelia.replay.appender`), in order, so the proxy's event loop only hands them over;
-`finish` waits for all of them. A failure to record is a warning: it never fails the run.
+(`amelia.replay.appender`), in order, so the proxy's event loop only hands them over; the
+exchanges of a session are held until the run next calls GitHub (between stages) or
+finishes, so that thread does not compete with the session's own requests; `finish` waits
+for all of them. A failure to record is a warning: it never fails the run.
 """
 
 from __future__ import annotations
@@ -207,9 +209,9 @@ class Recorder:
         self._appender.append(GITHUB_FILE, lambda: self.clean(text))
 
     def exchange(self, seen: ProxiedExchange) -> None:
-        """An exchange of the credential proxy (`ExchangeObserver`): handed over, written
-        later in the order of the calls."""
-        self._appender.append(MODEL_FILE, lambda: self._exchange_line(seen))
+        """An exchange of the credential proxy (`ExchangeObserver`): handed over, made and
+        written in the order of the calls once the run next calls GitHub or finishes."""
+        self._appender.append(MODEL_FILE, lambda: self._exchange_line(seen), hold=True)
 
     def _exchange_line(self, seen: ProxiedExchange) -> str:
         request = self.clean(seen.request_body.decode("utf-8", "replace"), repeated=True)

@@ -103,6 +103,35 @@ def test_cleaning_and_writing_happen_off_the_proxys_thread(tmp_path: Path) -> No
     assert recorder.cpu_time > 0
 
 
+def test_a_sessions_exchanges_are_made_once_the_run_calls_github_again(tmp_path: Path) -> None:
+    made: list[str] = []
+    first = threading.Event()
+
+    class Watched(Redactor):
+        def redact(self, text: str, **options: object) -> str:
+            made.append(text)
+            return super().redact(text, **options)  # type: ignore[arg-type]
+
+    recorder = _recorder(tmp_path / "rec", Watched(secrets=[RUN_SECRET]))
+
+    def probe() -> str:
+        first.set()
+        return ""
+
+    recorder._appender.append("probe", probe)
+    requests = _conversation()
+    for request in requests:
+        recorder.exchange(_exchange(request))
+    assert first.wait(60)  # the appender's thread ran, and it is idle: the exchanges wait
+    assert not any(request in made for request in requests)
+    assert not (tmp_path / "rec" / MODEL_FILE).exists()
+
+    recorder._github_call(GitHubCall(index=1, operation="edit_comment", kind="write"))
+    recorder.finish(None, exit_code=0, conclusion="success", outputs={})
+    assert [e["index"] for e in _lines(tmp_path / "rec")] == list(range(1, len(requests) + 1))
+    assert made.index(requests[-1]) < next(i for i, t in enumerate(made) if "edit_comment" in t)
+
+
 def test_a_failing_entry_is_a_warning_and_the_next_ones_are_written(tmp_path: Path) -> None:
     class Failing(Redactor):
         def redact(self, text: str, **options: object) -> str:
