@@ -5,10 +5,10 @@ reviewer's or answerer's first line; anything else, e.g. a CLI's side request, i
 `other`) and its turn by the answers its conversation holds already. Two requests are
 the same when their bodies are, once what differs from machine to machine is set aside:
 the paths of the checkout (also as a CLI names a directory after it) and the temporary
-directories (under whatever `$TMPDIR`), the date, git object ids (the
-run's own commits get new ones), the machine a CLI describes in its system prompt (its
-platform, shell and kernel version), the client's per-install `metadata`, and secrets
-(masked in the recording, so masked here too).
+directories (under whatever `$TMPDIR`), the date, git object ids (the run's own commits
+get new ones), the machine a CLI describes in its system prompt (its platform, shell and
+kernel version), the client's per-install `metadata`, and secrets (masked in the
+recording, so masked here too).
 """
 
 from __future__ import annotations
