@@ -372,9 +372,15 @@ def resolve_agent_user(
 @contextlib.contextmanager
 def agent_home(user: AgentUser, *, parent: Path | None = None) -> Iterator[AgentUser]:
     """`user` with a fresh HOME of its own (mode 0700, so npm and pip caches work),
-    removed with everything in it when the block ends."""
+    removed with everything in it when the block ends. Its git config trusts checkouts
+    of another owner (`safe.directory = *`, as `environment` and the image's system config
+    do): a process that drops amelia's `GIT_CONFIG_*` variables, such as Claude Code's own
+    git calls for what it tells its model, still reads the checkout."""
     home = Path(tempfile.mkdtemp(prefix="amelia-agent-home-", dir=parent))
     try:
+        config = home / ".gitconfig"
+        config.write_text("[safe]\n\tdirectory = *\n", encoding="utf-8")
+        user.own(config)
         user.own(home)
         yield replace(user, home=home)
     finally:

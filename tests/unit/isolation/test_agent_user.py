@@ -24,6 +24,7 @@ from amelia.errors import AgentUserError, ConfigError
 from amelia.isolation import agent_user as agent_user_module
 from amelia.isolation.agent_user import AgentUser, agent_home, resolve_agent_user
 from amelia.isolation.ownership import CheckoutOwnership, give_git_back, give_home_to
+from tests.git_helpers import init_repo
 from tests.image_user import ImageUser
 
 IS_ROOT = os.geteuid() == 0
@@ -85,6 +86,26 @@ def test_who_agents_run_as(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> N
             resolve_agent_user(bad, euid=0, passwd=image)
     with pytest.raises(ConfigError, match="cannot read the user database"):
         resolve_agent_user("", euid=0, passwd=tmp_path / "missing")
+
+
+@needs_root
+def test_git_of_the_user_trusts_a_checkout_of_another_owner_even_without_amelias_variables(
+    agent: AgentUser, reachable: Path
+) -> None:
+    # As Claude Code's own git calls (the context it gives its model) run: HOME, no
+    # GIT_CONFIG_* of amelia's. Without the home's config git refuses ("dubious ownership")
+    # and the model is told the status is "(unavailable)".
+    checkout = init_repo(reachable / "checkout", {"README.md": "hi\n"})  # root's
+    with agent_home(agent, parent=reachable) as user:
+        assert user.home is not None
+        shown = subprocess.run(
+            user.command(["git", "-C", str(checkout), "log", "--format=%s"]),
+            env={"PATH": "/usr/bin:/bin", "HOME": str(user.home)},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    assert (shown.returncode, shown.stdout.strip()) == (0, "init"), shown.stderr
 
 
 @needs_root
@@ -359,6 +380,7 @@ def test_what_the_setup_made_in_the_agents_home_becomes_the_agents(
         assert owners == {".cargo": agent.uid, "bin": agent.uid, "cargo": agent.uid} | {
             "link": agent.uid,
             "hard": 0,
+            ".gitconfig": agent.uid,  # the home's own, the user's from the start
         }
         assert outside.stat().st_uid == 0
         assert give_home_to(user) == 0
