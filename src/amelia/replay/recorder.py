@@ -143,6 +143,14 @@ class Cleaner:
         return json.loads(self.clean(json.dumps(value, ensure_ascii=False)))
 
 
+def _trusting(git: Git) -> Git:
+    """`git`, trusting its checkout for the recording's reads only: on a runner another uid
+    owns the checkout (the runner's, or the agent user's while agents run), and amelia's
+    own git trusts it only between the checkout's preparation and its restoration, while
+    the recording reads it before the one and after the other."""
+    return git.with_config({"safe.directory": str(git.path.resolve())})
+
+
 class Recorder:
     """Writes one run's recording; `exchange` and the GitHub calls only hand their entry
     to the appender's thread, so the proxy's loop never waits for a recording."""
@@ -240,6 +248,7 @@ class Recorder:
 
     def checkout_started(self, git: Git) -> None:
         """Note the checkout as the run found it (before the mode changes anything)."""
+        git = _trusting(git)
         start = starting_checkout(git, shown_path=self.clean(str(git.path)))
         self.manifest = self.manifest.model_copy(update={"checkout": start})
         self._write_manifest()
@@ -262,6 +271,7 @@ class Recorder:
         plan_path = outputs.get("plan_path") or None
         try:
             if git is not None and start is not None:
+                git = _trusting(git)
                 start = start.model_copy(
                     update={"origin": origin_as_seen(git, start), "default_branch": default_branch}
                 )

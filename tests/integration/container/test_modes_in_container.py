@@ -1,18 +1,24 @@
 """The Action's image handles webhook events end to end, started as the runner starts it:
 `/amelia plan`, `/amelia implement` (the developer writes, the project's test command
-runs) and a pull request's review, against the local GitHub and scripted model servers."""
+runs; the recording it leaves replays on this machine) and a pull request's review,
+against the local GitHub and scripted model servers."""
 
 from __future__ import annotations
 
 import re
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from amelia.github.markers import progress_marker
+from amelia.replay.player import ReplayResult
 from amelia.testing.action_harness import DEFAULT_PLAN, PROBE_COMMAND, ActionHarness, plan_script
 from amelia.testing.anthropic_script import Turn, text, tool_use
+from amelia.testing.replay import assert_replays
+from tests.image_user import IMAGE_USER, ensure_image_user, missing_reason
 from tests.integration.container.runner import RUNNER_UID, ContainerActionRunner
 from tests.integration.container.scenarios import (
     FAREWELL,
@@ -99,7 +105,7 @@ def test_plan_commits_the_plan_from_the_runner_owned_checkout(
 
 
 def test_implement_writes_the_change_runs_the_tests_as_the_agent_user_and_opens_a_pull(
-    runner: ContainerActionRunner, tmp_path: Path
+    runner: ContainerActionRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with ActionHarness(tmp_path / "action", script=implementer("/github/workspace")) as harness:
         number, plan_path = planned_issue(harness)
@@ -130,6 +136,36 @@ def test_implement_writes_the_change_runs_the_tests_as_the_agent_user_and_opens_
         (review,) = harness.github.reviews(harness.repo, pull["number"])
         assert "approved" in review["body"].lower()
         assert owners(harness.workspace) == {(RUNNER_UID, RUNNER_UID)}
+        recording = harness.runner_temp / "_github_home" / "amelia" / "runs"
+        recording /= run.outputs["recording"]
+        tree = harness.origin_git("rev-parse", f"{branch}^{{tree}}").strip()
+
+    # Every server is stopped. The recording the image left in the runner's home (the
+    # checkout was another uid's: the runner's, then the agent user's) replays here, as a
+    # maintainer replays the artifact: the same tree, test evidence and review.
+    replayed = _replayed_here(recording, monkeypatch)
+    assert [(c.branch, c.tree) for c in replayed.commits] == [(branch, tree)]
+    assert "approved" in replayed.review_bodies[0].lower()
+
+
+def _replayed_here(recording: Path, monkeypatch: pytest.MonkeyPatch) -> ReplayResult:
+    """`recording` replayed on this machine as root, the agents as the image's agent user
+    (whose uid the recorded test output shows), with a `python3` that user can run (this
+    machine's own may be under /root) for the project's test command."""
+    reason = missing_reason()
+    if reason is not None:
+        pytest.fail(f"the image's recording needs its agent user to replay: {reason}")
+    ensure_image_user(IMAGE_USER)
+    system_path = "/usr/local/bin:/usr/bin:/bin"
+    assert shutil.which("python3", path=system_path), f"no python3 in {system_path}"
+    monkeypatch.setenv("PATH", system_path)
+    monkeypatch.setenv("AMELIA_AGENT_USER", IMAGE_USER)
+    base = Path(tempfile.mkdtemp(prefix="amelia-replay-"))
+    try:
+        base.chmod(0o755)  # the agent user enters the replay's checkout
+        return assert_replays(recording, base)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def test_an_opened_pull_request_gets_a_review(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -13,11 +14,14 @@ from typing import Any
 import pytest
 from loguru import logger
 
+from amelia.errors import GitError
+from amelia.git import Git, run_git
 from amelia.isolation.proxy import ProxiedExchange
 from amelia.redaction import Redactor
-from amelia.replay.format import GITHUB_FILE, MODEL_FILE, GitHubCall
+from amelia.replay.format import CHECKOUT_PACK, GITHUB_FILE, MODEL_FILE, GitHubCall
 from amelia.replay.recorder import Cleaner, Recorder
 from amelia.testing.replay import start_recorder
+from tests.git_helpers import git, init_repo
 
 RUN_SECRET = "run" + "Secret4kX8sH1cR5nBqZ"
 KEY_HEAD = "MIIEowIBAAKCAQEAsplitKeyFirstHalf"
@@ -177,6 +181,37 @@ def test_an_exchange_after_finish_is_still_written(tmp_path: Path, later: int) -
         recorder.exchange(_exchange('{"messages":[]}'))
     recorder.finish(None, exit_code=0, conclusion="success", outputs={})
     assert [e["index"] for e in _lines(tmp_path / "rec")] == list(range(1, later + 2))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give the checkout to another uid")
+def test_a_checkout_another_uid_owns_is_recorded_through_amelias_isolated_git(
+    tmp_path: Path,
+) -> None:
+    """On a runner another uid owns the checkout (the runner's, the agent user's while
+    agents run), and amelia's git reads only a config of its own, which trusts the checkout
+    from its preparation to its restoration: the recording reads it before the one and
+    after the other, and trusts it itself."""
+    origin = init_repo(tmp_path / "origin", {"README.md": "hello\n"})
+    checkout = tmp_path / "checkout"
+    git(tmp_path, "clone", "-q", str(origin), str(checkout))
+    head = git(checkout, "rev-parse", "HEAD").strip()
+    for path in [checkout, *checkout.rglob("*")]:
+        os.lchown(path, 1001, 1001)
+    own_config = tmp_path / "amelia.gitconfig"
+    own_config.touch()
+    amelias_git = Git(checkout).isolated(own_config)
+    with pytest.raises(GitError, match="dubious ownership"):
+        run_git(["rev-parse", "HEAD"], amelias_git)
+
+    recorder = _recorder(tmp_path / "rec")
+    recorder.checkout_started(amelias_git)
+    recorder.finish(amelias_git, exit_code=0, conclusion="success", outputs={})
+
+    start = recorder.manifest.checkout
+    assert start is not None
+    assert (start.head, start.branch, start.origin) == (head, "main", {"main": head})
+    assert (tmp_path / "rec" / CHECKOUT_PACK).stat().st_size > 0
+    assert own_config.read_text() == ""  # trusted for its reads only, in no file
 
 
 def _streamed(*fragments: str) -> str:
