@@ -88,9 +88,10 @@ def finish_recording(
                 "",
                 f"**Recording** `{run_id}` ({kib} KiB, secrets masked) in {where}. "
                 "Upload it with `actions/upload-artifact` (see amelia's example workflows), "
-                f"fetch it with `gh run download {run_number} --name amelia-recording-{run_id}` "
-                "and re-run it offline with "
-                f"`amelia replay {run_id} --repo <empty directory>`.",
+                "fetch it with "
+                f"`gh run download {run_number} --name amelia-recording-{run_id} --dir {run_id}` "
+                "(with one `--name`, gh puts the files themselves in `--dir`) and re-run it "
+                f"offline with `amelia replay {run_id} --repo <empty directory>`.",
             ]
         )
     )

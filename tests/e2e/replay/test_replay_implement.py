@@ -69,7 +69,9 @@ def _recorded_implement(root: Path, agent_user: str = "none") -> Path:
         assert done.outputs["verdict"] == "approved"
         run_id = done.outputs["recording"]
         assert f"**Recording** `{run_id}`" in done.summary
-        assert f"gh run download 4242 --name amelia-recording-{run_id}`" in done.summary
+        assert (
+            f"gh run download 4242 --name amelia-recording-{run_id} --dir {run_id}`" in done.summary
+        )
         (review,) = harness.github.reviews(harness.repo, int(done.outputs["pr_number"]))
         branch = done.outputs["branch"]
         tree = harness.origin_git("rev-parse", f"{branch}^{{tree}}").strip()

@@ -89,5 +89,6 @@ def test_the_job_summary_names_the_artifact_the_examples_upload(tmp_path: Path) 
     )
 
     artifact = RECORDING_NAME.replace("${{ steps.amelia.outputs.recording }}", manifest.id)
-    assert f"`gh run download 4242 --name {artifact}`" in summary.read_text(encoding="utf-8")
+    fetch = f"`gh run download 4242 --name {artifact} --dir {manifest.id}`"
+    assert fetch in summary.read_text(encoding="utf-8")
     assert f"recording={manifest.id}" in output.read_text(encoding="utf-8")
