@@ -98,7 +98,9 @@ def pushed_commits(git: Git, start: StartingCheckout, *, local: bool) -> list[Pu
     branches of origin (after a dry run or a failed push: the local branches)."""
     tips = _refs(git, _ORIGIN_REFS)
     if local:
-        tips = {**_refs(git, "refs/heads/"), **tips}
+        # Nothing was pushed: a local branch holds the run's commits, where origin's branch
+        # of the same name (fetched, e.g. the plan's) holds only what was there before.
+        tips = {**tips, **_refs(git, "refs/heads/")}
     known = sorted({start.head, *start.origin.values()})
     commits: list[PushedCommit] = []
     for branch, tip in sorted(tips.items()):
