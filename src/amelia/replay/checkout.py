@@ -13,6 +13,7 @@ of it at the recorded HEAD, as actions/checkout left it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from amelia.errors import GitError
@@ -21,6 +22,7 @@ from amelia.git.runner import run_git_bytes
 from amelia.replay.format import PushedCommit, RecordingError, StartingCheckout
 
 __all__ = [
+    "fetched_by_the_run",
     "file_at",
     "origin_as_seen",
     "pack_start",
@@ -30,6 +32,9 @@ __all__ = [
 ]
 
 _ORIGIN_REFS = "refs/remotes/origin/"
+_REMOTE_REFS = "refs/remotes/"
+_RUN_REFS = "refs/amelia/"
+"""Refs the run keeps of its own (a pull's head under review)."""
 
 
 def _refs(git: Git, prefix: str) -> dict[str, str]:
@@ -50,14 +55,34 @@ def starting_checkout(git: Git, *, shown_path: str) -> StartingCheckout | None:
         branch = run_git(["symbolic-ref", "-q", "--short", "HEAD"], git, ok_codes=(0, 1)).strip()
         common = Path(run_git(["rev-parse", "--git-common-dir"], git).strip())
         origin = _refs(git, _ORIGIN_REFS)
+        remotes = {
+            name: sha
+            for name, sha in _refs(git, _REMOTE_REFS).items()
+            if not name.startswith("origin/")
+        }
+        url = run_git(["config", "--get", "remote.origin.url"], git, ok_codes=(0, 1)).strip()
     except GitError:
         return None
     common = common if common.is_absolute() else git.path / common
     shallow_file = common / "shallow"
     shallow = shallow_file.read_text(encoding="ascii").split() if shallow_file.exists() else []
     return StartingCheckout(
-        path=shown_path, head=head, branch=branch or None, origin=origin, shallow=shallow
+        path=shown_path,
+        head=head,
+        branch=branch or None,
+        origin=origin,
+        shallow=shallow,
+        remotes=remotes,
+        origin_url=url or None,
     )
+
+
+def fetched_by_the_run(git: Git) -> list[str]:
+    """The commits the run's own refs hold (a pull's head it fetched for review)."""
+    try:
+        return sorted(set(_refs(git, _RUN_REFS).values()))
+    except GitError:
+        return []
 
 
 def origin_as_seen(git: Git, start: StartingCheckout) -> dict[str, str]:
@@ -83,8 +108,9 @@ def origin_as_seen(git: Git, start: StartingCheckout) -> dict[str, str]:
 
 
 def pack_start(git: Git, start: StartingCheckout, destination: Path) -> None:
-    """The objects of the starting commits (HEAD and origin's branches), as one pack."""
-    tips = sorted({start.head, *start.origin.values()})
+    """The objects of the starting commits (HEAD, origin's branches, the other remote-
+    tracking refs) and of those the run fetched for itself, as one pack."""
+    tips = sorted({start.head, *start.origin.values(), *start.remotes.values(), *start.fetched})
     data = run_git_bytes(
         ["pack-objects", "--revs", "--stdout", "-q"],
         git,
@@ -101,7 +127,7 @@ def pushed_commits(git: Git, start: StartingCheckout, *, local: bool) -> list[Pu
         # Nothing was pushed: a local branch holds the run's commits, where origin's branch
         # of the same name (fetched, e.g. the plan's) holds only what was there before.
         tips = {**tips, **_refs(git, "refs/heads/")}
-    known = sorted({start.head, *start.origin.values()})
+    known = sorted({start.head, *start.origin.values(), *start.remotes.values(), *start.fetched})
     commits: list[PushedCommit] = []
     for branch, tip in sorted(tips.items()):
         if tip in known:
@@ -113,6 +139,11 @@ def pushed_commits(git: Git, start: StartingCheckout, *, local: bool) -> list[Pu
     return commits
 
 
+def _has_commit(git: Git, sha: str) -> bool:
+    done = run_git(["cat-file", "-t", sha], git, ok_codes=(0, 1, 128)).strip()
+    return done == "commit"
+
+
 def file_at(git: Git, commit: str, path: str) -> str | None:
     """The text of `path` at `commit`, None when there is none."""
     try:
@@ -122,9 +153,17 @@ def file_at(git: Git, commit: str, path: str) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-def rebuild(pack: Path, start: StartingCheckout, root: Path) -> tuple[Path, Path]:
-    """A bare origin with the recorded branches and a checkout of it at the recorded HEAD,
-    under `root`: (origin, checkout)."""
+def rebuild(
+    pack: Path,
+    start: StartingCheckout,
+    root: Path,
+    *,
+    pull_heads: Mapping[int, str] | None = None,
+) -> tuple[Path, Path]:
+    """A bare origin with the recorded branches (and `refs/pull/<n>/head` of `pull_heads`,
+    number: head commit, where the pack holds it) and a checkout of it at the recorded HEAD
+    with its other remote-tracking refs and origin's URL, under `root`: (origin,
+    checkout)."""
     if not pack.is_file():
         raise RecordingError(f"the recording has no {pack.name}: the checkout cannot be rebuilt")
     origin, checkout = root / "origin.git", root / "checkout"
@@ -140,11 +179,24 @@ def rebuild(pack: Path, start: StartingCheckout, root: Path) -> tuple[Path, Path
         branches[start.branch] = start.head
     for name, sha in branches.items():
         run_git(["update-ref", f"refs/heads/{name}", sha], plain)
+    for number, sha in sorted((pull_heads or {}).items()):
+        if _has_commit(plain, sha):
+            run_git(["update-ref", f"refs/pull/{number}/head", sha], plain)
     default = start.default_branch or start.branch
     if default and default in branches:
         run_git(["symbolic-ref", "HEAD", f"refs/heads/{default}"], plain)
     run_git(["clone", "--quiet", "--no-local", str(origin), str(checkout)], None)
     work = Git(checkout)
+    # HEAD detached on no branch of origin (a pull's merge commit), and the other remote-
+    # tracking refs: their commits come from the pack itself.
+    wanted = [start.head, *start.remotes.values()]
+    if not all(_has_commit(work, sha) for sha in wanted):
+        with pack.open("rb") as data:
+            run_git_bytes(["index-pack", "--stdin", "--fix-thin"], work, input=data.read())
+    for name, sha in sorted(start.remotes.items()):
+        run_git(["update-ref", f"refs/remotes/{name}", sha], work)
+    if start.origin_url:
+        run_git(["remote", "set-url", "origin", start.origin_url], work)
     if start.branch:
         run_git(["checkout", "--quiet", "-B", start.branch, start.head, "--"], work)
     else:

@@ -72,6 +72,15 @@ class StartingCheckout(_Model):
     shallow: list[str] = Field(default_factory=list)
     """The shallow boundary of the checkout (actions/checkout fetches one commit)."""
     default_branch: str | None = None
+    remotes: dict[str, str] = Field(default_factory=dict)
+    """The checkout's other remote-tracking refs, by name under refs/remotes/: for a pull
+    request's event actions/checkout fetches `pull/<n>/merge` and leaves HEAD detached at
+    it, a commit on no branch of origin."""
+    origin_url: str | None = None
+    """origin's URL in the checkout's config (redacted), which an agent may read."""
+    fetched: list[str] = Field(default_factory=list)
+    """Commits the run fetched into refs of its own (a pull's head under review), in the
+    pack so that the replay's origin serves them."""
 
 
 class PushedCommit(_Model):

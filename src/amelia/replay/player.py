@@ -245,6 +245,20 @@ def _compare(
     return differences
 
 
+def _pull_heads(recording: Recording) -> dict[int, str]:
+    """The head commit of each pull request the run read from GitHub, by number: the
+    run fetched it as `refs/pull/<n>/head`, which the replay's origin serves too."""
+    heads: dict[int, str] = {}
+    for call in recording.calls:
+        result = call.result
+        if call.operation != "get_pull" or not isinstance(result, dict):
+            continue
+        number, sha = result.get("number"), result.get("head_sha")
+        if isinstance(number, int) and isinstance(sha, str):
+            heads.setdefault(number, sha)
+    return heads
+
+
 def replay(
     path: Path,
     *,
@@ -273,7 +287,9 @@ def replay(
     base = _base_environment(root)
     with replaced_process_environment(base):
         try:
-            origin, checkout = rebuild(recording.pack, start, root)
+            origin, checkout = rebuild(
+                recording.pack, start, root, pull_heads=_pull_heads(recording)
+            )
         except (AmeliaError, OSError) as error:
             _remove(root, itself=made)
             reason = error.message if isinstance(error, AmeliaError) else str(error)

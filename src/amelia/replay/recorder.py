@@ -36,6 +36,7 @@ from amelia.redaction import NeedleMemory, Redactor
 from amelia.redaction.names import is_secret_name
 from amelia.replay.appender import Appender
 from amelia.replay.checkout import (
+    fetched_by_the_run,
     file_at,
     origin_as_seen,
     pack_start,
@@ -250,6 +251,8 @@ class Recorder:
         """Note the checkout as the run found it (before the mode changes anything)."""
         git = _trusting(git)
         start = starting_checkout(git, shown_path=self.clean(str(git.path)))
+        if start is not None and start.origin_url is not None:
+            start = start.model_copy(update={"origin_url": self.clean(start.origin_url)})
         self.manifest = self.manifest.model_copy(update={"checkout": start})
         self._write_manifest()
 
@@ -273,7 +276,11 @@ class Recorder:
             if git is not None and start is not None:
                 git = _trusting(git)
                 start = start.model_copy(
-                    update={"origin": origin_as_seen(git, start), "default_branch": default_branch}
+                    update={
+                        "origin": origin_as_seen(git, start),
+                        "default_branch": default_branch,
+                        "fetched": fetched_by_the_run(git),
+                    }
                 )
                 pack_start(git, start, self.directory / CHECKOUT_PACK)
                 commits = pushed_commits(git, start, local=self.manifest.dry_run)

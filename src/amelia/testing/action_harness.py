@@ -584,6 +584,35 @@ class ActionHarness:
         }
         return number, event
 
+    def check_out_pull_merge(self, number: int, branch: str) -> str:
+        """Lay out the workspace as actions/checkout does for a `pull_request` event: GitHub's
+        `refs/pull/<number>/head` and `/merge` on origin (the merge of `branch` into main),
+        the merge fetched as `refs/remotes/pull/<number>/merge` and HEAD detached at it, a
+        commit on no branch. Returns the merge commit."""
+        self._pushes += 1
+        clone = self.root / f"merge-{number}-{self._pushes}"
+        git(self.root, "clone", "--quiet", str(self.origin), str(clone))
+        git(clone, "checkout", "--quiet", "--detach", "origin/main")
+        merge_identity = ["-c", "user.name=GitHub", "-c", "user.email=noreply@github.com"]
+        message = f"Merge {branch} into main"
+        git(
+            clone, *merge_identity, "merge", "--quiet", "--no-ff", "-m", message, f"origin/{branch}"
+        )
+        heads = [f"origin/{branch}:refs/pull/{number}/head", f"HEAD:refs/pull/{number}/merge"]
+        git(clone, "push", "--quiet", "origin", *heads)
+        merge = git(clone, "rev-parse", "HEAD").strip()
+        shutil.rmtree(clone)
+        tracking = f"refs/remotes/pull/{number}/merge"
+        git(
+            self.workspace,
+            "fetch",
+            "--quiet",
+            str(self.origin),
+            f"+refs/pull/{number}/merge:{tracking}",
+        )
+        git(self.workspace, "checkout", "--quiet", "--detach", tracking)
+        return merge
+
     def _pull_payload(self, number: int, branch: str, sha: str, draft: bool) -> dict[str, Any]:
         return {
             "number": number,

@@ -1,0 +1,45 @@
+"""A pull request's review recorded on the checkout actions/checkout makes for a
+`pull_request` event (HEAD detached at GitHub's merge commit, which is on no branch of
+origin) replays offline: the checkout is rebuilt at that commit with its remote-tracking
+ref, the replay's origin serves the pull's head as GitHub does (`refs/pull/<n>/head`), and
+the review comes out the same."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from amelia.replay.format import load_recording
+from amelia.replay.player import replay
+from amelia.testing.action_harness import ActionHarness, git
+from tests.e2e.action.test_review_action import FAREWELL_LINES, review_script
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+
+def test_a_review_of_the_merge_checkout_replays_with_the_same_review(tmp_path: Path) -> None:
+    with ActionHarness(tmp_path / "action", script=review_script()) as harness:
+        number, event = harness.open_pull("feature", {"greeter/core.py": FAREWELL_LINES})
+        merge = harness.check_out_pull_merge(number, "feature")
+        reviewed = harness.run_engine("pull_request", event)
+        assert reviewed.exit_code == 0, reviewed.stdout + reviewed.stderr
+        assert reviewed.outputs["verdict"] == "changes_requested"
+        (posted,) = harness.github.reviews(harness.repo, number)
+        origin_url = harness.origin_url
+    recording = harness.runner_temp / "amelia" / "runs" / reviewed.outputs["recording"]
+    start = load_recording(recording).manifest.checkout
+    assert start is not None and (start.head, start.branch) == (merge, None)
+    assert start.remotes == {f"pull/{number}/merge": merge}
+    assert start.fetched == [event["pull_request"]["head"]["sha"]]
+    # Every server is stopped from here on.
+
+    result = replay(recording, repo=tmp_path / "replay", stream=io.StringIO())
+
+    assert result.same, result.report()
+    assert result.review_bodies == [posted["body"]]
+    checkout = result.checkout
+    assert git(checkout, "rev-parse", f"refs/remotes/pull/{number}/merge").strip() == merge
+    # As the run's checkout had it (amelia's own git talks to the replay's origin).
+    assert git(checkout, "remote", "get-url", "origin").strip() == origin_url
