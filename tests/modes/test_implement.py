@@ -8,7 +8,7 @@ from typing import Any
 
 from amelia.git import noreply_address
 from amelia.github.markers import marker, progress_marker
-from amelia.testing.action_harness import ActionHarness, plan_agents
+from amelia.testing.action_harness import ActionHarness, git, plan_agents
 from amelia.testing.scripted_agents import ScriptedAgents, final_result, say, shell, write_file
 
 FAKE_GITHUB_TOKEN = "ghp_" + "Zx9LeakedPersonalToken0123456789abcd"
@@ -166,6 +166,29 @@ def test_a_dispatched_implement_on_the_plans_pull_updates_that_pull(action: Acti
     assert second.outputs["pr_number"] == pull_number
     assert second.outputs["branch"] == f"amelia/issue-{number}"
     assert len(action.github.pulls(action.repo)) == 1
+
+
+def test_a_dry_run_says_it_would_open_the_draft_and_names_no_pull_request(
+    action: ActionHarness,
+) -> None:
+    action.agents = implement_agents()
+    number = _planned_issue(action)
+    plan_head = action.origin_git("rev-parse", f"amelia/issue-{number}").strip()
+    event = action.comment_event(number, "/amelia implement")
+    run = action.run_in_process("issue_comment", event, dry_run=True, workspace=action.workspace)
+
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert run.outputs["conclusion"] == "dry_run"
+    assert run.github_writes == [] and action.github.pulls(action.repo) == []
+    assert action.origin_git("rev-parse", f"amelia/issue-{number}").strip() == plan_head
+    # No pull request was opened and nothing was pushed: neither is claimed.
+    assert "pr_number" not in run.outputs
+    head = git(action.workspace, "rev-parse", "HEAD").strip()
+    progress = sorted(run.dry_run_dir.glob("*-edit_comment.json"))[-1].read_text()
+    expected = f"dry run: would open the draft pull request (committed {head[:12]} locally"
+    assert expected in progress
+    assert "#0" not in progress and "pushed" not in progress.replace("not pushed", "")
+    assert "Draft pull request" not in run.summary
 
 
 def test_a_developer_that_changes_nothing_opens_no_pull_and_approves_nothing(

@@ -229,8 +229,7 @@ async def implement(ctx: ModeContext, planned: Planned) -> ModeOutcome:
             )
 
         pull = await _open_or_update_pull(ctx, existing, branch, default_branch, message, body_for)
-        changed = "no new commits" if head == plan_sha else f"pushed {head[:12]}"
-        await ctx.stage(STAGE_PUBLISH, "done", detail=f"#{pull.number} ({changed})")
+        await ctx.stage(STAGE_PUBLISH, "done", detail=_published(ctx, pull, head, plan_sha))
         return pull, head
 
     async def on_budget(stop: BudgetExceededError) -> None:
@@ -282,13 +281,14 @@ async def implement(ctx: ModeContext, planned: Planned) -> ModeOutcome:
     await _develop.post_review(ctx, pull.number, state, base=base, head=head, ci=ci)
     await post_tool_errors(ctx.github, pull.number, state.tool_results, ctx.redactor)
     links = (
-        (f"Draft pull request #{pull.number}", pull.html_url),
+        # None in a dry run that opened no pull request.
+        (f"Draft pull request #{pull.number}", pull.html_url if pull.number else None),
         ("Plan", plan_url),
         (f"Branch {branch}", ctx.tree_url(branch)),
     )
     return ModeOutcome(
         outputs={
-            "pr_number": str(pull.number),
+            **({"pr_number": str(pull.number)} if pull.number else {}),
             "branch": branch,
             "plan_path": plan_path,
             **({"verdict": verdict} if verdict else {}),
@@ -321,3 +321,14 @@ async def _open_or_update_pull(
 
 
 MODE = Mode(name="implement", run=implement, prepare=prepare, stages=STAGES)
+
+
+def _published(ctx: ModeContext, pull: PullInfo, head: str, plan_sha: str) -> str:
+    """What the publish stage did: the pull request and the commits it shows; in a dry
+    run, what it would have done, since nothing was pushed or opened."""
+    if not ctx.dry_run:
+        changed = "no new commits" if head == plan_sha else f"pushed {head[:12]}"
+        return f"#{pull.number} ({changed})"
+    changed = "no new commits" if head == plan_sha else f"committed {head[:12]} locally"
+    target = f"update #{pull.number}" if pull.number else "open the draft pull request"
+    return f"dry run: would {target} ({changed}, not pushed)"
