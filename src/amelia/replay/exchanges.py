@@ -48,7 +48,13 @@ _SCRATCH: Final = re.compile(r"/amelia-[a-z]+(?:-[a-z0-9]+)*?-[a-z0-9_]{8}(?![A-
 """A directory amelia made with `mkdtemp` (`amelia-claude-…`, the CLI's configuration
 directory), set aside with the path it is in (`_without_scratch`): `$TMPDIR` differs
 between machines (macOS's `/var/folders/…/T`, `/tmp/user/1000`, a runner's own)."""
+_SCRATCH_SLUG: Final = re.compile(r"-amelia-[a-z]+(?:-[a-z]+)*-[a-z0-9-]{8}(?=-|[^A-Za-z0-9-]|$)")
+"""The same directory inside a CLI's name for a path (`_slug`): `/tmp/amelia-pull-head-k2_x…`
+as `-tmp-amelia-pull-head-k2-x…` in Claude Code's project directory for a head reviewed as
+data, set aside with the part of the name before it."""
+_SCRATCH_ANY: Final = re.compile(f"({_SCRATCH.pattern})|{_SCRATCH_SLUG.pattern}")
 _PATH_ENDS: Final = frozenset(" \t\n`'\"")
+_NAME_ENDS: Final = _PATH_ENDS | {"/"}
 _SLUG_LIMIT: Final = 200
 """Claude Code cuts a directory's name after 200 characters and adds a hash of the path."""
 _OBJECT_ID: Final = re.compile(r"\b[0-9a-f]{7,40}\b")
@@ -125,13 +131,15 @@ def _slug(path: str) -> str:
 
 def _without_scratch(text: str) -> str:
     """`text` with each path to a directory amelia made with `mkdtemp` replaced by `<tmp>`:
-    the name found, then its path back to where the path starts (a space or a quote),
-    never past the previous match, so one pass over the text."""
+    the name found, then its path back to where the path starts (a space or a quote), or
+    in a CLI's name for such a path, that name back to its start (also a slash); never
+    past the previous match, so one pass over the text."""
     pieces: list[str] = []
     done = 0
-    for match in _SCRATCH.finditer(text):
+    for match in _SCRATCH_ANY.finditer(text):
         start = match.start()
-        while start > done and text[start - 1] not in _PATH_ENDS:
+        ends = _PATH_ENDS if match.group(1) is not None else _NAME_ENDS
+        while start > done and text[start - 1] not in ends:
             start -= 1
         pieces += (text[done:start], "<tmp>")
         done = match.end()

@@ -2,7 +2,8 @@
 `pull_request` event (HEAD detached at GitHub's merge commit, which is on no branch of
 origin) replays offline: the checkout is rebuilt at that commit with its remote-tracking
 ref, the replay's origin serves the pull's head as GitHub does (`refs/pull/<n>/head`), and
-the review comes out the same."""
+the review comes out the same. So does a fork's, whose head is reviewed as data in a
+directory of its own, which Claude Code names its project after."""
 
 from __future__ import annotations
 
@@ -43,3 +44,21 @@ def test_a_review_of_the_merge_checkout_replays_with_the_same_review(tmp_path: P
     assert git(checkout, "rev-parse", f"refs/remotes/pull/{number}/merge").strip() == merge
     # As the run's checkout had it (amelia's own git talks to the replay's origin).
     assert git(checkout, "remote", "get-url", "origin").strip() == origin_url
+
+
+def test_a_forks_review_of_its_head_as_data_replays_with_the_same_review(
+    tmp_path: Path,
+) -> None:
+    with ActionHarness(tmp_path / "action", script=review_script()) as harness:
+        number, event = harness.open_fork_pull({"greeter/core.py": FAREWELL_LINES})
+        inputs = {"review_forks": "true", "review_event": "AUTO"}
+        reviewed = harness.run_engine("pull_request_target", event, inputs=inputs)
+        assert reviewed.exit_code == 0, reviewed.stdout + reviewed.stderr
+        (posted,) = harness.github.reviews(harness.repo, number)
+        assert "Fork review:" in posted["body"]
+    recording = harness.runner_temp / "amelia" / "runs" / reviewed.outputs["recording"]
+
+    result = replay(recording, repo=tmp_path / "replay", stream=io.StringIO())
+
+    assert result.same, result.report()
+    assert result.review_bodies == [posted["body"]]

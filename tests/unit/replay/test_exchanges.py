@@ -81,6 +81,26 @@ def test_this_machines_temporary_directory_is_set_aside_even_with_a_space(
     assert normalized(_memory("/tmp", "a1b2_c3d")) == replayed
 
 
+def _head_memory(temporary: str, suffix: str) -> str:
+    # A head reviewed as data is the CLI's working directory: its project is named after it,
+    # every character but a letter or digit a dash.
+    head = f"{temporary}/amelia-pull-head-{suffix}/head".replace("/", "-").replace("_", "-")
+    return _request(f"memory at `/tmp/amelia-claude-a1b2_c3d/projects/{head}/memory/`")
+
+
+@pytest.mark.parametrize(
+    "suffix", ["pb2mzknm", "abcdefgh", "ab_cdefg", "abc_efgh", "head1234", "________"]
+)
+@pytest.mark.parametrize("temporary", ["/tmp", "/var/folders/zz/T", "/tmp/user/1000"])
+def test_a_directory_amelia_made_is_set_aside_in_a_clis_name_for_it(
+    temporary: str, suffix: str
+) -> None:
+    recorded = normalized(_head_memory("/tmp", "k2x_9q1z"))
+    assert normalized(_head_memory(temporary, suffix)) == recorded
+    other = _request("memory at `/tmp/amelia-claude-a1b2_c3d/projects/-w-app/memory/`")
+    assert normalized(other) != recorded
+
+
 @pytest.mark.parametrize(
     ("path", "slug"),
     [
