@@ -2,13 +2,15 @@
 
 At the start of a run `starting_checkout` notes HEAD, its branch, origin's branches as the
 checkout knows them and the shallow boundary. At the end `origin_as_seen` adds the
-branches the run fetched (the first value their reflog shows from a fetch), `pack_start`
-writes the objects of all those commits as one git pack (the run's own commits are not in
-it: replay makes them anew), and `pushed_commits` lists the commits the run left on each
-branch, with their trees.
+branches the run fetched and the newer commits it fetched of those the checkout had (the
+first value their reflog shows from a fetch of the run's), `pack_start` writes the objects
+of all those commits as one git pack (the run's own commits are not in it: replay makes
+them anew), and `pushed_commits` lists the commits the run left on each branch, with their
+trees.
 
-`rebuild` makes, from a recording, a bare `origin` holding those branches and a checkout
-of it at the recorded HEAD, as actions/checkout left it.
+`rebuild` makes, from a recording, a bare `origin` holding those branches as the run saw
+them and a checkout of it at the recorded HEAD, its remote-tracking branches as
+actions/checkout left them.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ __all__ = [
     "fetched_by_the_run",
     "file_at",
     "origin_as_seen",
+    "origin_logged",
     "pack_start",
     "pushed_commits",
     "rebuild",
@@ -85,32 +88,70 @@ def fetched_by_the_run(git: Git) -> list[str]:
         return []
 
 
-def origin_as_seen(git: Git, start: StartingCheckout) -> dict[str, str]:
-    """origin's branches at their first sight: as the checkout had them at the start, and
-    those the run fetched, from the oldest fetch in their reflog."""
+def _reflog(git: Git, ref: str) -> list[tuple[str, str]]:
+    """`ref`'s reflog, oldest first: (commit, message)."""
+    log = run_git(["reflog", "show", "--format=%H%x09%gs", ref], git, ok_codes=(0, 128))
+    found = [line.split("\t", 1) for line in reversed(log.splitlines()) if "\t" in line]
+    return [(sha, message) for sha, message in found]
+
+
+def origin_logged(git: Git) -> dict[str, int]:
+    """How many entries the reflog of each of origin's branches holds (at the run's start:
+    those that follow are the run's)."""
+    try:
+        return {name: len(_reflog(git, _ORIGIN_REFS + name)) for name in _refs(git, _ORIGIN_REFS)}
+    except GitError:
+        return {}
+
+
+def origin_as_seen(
+    git: Git, start: StartingCheckout, *, logged: Mapping[str, int] | None = None
+) -> dict[str, str]:
+    """origin's branches at the run's first sight: a branch the run fetched at the first
+    commit it fetched (the oldest fetch in its reflog after the `logged` entries it had at
+    the start: a checkout can be behind origin, and a review fetches the base branch
+    again), the others as the checkout had them at the start."""
     seen = dict(start.origin)
     try:
         current = _refs(git, _ORIGIN_REFS)
     except GitError:
         return seen
-    for name in current:
-        if name in seen:
+    for name, sha in current.items():
+        if start.origin.get(name) == sha:
             continue
         try:
-            log = run_git(["reflog", "show", "--format=%H%x09%gs", _ORIGIN_REFS + name], git)
+            entries = _reflog(git, _ORIGIN_REFS + name)
         except GitError:
             continue
-        fetched = [line.split("\t", 1) for line in log.splitlines() if "\t" in line]
-        first = [sha for sha, message in reversed(fetched) if message.startswith("fetch")]
+        ran = entries[(logged or {}).get(name, 0) :]
+        first = [logged_sha for logged_sha, message in ran if message.startswith("fetch")]
         if first:
             seen[name] = first[0]
     return seen
 
 
+def _tracked(start: StartingCheckout) -> dict[str, str]:
+    return start.origin if start.tracking is None else start.tracking
+
+
+def _known(start: StartingCheckout) -> list[str]:
+    """Every commit the recording starts from."""
+    return sorted(
+        {
+            start.head,
+            *start.origin.values(),
+            *_tracked(start).values(),
+            *start.remotes.values(),
+            *start.fetched,
+        }
+    )
+
+
 def pack_start(git: Git, start: StartingCheckout, destination: Path) -> None:
-    """The objects of the starting commits (HEAD, origin's branches, the other remote-
-    tracking refs) and of those the run fetched for itself, as one pack."""
-    tips = sorted({start.head, *start.origin.values(), *start.remotes.values(), *start.fetched})
+    """The objects of the starting commits (HEAD, origin's branches as the checkout had
+    them and as the run fetched them, the other remote-tracking refs) and of those the run
+    fetched for itself, as one pack."""
+    tips = _known(start)
     data = run_git_bytes(
         ["pack-objects", "--revs", "--stdout", "-q"],
         git,
@@ -127,7 +168,7 @@ def pushed_commits(git: Git, start: StartingCheckout, *, local: bool) -> list[Pu
         # Nothing was pushed: a local branch holds the run's commits, where origin's branch
         # of the same name (fetched, e.g. the plan's) holds only what was there before.
         tips = {**tips, **_refs(git, "refs/heads/")}
-    known = sorted({start.head, *start.origin.values(), *start.remotes.values(), *start.fetched})
+    known = _known(start)
     commits: list[PushedCommit] = []
     for branch, tip in sorted(tips.items()):
         if tip in known:
@@ -187,14 +228,21 @@ def rebuild(
         run_git(["symbolic-ref", "HEAD", f"refs/heads/{default}"], plain)
     run_git(["clone", "--quiet", "--no-local", str(origin), str(checkout)], None)
     work = Git(checkout)
-    # HEAD detached on no branch of origin (a pull's merge commit), and the other remote-
-    # tracking refs: their commits come from the pack itself.
-    wanted = [start.head, *start.remotes.values()]
+    # HEAD detached on no branch of origin (a pull's merge commit), the other remote-
+    # tracking refs and origin's branches as the checkout had them, older than what origin
+    # serves: their commits come from the pack itself.
+    tracked = _tracked(start)
+    wanted = [start.head, *start.remotes.values(), *tracked.values()]
     if not all(_has_commit(work, sha) for sha in wanted):
         with pack.open("rb") as data:
             run_git_bytes(["index-pack", "--stdin", "--fix-thin"], work, input=data.read())
     for name, sha in sorted(start.remotes.items()):
         run_git(["update-ref", f"refs/remotes/{name}", sha], work)
+    for name in _refs(work, _ORIGIN_REFS):
+        if name not in tracked:  # a branch only the run fetched
+            run_git(["update-ref", "-d", _ORIGIN_REFS + name], work)
+    for name, sha in sorted(tracked.items()):
+        run_git(["update-ref", _ORIGIN_REFS + name, sha], work)
     if start.origin_url:
         run_git(["remote", "set-url", "origin", start.origin_url], work)
     if start.branch:

@@ -19,6 +19,7 @@ the layout: a recording of another version is refused with a clear error (exit 2
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Final, Literal, TypeVar
 
@@ -42,6 +43,8 @@ __all__ = [
     "RecordingError",
     "StartingCheckout",
     "load_recording",
+    "masked_secret",
+    "unmasked_secret",
 ]
 
 FORMAT_VERSION: Final = 1
@@ -49,6 +52,42 @@ MANIFEST_FILE: Final = "recording.json"
 MODEL_FILE: Final = "model.jsonl"
 GITHUB_FILE: Final = "github.jsonl"
 CHECKOUT_PACK: Final = "checkout.pack"
+MASKED: Final = "***"
+_NAMED_LINE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=")
+
+
+def masked_secret(name: str, value: str) -> str:
+    """A secret variable's value as a recording keeps it: `***` when set, "" when not.
+    A list of `NAME=value` lines (`INPUT_MCP_SECRETS`) keeps its names, `NAME=***` per
+    line, so that its replay can give each name a value (a line that names nothing is
+    `***`, blank lines and comments are left out)."""
+    if not value or not name.endswith("_SECRETS"):
+        return MASKED if value else ""
+    lines = []
+    for line in value.splitlines():
+        if not line.strip() or line.strip().startswith("#"):
+            continue
+        named = _NAMED_LINE.match(line)
+        lines.append(f"{named.group(1)}={MASKED}" if named else MASKED)
+    return "\n".join(lines)
+
+
+def unmasked_secret(name: str, value: str, placeholder: str) -> str:
+    """A recorded variable's value for its replay: `placeholder` for each value that
+    `masked_secret` masked, everything else as it was."""
+    if value == MASKED:
+        return placeholder
+    if not name.endswith("_SECRETS"):
+        return value
+    return "\n".join(_unmasked_line(line, placeholder) for line in value.splitlines())
+
+
+def _unmasked_line(line: str, placeholder: str) -> str:
+    if line == MASKED:
+        return placeholder
+    if line.endswith(f"={MASKED}") and _NAMED_LINE.match(line):
+        return line.removesuffix(MASKED) + placeholder
+    return line
 
 
 class RecordingError(InputError):
@@ -68,7 +107,11 @@ class StartingCheckout(_Model):
     branch: str | None = None
     """The branch checked out, None when HEAD was detached."""
     origin: dict[str, str] = Field(default_factory=dict)
-    """origin's branches the run saw (fetched or checked out), by name, at their first sight."""
+    """origin's branches the run saw (fetched or checked out), by name, at their first sight:
+    a branch the run fetched, at the first commit it fetched."""
+    tracking: dict[str, str] | None = None
+    """The checkout's remote-tracking branches of origin when the run started, by name,
+    where they may be older than what the run then fetched (None: as `origin`)."""
     shallow: list[str] = Field(default_factory=list)
     """The shallow boundary of the checkout (actions/checkout fetches one commit)."""
     default_branch: str | None = None
@@ -115,7 +158,8 @@ class Manifest(_Model):
     dry_run: bool = False
     environment: dict[str, str] = Field(default_factory=dict)
     """The INPUT_*, GITHUB_*, AMELIA_* and CLAUDE_CODE_* variables of the run; every secret
-    is `***` (set) or empty (not set)."""
+    is `***` (set) or empty (not set), and each line `NAME=value` of `INPUT_MCP_SECRETS`
+    is `NAME=***` (`masked_secret`)."""
     checkout: StartingCheckout | None = None
     outcome: RecordedOutcome = Field(default_factory=RecordedOutcome)
 

@@ -27,7 +27,13 @@ from amelia.config import process_environment, replaced_process_environment
 from amelia.errors import AmeliaError
 from amelia.git import Git
 from amelia.replay.checkout import file_at, pushed_commits, rebuild
-from amelia.replay.format import PushedCommit, Recording, RecordingError, load_recording
+from amelia.replay.format import (
+    PushedCommit,
+    Recording,
+    RecordingError,
+    load_recording,
+    unmasked_secret,
+)
 from amelia.replay.github import ReplayGitHub
 from amelia.replay.model_server import Divergence, ModelReplayServer
 
@@ -113,7 +119,7 @@ def _environment(
 ) -> dict[str, str]:
     manifest = recording.manifest
     environ = {
-        name: PLACEHOLDER_SECRET if value == "***" else value
+        name: unmasked_secret(name, value, PLACEHOLDER_SECRET)
         for name, value in manifest.environment.items()
     }
     for provider, variable in _MODEL_URLS:

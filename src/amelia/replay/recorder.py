@@ -39,6 +39,7 @@ from amelia.replay.checkout import (
     fetched_by_the_run,
     file_at,
     origin_as_seen,
+    origin_logged,
     pack_start,
     pushed_commits,
     starting_checkout,
@@ -54,6 +55,7 @@ from amelia.replay.format import (
     Manifest,
     ModelExchange,
     RecordedOutcome,
+    masked_secret,
 )
 from amelia.replay.github import RecordingGitHub
 from amelia.replay.streams import coalesced
@@ -98,14 +100,15 @@ _KEPT_HEADERS = frozenset({"content-type", "request-id", "x-request-id"})
 
 
 def recording_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    """The variables a recording keeps: `***` for a secret that is set, "" for one that
-    is not, paths of the machine left out."""
+    """The variables a recording keeps: each secret masked (`masked_secret`: `***` when
+    set, "" when not, `NAME=***` for each line of the MCP servers' secrets), paths of the
+    machine left out."""
     kept: dict[str, str] = {}
     for name, value in sorted(environ.items()):
         if not name.startswith(RECORDED_PREFIXES) or name in _LOCAL_VARIABLES:
             continue
         secret = is_secret_name(name) or name.endswith(("_KEY", "_TOKEN", "_SECRETS"))
-        kept[name] = ("***" if value else "") if secret else value
+        kept[name] = masked_secret(name, value) if secret else value
     return kept
 
 
@@ -163,6 +166,7 @@ class Recorder:
         self.clean = cleaner.clean
         self._appender = Appender(directory)
         self._indexes = itertools.count(1)
+        self._origin_logged: dict[str, int] = {}
         self._write_manifest()
 
     @classmethod
@@ -251,6 +255,7 @@ class Recorder:
         """Note the checkout as the run found it (before the mode changes anything)."""
         git = _trusting(git)
         start = starting_checkout(git, shown_path=self.clean(str(git.path)))
+        self._origin_logged = origin_logged(git)
         if start is not None and start.origin_url is not None:
             start = start.model_copy(update={"origin_url": self.clean(start.origin_url)})
         self.manifest = self.manifest.model_copy(update={"checkout": start})
@@ -277,7 +282,8 @@ class Recorder:
                 git = _trusting(git)
                 start = start.model_copy(
                     update={
-                        "origin": origin_as_seen(git, start),
+                        "origin": origin_as_seen(git, start, logged=self._origin_logged),
+                        "tracking": start.origin,
                         "default_branch": default_branch,
                         "fetched": fetched_by_the_run(git),
                     }

@@ -1,11 +1,19 @@
-"""The git side of a recording: which commits a run left, and the checkout rebuilt."""
+"""The git side of a recording: which commits a run left, what origin held as the run saw
+it, and the checkout rebuilt."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from amelia.git import Git
-from amelia.replay.checkout import pushed_commits, starting_checkout
+from amelia.replay.checkout import (
+    origin_as_seen,
+    origin_logged,
+    pack_start,
+    pushed_commits,
+    rebuild,
+    starting_checkout,
+)
 from tests.git_helpers import IDENTITY, git, init_repo
 
 
@@ -39,3 +47,59 @@ def test_a_dry_runs_commits_are_its_local_branchs_though_origin_has_the_branch(
         "Implement issue #1",
     )
     assert pushed_commits(amelias, start, local=False) == []
+
+
+def _behind_origin(tmp_path: Path) -> tuple[Path, Path, str, str]:
+    """A checkout whose origin/main is a commit behind origin's main: (origin, checkout,
+    the checkout's origin/main, origin's main)."""
+    origin = init_repo(tmp_path / "origin", {"README.md": "hello\n"})
+    checkout = tmp_path / "checkout"
+    git(tmp_path, "clone", "-q", str(origin), str(checkout))
+    (origin / "amelia.yml").write_text("mcp: {}\n", encoding="utf-8")
+    git(origin, "add", "amelia.yml")
+    git(origin, *IDENTITY, "commit", "-q", "-m", "Configure")
+    old = git(checkout, "rev-parse", "origin/main").strip()
+    return origin, checkout, old, git(origin, "rev-parse", "main").strip()
+
+
+def test_a_branch_the_run_fetched_anew_is_on_origin_as_the_run_first_fetched_it(
+    tmp_path: Path,
+) -> None:
+    """The run's checkout was behind origin; the run fetched main again (as a review
+    fetches the base branch), then once more after a later push. Its reflog holds no entry
+    for the checkout's start (made without one, as some checkouts are)."""
+    origin, checkout, old, newer = _behind_origin(tmp_path)
+    git(checkout, "reflog", "expire", "--expire=now", "--all")
+    amelias = Git(checkout)
+    start = starting_checkout(amelias, shown_path=str(checkout))
+    logged = origin_logged(amelias)
+    assert start is not None and start.origin == {"main": old}
+    # A run that fetched nothing new saw origin as its checkout had it.
+    assert origin_as_seen(amelias, start, logged=logged) == {"main": old}
+    git(checkout, "fetch", "-q", "origin", "+refs/heads/main:refs/remotes/origin/main")
+    (origin / "later.txt").write_text("later\n", encoding="utf-8")
+    git(origin, "add", "later.txt")
+    git(origin, *IDENTITY, "commit", "-q", "-m", "Later")
+    git(checkout, "fetch", "-q", "origin", "+refs/heads/main:refs/remotes/origin/main")
+
+    assert origin_as_seen(amelias, start, logged=logged) == {"main": newer}
+
+
+def test_the_rebuilt_origin_serves_what_the_run_fetched_and_the_checkout_tracks_the_start(
+    tmp_path: Path,
+) -> None:
+    _, checkout, old, newer = _behind_origin(tmp_path)
+    amelias = Git(checkout)
+    start = starting_checkout(amelias, shown_path=str(checkout))
+    assert start is not None
+    git(checkout, "fetch", "-q", "origin", "+refs/heads/main:refs/remotes/origin/main")
+    start = start.model_copy(
+        update={"origin": origin_as_seen(amelias, start), "tracking": start.origin}
+    )
+    pack_start(amelias, start, tmp_path / "checkout.pack")
+
+    replayed_origin, replayed = rebuild(tmp_path / "checkout.pack", start, tmp_path / "replay")
+
+    assert git(replayed_origin, "rev-parse", "refs/heads/main").strip() == newer
+    assert git(replayed, "rev-parse", "refs/remotes/origin/main").strip() == old
+    assert git(replayed, "rev-parse", "HEAD").strip() == start.head == old

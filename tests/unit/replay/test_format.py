@@ -1,4 +1,6 @@
-"""Recordings are versioned: another version, or no recording, is one clear line, exit 2."""
+"""Recordings are versioned: another version, or no recording, is one clear line, exit 2.
+Secrets are masked in the recorded environment, the names of the MCP servers' secrets
+kept, and a replay gives each masked value a placeholder."""
 
 from __future__ import annotations
 
@@ -10,7 +12,15 @@ from pathlib import Path
 import pytest
 
 from amelia import __version__
-from amelia.replay.format import FORMAT_VERSION, RecordingError, load_recording
+from amelia.mcp.values import parse_mcp_secrets
+from amelia.replay.format import (
+    FORMAT_VERSION,
+    RecordingError,
+    load_recording,
+    masked_secret,
+    unmasked_secret,
+)
+from amelia.replay.recorder import recording_environment
 
 
 def _manifest(directory: Path, **fields: object) -> Path:
@@ -112,3 +122,40 @@ def test_an_unreadable_exchange_file_is_one_clear_error(tmp_path: Path, damage: 
         (directory / "model.jsonl").mkdir()
     with pytest.raises(RecordingError, match=r"model\.jsonl cannot be read"):
         load_recording(directory)
+
+
+MCP_SECRETS = (
+    "# the docs server\nDOCS_API_KEY = docs-Secret-1\n\n  SEARCH_TOKEN=tok=2  \nbare-0001\n"
+)
+
+
+def test_the_mcp_servers_secrets_keep_their_names_and_lose_their_values() -> None:
+    kept = recording_environment(
+        {"INPUT_MCP_SECRETS": MCP_SECRETS, "INPUT_GITHUB_TOKEN": "ghs_x", "INPUT_MODEL": "m"}
+    )
+
+    assert kept == {
+        "INPUT_GITHUB_TOKEN": "***",
+        "INPUT_MCP_SECRETS": "DOCS_API_KEY=***\nSEARCH_TOKEN=***\n***",
+        "INPUT_MODEL": "m",
+    }
+
+
+def test_a_replay_gives_each_masked_secret_the_placeholder_and_keeps_the_names() -> None:
+    recorded = recording_environment({"INPUT_MCP_SECRETS": MCP_SECRETS, "INPUT_API_KEY": "k"})
+    replayed = {name: unmasked_secret(name, value, "stand-in") for name, value in recorded.items()}
+
+    assert replayed == {
+        "INPUT_API_KEY": "stand-in",
+        "INPUT_MCP_SECRETS": "DOCS_API_KEY=stand-in\nSEARCH_TOKEN=stand-in\nstand-in",
+    }
+    assert parse_mcp_secrets(replayed["INPUT_MCP_SECRETS"].rsplit("\n", 1)[0]) == {
+        "DOCS_API_KEY": "stand-in",
+        "SEARCH_TOKEN": "stand-in",
+    }
+
+
+@pytest.mark.parametrize("value", ["", "a=***", "***x"])
+def test_a_value_that_is_no_masked_secret_is_replayed_as_it_was(value: str) -> None:
+    assert unmasked_secret("INPUT_PROMPT", value, "stand-in") == value
+    assert masked_secret("INPUT_MCP_SECRETS", "") == ""
