@@ -4,7 +4,8 @@
 written to the recording with its result (or the error it raised), redacted.
 `ReplayGitHub` answers reads from a recording (the same call, in the same order) and,
 like the dry run, makes no write: it prints each and saves it under a directory, and
-answers with what GitHub answered the recorded run.
+answers with what GitHub answered the recorded run. The replay's own commits stand for the
+recorded run's in both (`amelia.replay.stand_ins`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from amelia.github.workflows import (
     WorkflowRunInfo,
 )
 from amelia.replay.format import GitHubCall
+from amelia.replay.stand_ins import StandIns
 
 __all__ = ["RecordingGitHub", "ReplayGitHub", "call_key"]
 
@@ -288,8 +290,15 @@ class ReplayGitHub(_Port):
     """Reads answered from `calls`, writes printed and saved, as a dry run does."""
 
     def __init__(
-        self, calls: Sequence[GitHubCall], *, directory: Path, stream: TextIO | None = None
+        self,
+        calls: Sequence[GitHubCall],
+        *,
+        directory: Path,
+        stream: TextIO | None = None,
+        stand_ins: StandIns | None = None,
     ) -> None:
+        self._stand_ins = stand_ins
+        """The recorded run's commits in the calls, and the replay's that stand for them."""
         self._reads: dict[str, list[GitHubCall]] = {}
         self._writes: dict[str, list[GitHubCall]] = {}
         for call in calls:
@@ -318,6 +327,8 @@ class ReplayGitHub(_Port):
 
     def _read(self, operation: str, arguments: dict[str, Any]) -> Any:
         key = call_key(operation, arguments)
+        if self._stand_ins is not None:
+            key = self._stand_ins.as_recorded(key)
         queue = self._reads.get(key)
         if not queue:
             shown = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
@@ -335,7 +346,10 @@ class ReplayGitHub(_Port):
             if not (isinstance(kind, type) and issubclass(kind, GitHubError)):
                 kind = GitHubError
             raise kind(call.message or call.error)
-        return _result(call.operation, call.result)
+        result = call.result
+        if self._stand_ins is not None:
+            result = json.loads(self._stand_ins.as_replayed(json.dumps(result)))
+        return _result(call.operation, result)
 
     def _write(self, operation: str, arguments: dict[str, Any]) -> Any:
         entry = {"action": operation, **arguments}

@@ -36,6 +36,7 @@ from amelia.replay.format import (
 )
 from amelia.replay.github import ReplayGitHub
 from amelia.replay.model_server import Divergence, ModelReplayServer
+from amelia.replay.stand_ins import StandIns
 
 __all__ = ["PLACEHOLDER_SECRET", "ReplayResult", "replay"]
 
@@ -300,7 +301,13 @@ def replay(
             _remove(root, itself=made)
             reason = error.message if isinstance(error, AmeliaError) else str(error)
             raise RecordingError(f"the recorded checkout cannot be rebuilt: {reason}") from None
-        github = ReplayGitHub(recording.calls, directory=root / "writes", stream=stream)
+        trusted = Git(checkout).with_config({"safe.directory": "*"})
+        stand_ins = StandIns(
+            manifest.outcome.commits, lambda: pushed_commits(trusted, start, local=True)
+        )
+        github = ReplayGitHub(
+            recording.calls, directory=root / "writes", stream=stream, stand_ins=stand_ins
+        )
         paths = [start.path, str(checkout)]
         moved = (start.path, str(checkout))
         with ModelReplayServer(recording.exchanges, paths=paths, moved=moved) as server:
@@ -319,7 +326,7 @@ def replay(
                 exit_code = run_action(request=request, ports=ports)
             divergence = server.divergence
             unserved = server.unserved()
-        git = Git(checkout).with_config({"safe.directory": "*"})
+        git = trusted
         commits = pushed_commits(git, start, local=manifest.dry_run)
         outcome = manifest.outcome
         plan = None
