@@ -69,7 +69,6 @@ def build_review_prompt(
             "",
             *check_section(state.last_check),
             *ci_section(state.last_ci),
-            *ci_section(state.last_ci),
             "## Your Task",
             "Review this change and return your verdict.",
         ]
