@@ -34,14 +34,17 @@ class WorkflowIO:
         self._summary_path = Path(summary_path) if summary_path else None
         self._stream = stream or sys.stdout
         self.outputs: dict[str, str] = {}
+        self._masked: set[str] = set()
 
     def _print(self, line: str) -> None:
         print(line, file=self._stream, flush=True)
 
     def mask(self, value: str) -> None:
-        """Ask the runner to hide `value` in the log, one line at a time."""
+        """Ask the runner to hide `value` in the log, one line at a time, each line once
+        (a token given under two names is one mask)."""
         for line in value.splitlines():
-            if line.strip():
+            if line.strip() and line not in self._masked:
+                self._masked.add(line)
                 self._print(f"::add-mask::{_escape_command_value(line)}")
 
     def notice(self, message: str) -> None:

@@ -28,6 +28,7 @@ def test_masks_and_groups_are_printed() -> None:
     stream = io.StringIO()
     workflow = WorkflowIO(stream=stream)
     workflow.mask("sk-secret\nsecond-line")
+    workflow.mask("sk-secret")  # the same secret under another name
     with workflow.group("plan"):
         workflow.notice("100% done\nnext")
     assert stream.getvalue().splitlines() == [
