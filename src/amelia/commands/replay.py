@@ -17,11 +17,11 @@ __all__ = ["register", "replay"]
 
 def replay(
     recording: Annotated[
-        Path, typer.Argument(help="The recording: a directory under $AMELIA_HOME/runs/.")
+        str, typer.Argument(help="The recording: a directory under $AMELIA_HOME/runs/.")
     ],
     *,
     repo: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
             "--repo",
             help="An empty directory to rebuild the checkout in [default: a new temporary one].",
@@ -35,8 +35,13 @@ def replay(
     from amelia.errors import AmeliaError, exit_code_for
     from amelia.replay.player import replay as play
 
+    # An empty argument (an unset variable in a script) would be the current directory.
+    for name, given in (("the recording", recording), ("--repo", repo)):
+        if given is not None and not given.strip():
+            typer.echo(f"error: {name} is empty: name a directory", err=True)
+            raise typer.Exit(2)
     try:
-        result = play(recording, repo=repo)
+        result = play(Path(recording), repo=None if repo is None else Path(repo))
     except AmeliaError as error:
         typer.echo(f"error: {error.message}", err=True)
         raise typer.Exit(exit_code_for(error)) from None

@@ -48,6 +48,25 @@ def test_a_repo_that_is_a_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert done.stdout == ""
 
 
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [(["", "--repo", "x"], "the recording"), ([str(RECORDING), "--repo", " "], "--repo")],
+)
+def test_an_empty_argument_is_refused_not_taken_as_the_current_directory(
+    tmp_path: Path, arguments: list[str], named: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "amelia.cli", "replay", *arguments],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == f"error: {named} is empty: name a directory\n"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_repo_that_cannot_be_made_is_refused(tmp_path: Path) -> None:
     (tmp_path / "a-file").write_text("x", encoding="utf-8")
     with pytest.raises(RecordingError, match="cannot be used: Not a directory"):
