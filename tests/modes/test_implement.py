@@ -189,6 +189,9 @@ def test_a_dry_run_says_it_would_open_the_draft_and_names_no_pull_request(
     assert expected in progress
     assert "#0" not in progress and "pushed" not in progress.replace("not pushed", "")
     assert "Draft pull request" not in run.summary
+    # The plan is linked where GitHub has it, on the branch, not at the local commit.
+    assert f"/blob/amelia/issue-{number}/docs/plans/" in progress
+    assert f"/blob/{head}/" not in progress
 
 
 def test_a_developer_that_changes_nothing_opens_no_pull_and_approves_nothing(

@@ -277,7 +277,8 @@ async def implement(ctx: ModeContext, planned: Planned) -> ModeOutcome:
         if review is not None
         else None
     )
-    plan_url = ctx.blob_url(head, plan_path)
+    # A dry run's head is a local commit GitHub does not have: its plan is the branch's.
+    plan_url = ctx.blob_url(branch if ctx.dry_run else head, plan_path)
     await _develop.post_review(ctx, pull.number, state, base=base, head=head, ci=ci)
     await post_tool_errors(ctx.github, pull.number, state.tool_results, ctx.redactor)
     links = (
