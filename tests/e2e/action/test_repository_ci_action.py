@@ -95,6 +95,19 @@ def _configure(harness: ActionHarness, workflow: str, *, timeout: float = 2.0) -
     return number
 
 
+def failing_then_passing(harness: ActionHarness) -> int:
+    """An issue planned in a repository whose CI fails on the first push and passes on the
+    second: the issue's number."""
+    number = _configure(harness, CI)
+    harness.github.script_runs(
+        harness.repo,
+        "ci.yml",
+        RunScript(conclusion="failure", log=FAILING_LOG, reads=2),
+        RunScript(conclusion="success", reads=1),
+    )
+    return number
+
+
 def _implement(harness: ActionHarness, number: int, **inputs: str) -> ActionRun:
     return harness.run(
         "issue_comment", harness.comment_event(number, "/amelia implement"), inputs=inputs
@@ -114,13 +127,7 @@ def test_a_failing_ci_goes_back_to_the_developer_and_the_passing_one_is_shown(
 ) -> None:
     root = tmp_path / "action"
     with ActionHarness(root, script=Model(root / "workspace")) as harness:
-        number = _configure(harness, CI)
-        harness.github.script_runs(
-            harness.repo,
-            "ci.yml",
-            RunScript(conclusion="failure", log=FAILING_LOG, reads=2),
-            RunScript(conclusion="success", reads=1),
-        )
+        number = failing_then_passing(harness)
         result = _implement(harness, number, review_event="AUTO")
 
         assert result.exit_code == 0, result.stdout + result.stderr

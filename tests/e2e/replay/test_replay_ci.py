@@ -13,8 +13,7 @@ import pytest
 
 from amelia.replay.player import replay
 from amelia.testing.action_harness import ActionHarness
-from amelia.testing.github import RunScript
-from tests.e2e.action.test_repository_ci_action import CI, FAILING_LOG, FIXED, Model, _configure
+from tests.e2e.action.test_repository_ci_action import FIXED, Model, failing_then_passing
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(400)]
 
@@ -24,13 +23,7 @@ def test_an_implement_run_gated_by_the_repositorys_ci_replays_with_the_same_outc
 ) -> None:
     root = tmp_path / "action"
     with ActionHarness(root, script=Model(root / "workspace")) as harness:
-        number = _configure(harness, CI)
-        harness.github.script_runs(
-            harness.repo,
-            "ci.yml",
-            RunScript(conclusion="failure", log=FAILING_LOG, reads=2),
-            RunScript(conclusion="success", reads=1),
-        )
+        number = failing_then_passing(harness)
         event = harness.comment_event(number, "/amelia implement")
         result = harness.run_engine("issue_comment", event, inputs={"review_event": "AUTO"})
         assert result.exit_code == 0, result.stdout + result.stderr

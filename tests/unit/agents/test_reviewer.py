@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
 
 import pytest
 
-from amelia.agents.reviewer import Reviewer, build_review_prompt
+from amelia.agents.reviewer import Reviewer
 from amelia.agents.verdict import ReviewVerdict
-from amelia.core.ci import CiFailure, CiReport, CiRunOutcome
-from amelia.core.state import ExecutionState, ReviewScope
+from amelia.core.state import ExecutionState
 from amelia.errors import AgentRunFailedError
-from amelia.git.changes import Changes
 from amelia.testing.scripted_driver import ScriptedDriver, result
 from tests.git_helpers import IDENTITY, git
 
@@ -76,35 +73,3 @@ async def test_error_result_fails(repo: Path) -> None:
     (repo / "new.py").write_text("x = 1\n")
     with pytest.raises(AgentRunFailedError, match="overloaded"):
         await _review(ScriptedDriver([[result("API overloaded", is_error=True)]]), repo)
-
-
-FAILED_CI = CiReport(
-    head_sha="c" * 40,
-    trigger="dispatch",
-    runs=(
-        CiRunOutcome(
-            workflow="CI",
-            status="completed",
-            conclusion="failure",
-            failures=(CiFailure(job="test", step="Run tests", log_tail="FAILED test_bye"),),
-        ),
-    ),
-)
-
-
-@pytest.mark.parametrize("scope", [None, "incremental"])
-def test_the_review_prompt_holds_the_repositorys_ci_once(
-    scope: Literal["incremental"] | None,
-) -> None:
-    state = ExecutionState(plan_markdown="# Plan", last_ci=FAILED_CI)
-    changes = Changes(base_ref="main", committed="+bye\n", uncommitted="", untracked="")
-    review_scope = (
-        None
-        if scope is None
-        else ReviewScope(kind="incremental", base="HEAD", head="HEAD", changed_files=("a",))
-    )
-
-    prompt = build_review_prompt(state, changes, scope=review_scope)
-
-    assert prompt.count("## Repository CI") == 1
-    assert prompt.count("FAILED test_bye") == 1

@@ -3,11 +3,17 @@ and the reviewer see the CI outcome as amelia read it."""
 
 from __future__ import annotations
 
+from typing import Literal
+
+import pytest
+
 from amelia.agents.developer import build_developer_prompt
 from amelia.agents.prompts import ci_section
+from amelia.agents.reviewer import build_review_prompt
 from amelia.ci.render import ci_lines, review_note
 from amelia.core.ci import CiFailure, CiReport, CiRunOutcome
-from amelia.core.state import ExecutionState, ReviewResult
+from amelia.core.state import ExecutionState, ReviewResult, ReviewScope
+from amelia.git.changes import Changes
 from amelia.pipeline.ci_gate import enforce_ci
 
 FAILED = CiReport(
@@ -70,3 +76,15 @@ def test_the_reviewer_section_and_the_description_lines_link_each_run() -> None:
     assert "[CI](https://github.com/octo/app/actions/runs/7): **failure**" in lines
     assert "FAILED test_bye" in lines and "<details>" in lines
     assert "still running" in "\n".join(ci_lines(RUNNING))
+
+
+@pytest.mark.parametrize("kind", ["full", "incremental"])
+def test_the_reviewer_gets_the_ci_section_once(kind: Literal["full", "incremental"]) -> None:
+    state = ExecutionState(plan_markdown="# Plan", last_ci=FAILED)
+    changes = Changes(base_ref="main", committed="+bye\n", uncommitted="", untracked="")
+    scope = ReviewScope(kind=kind, base="main", head="HEAD")
+
+    prompt = build_review_prompt(state, changes, scope=scope)
+
+    assert prompt.count("## Repository CI") == 1
+    assert prompt.count("FAILED test_bye") == 1
