@@ -50,7 +50,10 @@ __all__ = ["RecordingGitHub", "ReplayGitHub", "call_key"]
 
 @cache
 def _adapter(operation: str) -> TypeAdapter[Any]:
-    hints = get_type_hints(getattr(GitHubPort, operation))
+    # Names of its own (`localns`): evaluated in the port module's namespace itself, an
+    # annotation such as `Polled[WorkflowRunInfo]` makes pydantic add the parametrized
+    # class to that module.
+    hints = get_type_hints(getattr(GitHubPort, operation), localns={})
     return TypeAdapter(hints["return"])
 
 
