@@ -48,6 +48,8 @@ class Appender:
         self._thread: threading.Thread | None = None
         self._held: list[_Line] = []
         self._cpu = 0.0
+        self.written: dict[str, int] = {}
+        """How many lines each file got (complete once `close` returns)."""
 
     @property
     def cpu_time(self) -> float:
@@ -103,6 +105,7 @@ class Appender:
                         handle = files[name] = (self.directory / name).open("a", encoding="utf-8")
                     handle.write(line() + "\n")
                     handle.flush()
+                    self.written[name] = self.written.get(name, 0) + 1
                 except Exception as error:  # a recording's failure must not fail the run
                     logger.warning("amelia: the recording misses a line of {}: {}", name, error)
         finally:

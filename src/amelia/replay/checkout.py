@@ -206,7 +206,7 @@ def rebuild(
     with its other remote-tracking refs and origin's URL, under `root`: (origin,
     checkout)."""
     if not pack.is_file():
-        raise RecordingError(f"the recording has no {pack.name}: the checkout cannot be rebuilt")
+        raise RecordingError(f"the recording has no {pack.name}")
     origin, checkout = root / "origin.git", root / "checkout"
     root.mkdir(parents=True, exist_ok=True)
     run_git(["init", "--quiet", "--bare", str(origin)], None)

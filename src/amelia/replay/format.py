@@ -156,6 +156,10 @@ class Manifest(_Model):
     event: dict[str, Any]
     repository: str
     dry_run: bool = False
+    lines: dict[str, int] | None = None
+    """How many entries `model.jsonl` and `github.jsonl` held when the run finished, so that
+    a file missing or cut short is refused (None: the run did not finish, or an amelia
+    that counted none made the recording)."""
     environment: dict[str, str] = Field(default_factory=dict)
     """The INPUT_*, GITHUB_*, AMELIA_* and CLAUDE_CODE_* variables of the run; every secret
     is `***` (set) or empty (not set), and each line `NAME=value` of `INPUT_MCP_SECRETS`
@@ -230,11 +234,9 @@ def _lines(path: Path, model: type[_Entry]) -> list[_Entry]:
         try:
             found.append(model.model_validate(json.loads(line)))
         except json.JSONDecodeError:
-            raise RecordingError(f"{path.name} line {number} is not JSON") from None
+            raise RecordingError(f"{path} line {number} is not JSON") from None
         except ValidationError as error:
-            raise RecordingError(
-                f"{path.name} line {number} is malformed: {_problem(error)}"
-            ) from None
+            raise RecordingError(f"{path} line {number} is malformed: {_problem(error)}") from None
     return found
 
 
@@ -251,6 +253,12 @@ def load_recording(path: Path) -> Recording:
     version this amelia does not read."""
     directory = path.parent if path.name == MANIFEST_FILE else path
     manifest_path = directory / MANIFEST_FILE
+    if not path.exists():
+        raise RecordingError(f"{path} does not exist: name a recording's directory")
+    if not directory.is_dir():
+        raise RecordingError(
+            f"{path} is not a recording: a recording is a directory holding {MANIFEST_FILE}"
+        )
     if not manifest_path.is_file():
         raise RecordingError(f"{path} is not a recording: it has no {MANIFEST_FILE}")
     try:
@@ -279,4 +287,13 @@ def load_recording(path: Path) -> Recording:
         raise RecordingError(f"{manifest_path} is malformed: {_problem(error)}") from None
     exchanges = _lines(directory / MODEL_FILE, ModelExchange)
     calls = _lines(directory / GITHUB_FILE, GitHubCall)
+    for name, found in ((MODEL_FILE, exchanges), (GITHUB_FILE, calls)):
+        counted = (manifest.lines or {}).get(name)
+        if counted is not None and len(found) < counted:  # more: written after the finish
+            entries = directory / name
+            held = f"holds {len(found)} entries" if entries.exists() else "is missing"
+            raise RecordingError(
+                f"{entries} {held}, where {MANIFEST_FILE} counts {counted}: the recording is "
+                "incomplete (copy it whole again)"
+            )
     return Recording(directory=directory, manifest=manifest, exchanges=exchanges, calls=calls)

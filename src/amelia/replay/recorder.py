@@ -305,7 +305,10 @@ class Recorder:
             plan_path=plan_path,
             plan=plan,
         )
-        self.manifest = self.manifest.model_copy(update={"checkout": start, "outcome": outcome})
+        lines = {name: self._appender.written.get(name, 0) for name in (MODEL_FILE, GITHUB_FILE)}
+        self.manifest = self.manifest.model_copy(
+            update={"checkout": start, "outcome": outcome, "lines": lines}
+        )
         self._write_manifest()
 
     # files ------------------------------------------------------------------------------------

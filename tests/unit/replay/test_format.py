@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from amelia import __version__
+from amelia.isolation.proxy import ProxiedExchange
 from amelia.mcp.values import parse_mcp_secrets
 from amelia.replay.format import (
     FORMAT_VERSION,
@@ -21,6 +22,7 @@ from amelia.replay.format import (
     unmasked_secret,
 )
 from amelia.replay.recorder import recording_environment
+from amelia.testing.replay import start_recorder
 
 
 def _manifest(directory: Path, **fields: object) -> Path:
@@ -93,6 +95,50 @@ def test_a_directory_without_a_recording_exits_2(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "is not a recording" in done.stderr
+
+
+@pytest.mark.parametrize("kind", ["missing", "a-file"])
+def test_a_path_that_is_no_directory_is_named_for_what_it_is(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "recording"
+    if kind == "a-file":
+        path.write_text("x", encoding="utf-8")
+    expected = "does not exist" if kind == "missing" else "a recording is a directory holding"
+    with pytest.raises(RecordingError, match=expected):
+        load_recording(path)
+
+
+def _exchange(number: int) -> ProxiedExchange:
+    return ProxiedExchange(
+        provider="openai",
+        method="POST",
+        path="/v1/chat/completions",
+        request_body=json.dumps({"messages": [{"role": "user", "content": str(number)}]}).encode(),
+        status=200,
+        response_headers=(("content-type", "application/json"),),
+        response_body=b'{"choices":[]}',
+        complete=True,
+    )
+
+
+def test_a_recording_whose_exchanges_are_missing_or_cut_short_is_refused(tmp_path: Path) -> None:
+    recorder = start_recorder(tmp_path / "r", secrets=[])
+    for number in range(3):
+        recorder.exchange(_exchange(number))
+    recorder.finish(None, exit_code=0, conclusion="success", outputs={})
+    assert recorder.manifest.lines == {"model.jsonl": 3, "github.jsonl": 0}
+    assert len(load_recording(tmp_path / "r").exchanges) == 3
+    model = tmp_path / "r" / "model.jsonl"
+
+    model.write_text("".join(model.read_text().splitlines(keepends=True)[:2]))
+    with pytest.raises(RecordingError) as cut:
+        load_recording(tmp_path / "r")
+    model.unlink()
+    with pytest.raises(RecordingError) as missing:
+        load_recording(tmp_path / "r")
+
+    counted = "where recording.json counts 3: the recording is incomplete"
+    assert cut.value.message == f"{model} holds 2 entries, {counted} (copy it whole again)"
+    assert missing.value.message == f"{model} is missing, {counted} (copy it whole again)"
 
 
 def test_a_broken_exchange_line_is_named(tmp_path: Path) -> None:
