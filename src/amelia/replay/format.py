@@ -59,8 +59,8 @@ _NAMED_LINE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=")
 def masked_secret(name: str, value: str) -> str:
     """A secret variable's value as a recording keeps it: `***` when set, "" when not.
     A list of `NAME=value` lines (`INPUT_MCP_SECRETS`) keeps its names, `NAME=***` per
-    line, so that its replay can give each name a value (a line that names nothing is
-    `***`, blank lines and comments are left out)."""
+    line (`NAME=` where the value was empty), so that its replay can give each name a
+    value (a line that names nothing is `***`, blank lines and comments are left out)."""
     if not value or not name.endswith("_SECRETS"):
         return MASKED if value else ""
     lines = []
@@ -68,7 +68,11 @@ def masked_secret(name: str, value: str) -> str:
         if not line.strip() or line.strip().startswith("#"):
             continue
         named = _NAMED_LINE.match(line)
-        lines.append(f"{named.group(1)}={MASKED}" if named else MASKED)
+        if named is None:
+            lines.append(MASKED)
+        else:  # an empty value stays empty: the run had none
+            given = line[named.end() :].strip()
+            lines.append(f"{named.group(1)}={MASKED if given else ''}")
     return "\n".join(lines)
 
 

@@ -172,6 +172,7 @@ def test_an_unreadable_exchange_file_is_one_clear_error(tmp_path: Path, damage: 
 
 MCP_SECRETS = (
     "# the docs server\nDOCS_API_KEY = docs-Secret-1\n\n  SEARCH_TOKEN=tok=2  \nbare-0001\n"
+    "UNSET_KEY= \n"
 )
 
 
@@ -182,7 +183,7 @@ def test_the_mcp_servers_secrets_keep_their_names_and_lose_their_values() -> Non
 
     assert kept == {
         "INPUT_GITHUB_TOKEN": "***",
-        "INPUT_MCP_SECRETS": "DOCS_API_KEY=***\nSEARCH_TOKEN=***\n***",
+        "INPUT_MCP_SECRETS": "DOCS_API_KEY=***\nSEARCH_TOKEN=***\n***\nUNSET_KEY=",
         "INPUT_MODEL": "m",
     }
 
@@ -193,11 +194,13 @@ def test_a_replay_gives_each_masked_secret_the_placeholder_and_keeps_the_names()
 
     assert replayed == {
         "INPUT_API_KEY": "stand-in",
-        "INPUT_MCP_SECRETS": "DOCS_API_KEY=stand-in\nSEARCH_TOKEN=stand-in\nstand-in",
+        "INPUT_MCP_SECRETS": "DOCS_API_KEY=stand-in\nSEARCH_TOKEN=stand-in\nstand-in\nUNSET_KEY=",
     }
-    assert parse_mcp_secrets(replayed["INPUT_MCP_SECRETS"].rsplit("\n", 1)[0]) == {
+    named = [line for line in replayed["INPUT_MCP_SECRETS"].splitlines() if "=" in line]
+    assert parse_mcp_secrets("\n".join(named)) == {
         "DOCS_API_KEY": "stand-in",
         "SEARCH_TOKEN": "stand-in",
+        "UNSET_KEY": "",
     }
 
 
