@@ -15,7 +15,7 @@ actions/checkout left them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from amelia.errors import GitError
@@ -36,6 +36,7 @@ __all__ = [
 
 _ORIGIN_REFS = "refs/remotes/origin/"
 _REMOTE_REFS = "refs/remotes/"
+_REFS_PER_CALL = 500
 _RUN_REFS = "refs/amelia/"
 """Refs the run keeps of its own (a pull's head under review)."""
 
@@ -88,18 +89,33 @@ def fetched_by_the_run(git: Git) -> list[str]:
         return []
 
 
-def _reflog(git: Git, ref: str) -> list[tuple[str, str]]:
-    """`ref`'s reflog, oldest first: (commit, message)."""
-    log = run_git(["reflog", "show", "--format=%H%x09%gs", ref], git, ok_codes=(0, 128))
-    found = [line.split("\t", 1) for line in reversed(log.splitlines()) if "\t" in line]
-    return [(sha, message) for sha, message in found]
+def _reflogs(git: Git, names: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+    """The reflogs of origin's branches `names`, each oldest first: (commit, message). One
+    git process for all of them (a checkout of every branch may track thousands); a branch
+    without a reflog has none."""
+    refs = [_ORIGIN_REFS + name for name in names]
+    found: dict[str, dict[int, tuple[str, str]]] = {}
+    for chunk in (refs[i : i + _REFS_PER_CALL] for i in range(0, len(refs), _REFS_PER_CALL)):
+        out = run_git(["log", "-g", "--format=%gD%x09%H%x09%gs", *chunk, "--"], git)
+        for line in out.splitlines():
+            selector, _, rest = line.partition("\t")
+            sha, _, message = rest.partition("\t")
+            ref, at, number = selector.rpartition("@{")
+            if not at or not ref.startswith(_ORIGIN_REFS) or not number.endswith("}"):
+                continue
+            index = number[:-1]
+            if index.isdigit():
+                found.setdefault(ref.removeprefix(_ORIGIN_REFS), {})[int(index)] = (sha, message)
+    return {
+        name: [entries[i] for i in sorted(entries, reverse=True)] for name, entries in found.items()
+    }
 
 
 def origin_logged(git: Git) -> dict[str, int]:
     """How many entries the reflog of each of origin's branches holds (at the run's start:
     those that follow are the run's)."""
     try:
-        return {name: len(_reflog(git, _ORIGIN_REFS + name)) for name in _refs(git, _ORIGIN_REFS)}
+        return {name: len(log) for name, log in _reflogs(git, _refs(git, _ORIGIN_REFS)).items()}
     except GitError:
         return {}
 
@@ -114,17 +130,13 @@ def origin_as_seen(
     seen = dict(start.origin)
     try:
         current = _refs(git, _ORIGIN_REFS)
+        moved = [name for name, sha in current.items() if start.origin.get(name) != sha]
+        reflogs = _reflogs(git, moved) if moved else {}
     except GitError:
         return seen
-    for name, sha in current.items():
-        if start.origin.get(name) == sha:
-            continue
-        try:
-            entries = _reflog(git, _ORIGIN_REFS + name)
-        except GitError:
-            continue
-        ran = entries[(logged or {}).get(name, 0) :]
-        first = [logged_sha for logged_sha, message in ran if message.startswith("fetch")]
+    for name in moved:
+        ran = reflogs.get(name, [])[(logged or {}).get(name, 0) :]
+        first = [sha for sha, message in ran if message.startswith("fetch")]
         if first:
             seen[name] = first[0]
     return seen

@@ -103,3 +103,21 @@ def test_the_rebuilt_origin_serves_what_the_run_fetched_and_the_checkout_tracks_
     assert git(replayed_origin, "rev-parse", "refs/heads/main").strip() == newer
     assert git(replayed, "rev-parse", "refs/remotes/origin/main").strip() == old
     assert git(replayed, "rev-parse", "HEAD").strip() == start.head == old
+
+
+def test_the_reflogs_of_every_branch_origin_has_are_counted_at_the_start(tmp_path: Path) -> None:
+    """In one git process for all of them; a branch written without a reflog has none."""
+    origin = init_repo(tmp_path / "origin", {"README.md": "hello\n"})
+    for name in ("a", "b", "c"):
+        git(origin, "branch", name)
+    checkout = tmp_path / "checkout"
+    git(tmp_path, "init", "-q", str(checkout))
+    git(checkout, "remote", "add", "origin", str(origin))
+    git(checkout, "fetch", "-q", "origin")
+    first = git(checkout, "rev-parse", "origin/main").strip()
+    unlogged = ["-c", "core.logAllRefUpdates=false", "update-ref", "refs/remotes/origin/d", first]
+    git(checkout, *unlogged)
+    git(origin, *IDENTITY, "commit", "-q", "--allow-empty", "-m", "Later")
+    git(checkout, "fetch", "-q", "origin", "+refs/heads/main:refs/remotes/origin/main")
+
+    assert origin_logged(Git(checkout)) == {"a": 1, "b": 1, "c": 1, "main": 2}
