@@ -253,6 +253,10 @@ def rebuild(
     for name in _refs(work, _ORIGIN_REFS):
         if name not in tracked:  # a branch only the run fetched
             run_git(["update-ref", "-d", _ORIGIN_REFS + name], work)
+    head = _ORIGIN_REFS + "HEAD"
+    target = run_git(["symbolic-ref", "-q", head], work, ok_codes=(0, 1)).strip()
+    if target and target.removeprefix(_ORIGIN_REFS) not in tracked:
+        run_git(["symbolic-ref", "--delete", head], work)  # it would name no branch
     for name, sha in sorted(tracked.items()):
         run_git(["update-ref", _ORIGIN_REFS + name, sha], work)
     if start.origin_url:

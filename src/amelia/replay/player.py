@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from amelia.config import process_environment, replaced_process_environment
-from amelia.errors import AmeliaError
+from amelia.errors import AmeliaError, GitError
 from amelia.git import Git
 from amelia.replay.checkout import file_at, pushed_commits, rebuild
 from amelia.replay.format import (
@@ -302,9 +302,14 @@ def replay(
             reason = error.message if isinstance(error, AmeliaError) else str(error)
             raise RecordingError(f"the recorded checkout cannot be rebuilt: {reason}") from None
         trusted = Git(checkout).with_config({"safe.directory": "*"})
-        stand_ins = StandIns(
-            manifest.outcome.commits, lambda: pushed_commits(trusted, start, local=True)
-        )
+
+        def replayed_commits() -> list[PushedCommit]:
+            try:
+                return pushed_commits(trusted, start, local=True)
+            except GitError:  # none to stand in: the read is not answered, and says so
+                return []
+
+        stand_ins = StandIns(manifest.outcome.commits, replayed_commits)
         github = ReplayGitHub(
             recording.calls, directory=root / "writes", stream=stream, stand_ins=stand_ins
         )

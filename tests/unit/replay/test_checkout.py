@@ -3,6 +3,7 @@ it, and the checkout rebuilt."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from amelia.git import Git
@@ -121,3 +122,31 @@ def test_the_reflogs_of_every_branch_origin_has_are_counted_at_the_start(tmp_pat
     git(checkout, "fetch", "-q", "origin", "+refs/heads/main:refs/remotes/origin/main")
 
     assert origin_logged(Git(checkout)) == {"a": 1, "b": 1, "c": 1, "main": 2}
+
+
+def test_the_rebuilt_checkout_names_no_branch_it_did_not_track(tmp_path: Path) -> None:
+    """The run's checkout tracked only its branch; origin's default branch, which the run
+    fetched, is no remote-tracking ref of the rebuilt one, and origin/HEAD names nothing
+    broken."""
+    _, checkout, old, _ = _behind_origin(tmp_path)
+    git(checkout, "checkout", "-q", "-b", "feature")
+    start = starting_checkout(Git(checkout), shown_path=str(checkout))
+    assert start is not None
+    start = start.model_copy(
+        update={
+            "branch": "feature",
+            "origin": {"main": old, "feature": old},
+            "tracking": {"feature": old},
+            "default_branch": "main",
+        }
+    )
+    pack_start(Git(checkout), start, tmp_path / "checkout.pack")
+
+    _, replayed = rebuild(tmp_path / "checkout.pack", start, tmp_path / "replay")
+
+    refs = git(replayed, "for-each-ref", "--format=%(refname)", "refs/remotes/").split()
+    assert refs == ["refs/remotes/origin/feature"]
+    # origin/HEAD named origin/main, which is gone: no origin/HEAD, as actions/checkout
+    # leaves none.
+    head = ["git", "symbolic-ref", "-q", "refs/remotes/origin/HEAD"]
+    assert subprocess.run(head, cwd=replayed, capture_output=True, check=False).returncode == 1
