@@ -53,26 +53,26 @@ MODEL_FILE: Final = "model.jsonl"
 GITHUB_FILE: Final = "github.jsonl"
 CHECKOUT_PACK: Final = "checkout.pack"
 MASKED: Final = "***"
-_NAMED_LINE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=")
+MCP_SECRETS_VARIABLE: Final = "INPUT_MCP_SECRETS"
+_NAMED_LINE = re.compile(r"^\s*([A-Z_][A-Z0-9_]*)\s*=")
 
 
 def masked_secret(name: str, value: str) -> str:
     """A secret variable's value as a recording keeps it: `***` when set, "" when not.
-    A list of `NAME=value` lines (`INPUT_MCP_SECRETS`) keeps its names, `NAME=***` per
-    line (`NAME=` where the value was empty), so that its replay can give each name a
-    value (a line that names nothing is `***`, blank lines and comments are left out)."""
-    if not value or not name.endswith("_SECRETS"):
+    The MCP servers' secrets (`INPUT_MCP_SECRETS`, `NAME=value` lines) keep the name of
+    each line written as a variable is (`DOCS_API_KEY=value`: upper case, a value that is
+    more than `=` signs), `NAME=***`, so that a replay can give each name a value. Any other
+    line is `***` whole: a value pasted without its name (`dG9rZW4=`, a key's last line)
+    would otherwise keep what comes before its `=`. Blank lines and comments are left out."""
+    if not value or name != MCP_SECRETS_VARIABLE:
         return MASKED if value else ""
     lines = []
     for line in value.splitlines():
         if not line.strip() or line.strip().startswith("#"):
             continue
         named = _NAMED_LINE.match(line)
-        if named is None:
-            lines.append(MASKED)
-        else:  # an empty value stays empty: the run had none
-            given = line[named.end() :].strip()
-            lines.append(f"{named.group(1)}={MASKED if given else ''}")
+        given = line[named.end() :].strip().strip("=") if named else ""
+        lines.append(f"{named.group(1)}={MASKED}" if named and given else MASKED)
     return "\n".join(lines)
 
 
@@ -81,7 +81,7 @@ def unmasked_secret(name: str, value: str, placeholder: str) -> str:
     `masked_secret` masked, everything else as it was."""
     if value == MASKED:
         return placeholder
-    if not name.endswith("_SECRETS"):
+    if name != MCP_SECRETS_VARIABLE:
         return value
     return "\n".join(_unmasked_line(line, placeholder) for line in value.splitlines())
 
@@ -167,7 +167,7 @@ class Manifest(_Model):
     environment: dict[str, str] = Field(default_factory=dict)
     """The INPUT_*, GITHUB_*, AMELIA_* and CLAUDE_CODE_* variables of the run; every secret
     is `***` (set) or empty (not set), and each line `NAME=value` of `INPUT_MCP_SECRETS`
-    is `NAME=***` (`masked_secret`)."""
+    whose name is written as a variable is `NAME=***` (`masked_secret`)."""
     checkout: StartingCheckout | None = None
     outcome: RecordedOutcome = Field(default_factory=RecordedOutcome)
 

@@ -107,7 +107,7 @@ def test_a_path_that_is_no_directory_is_named_for_what_it_is(tmp_path: Path, kin
         load_recording(path)
 
 
-def _exchange(number: int) -> ProxiedExchange:
+def _exchange(number: int, answer: bytes = b'{"choices":[]}') -> ProxiedExchange:
     return ProxiedExchange(
         provider="openai",
         method="POST",
@@ -115,7 +115,7 @@ def _exchange(number: int) -> ProxiedExchange:
         request_body=json.dumps({"messages": [{"role": "user", "content": str(number)}]}).encode(),
         status=200,
         response_headers=(("content-type", "application/json"),),
-        response_body=b'{"choices":[]}',
+        response_body=answer,
         complete=True,
     )
 
@@ -174,6 +174,13 @@ MCP_SECRETS = (
     "# the docs server\nDOCS_API_KEY = docs-Secret-1\n\n  SEARCH_TOKEN=tok=2  \nbare-0001\n"
     "UNSET_KEY= \n"
 )
+NAMELESS = {
+    "base64 with padding": "Zm9vYmFyYmF6cXV4==",
+    "base64 with one =": "Zm9vYmFyYmF6cXV=",
+    "base32": "JBSWY3DPEHPK3PXP==",
+    "a key's last line": "q83vEjRWeJASNFZ4kBI0VnhAbC==",
+    "a lower-case name": "docs_key=docs-Secret-2",
+}
 
 
 def test_the_mcp_servers_secrets_keep_their_names_and_lose_their_values() -> None:
@@ -183,9 +190,23 @@ def test_the_mcp_servers_secrets_keep_their_names_and_lose_their_values() -> Non
 
     assert kept == {
         "INPUT_GITHUB_TOKEN": "***",
-        "INPUT_MCP_SECRETS": "DOCS_API_KEY=***\nSEARCH_TOKEN=***\n***\nUNSET_KEY=",
+        "INPUT_MCP_SECRETS": "DOCS_API_KEY=***\nSEARCH_TOKEN=***\n***\n***",
         "INPUT_MODEL": "m",
     }
+
+
+@pytest.mark.parametrize("line", NAMELESS.values(), ids=NAMELESS.keys())
+def test_a_line_that_names_no_variable_keeps_nothing_of_itself(line: str) -> None:
+    """What comes before a pasted value's `=` is part of the secret, not a name."""
+    kept = recording_environment({"INPUT_MCP_SECRETS": f"DOCS_API_KEY=v1\n{line}\n"})
+
+    assert kept == {"INPUT_MCP_SECRETS": "DOCS_API_KEY=***\n***"}
+
+
+def test_only_the_mcp_servers_secrets_keep_names() -> None:
+    kept = recording_environment({"AMELIA_DB_SECRETS": "PASSWORD=hunter2-0001"})
+
+    assert kept == {"AMELIA_DB_SECRETS": "***"}
 
 
 def test_a_replay_gives_each_masked_secret_the_placeholder_and_keeps_the_names() -> None:
@@ -194,13 +215,12 @@ def test_a_replay_gives_each_masked_secret_the_placeholder_and_keeps_the_names()
 
     assert replayed == {
         "INPUT_API_KEY": "stand-in",
-        "INPUT_MCP_SECRETS": "DOCS_API_KEY=stand-in\nSEARCH_TOKEN=stand-in\nstand-in\nUNSET_KEY=",
+        "INPUT_MCP_SECRETS": "DOCS_API_KEY=stand-in\nSEARCH_TOKEN=stand-in\nstand-in\nstand-in",
     }
     named = [line for line in replayed["INPUT_MCP_SECRETS"].splitlines() if "=" in line]
     assert parse_mcp_secrets("\n".join(named)) == {
         "DOCS_API_KEY": "stand-in",
         "SEARCH_TOKEN": "stand-in",
-        "UNSET_KEY": "",
     }
 
 
