@@ -232,7 +232,9 @@ def _lines(path: Path, model: type[_Entry]) -> list[_Entry]:
     except (OSError, UnicodeDecodeError) as error:
         raise RecordingError(f"{path} cannot be read: {error}") from None
     found: list[_Entry] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" only: an entry may hold U+2028 and the like unescaped, which
+    # `str.splitlines` would also end a line at.
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:

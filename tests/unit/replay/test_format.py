@@ -228,3 +228,14 @@ def test_a_replay_gives_each_masked_secret_the_placeholder_and_keeps_the_names()
 def test_a_value_that_is_no_masked_secret_is_replayed_as_it_was(value: str) -> None:
     assert unmasked_secret("INPUT_PROMPT", value, "stand-in") == value
     assert masked_secret("INPUT_MCP_SECRETS", "") == ""
+
+
+def test_an_entry_holding_a_line_separator_is_read_as_one_entry(tmp_path: Path) -> None:
+    """pydantic writes U+2028 and U+0085 as they are; a line of the file ends at "\\n" only."""
+    recorder = start_recorder(tmp_path / "r", secrets=[])
+    recorder.exchange(_exchange(0, '{"a": "x\u2028y\u0085z"}'.encode()))
+    recorder.finish(None, exit_code=0, conclusion="success", outputs={})
+
+    (exchange,) = load_recording(tmp_path / "r").exchanges
+
+    assert "x\u2028y\u0085z" in exchange.response
