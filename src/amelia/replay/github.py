@@ -348,7 +348,10 @@ class ReplayGitHub(_Port):
             kind = getattr(errors, call.error, GitHubError)
             if not (isinstance(kind, type) and issubclass(kind, GitHubError)):
                 kind = GitHubError
-            raise kind(call.message or call.error)
+            message = call.message or call.error
+            if self._stand_ins is not None:
+                message = self._stand_ins.as_replayed(message)
+            raise kind(message)
         result = call.result
         if self._stand_ins is not None:
             result = json.loads(self._stand_ins.as_replayed(json.dumps(result)))

@@ -33,7 +33,8 @@ class StandIns:
         self._as_recorded: dict[str, str] = {}
         self._as_replayed: dict[str, str] = {}
         self._foreign: set[str] = set()
-        """Hashes that were no commit of the replay's when last looked (a starting one)."""
+        """Hashes that stand for nothing: starting commits, and the replay's that match no
+        recorded commit."""
 
     def as_recorded(self, text: str) -> str:
         """`text` with each commit of the replay's named as the recorded run's."""
@@ -45,8 +46,10 @@ class StandIns:
             and sha not in self._foreign
         }
         if unmatched:
-            made = self._match()
-            self._foreign.update(unmatched - made - set(self._as_recorded))
+            self._match()
+            # What matched nothing now never will: the recorded commits it could stand for
+            # are taken, or it is no commit of the replay's branches (a starting one).
+            self._foreign.update(unmatched - set(self._as_recorded))
         return _FULL_HASH.sub(lambda m: self._as_recorded.get(m.group(), m.group()), text)
 
     def as_replayed(self, text: str) -> str:
@@ -56,12 +59,11 @@ class StandIns:
             self._match()
         return _FULL_HASH.sub(lambda m: self._as_replayed.get(m.group(), m.group()), text)
 
-    def _match(self) -> set[str]:
-        """Match the replay's commits so far; their hashes."""
+    def _match(self) -> None:
+        """Match the replay's commits so far."""
         if len(self._as_replayed) == len(self._recorded):
-            return set()
-        commits = self._made()
-        for made in commits:
+            return
+        for made in self._made():
             if made.sha in self._as_recorded:
                 continue
             for recorded in self._recorded:
@@ -71,4 +73,3 @@ class StandIns:
                     self._as_recorded[made.sha] = recorded.sha
                     self._as_replayed[recorded.sha] = made.sha
                     break
-        return {commit.sha for commit in commits}

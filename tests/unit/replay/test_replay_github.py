@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import amelia.github.port
+from amelia.errors import GitHubError
 from amelia.replay.format import GitHubCall, PushedCommit
 from amelia.replay.github import ReplayGitHub
 from amelia.replay.stand_ins import StandIns
@@ -31,10 +34,18 @@ def _github(tmp_path: Path) -> ReplayGitHub:
         arguments={"head_sha": RECORDED, "event": None, "etag": None},
         result={"etag": '"e1"', "items": [RUN]},
     )
+    refused = GitHubCall(
+        index=2,
+        operation="list_check_runs",
+        kind="read",
+        arguments={"ref": RECORDED},
+        error="GitHubError",
+        message=f"GitHub refused the check runs of {RECORDED}",
+    )
     made = [PushedCommit(branch="amelia/issue-1", sha=REPLAYED, tree="1" * 40, subject="Do")]
     recorded = [PushedCommit(branch="amelia/issue-1", sha=RECORDED, tree="1" * 40, subject="Do")]
     stand_ins = StandIns(recorded, lambda: made)
-    return ReplayGitHub([call], directory=tmp_path / "writes", stand_ins=stand_ins)
+    return ReplayGitHub([call, refused], directory=tmp_path / "writes", stand_ins=stand_ins)
 
 
 async def test_the_ci_of_the_replays_commit_is_the_recorded_ci_of_the_one_it_stands_for(
@@ -45,6 +56,13 @@ async def test_the_ci_of_the_replays_commit_is_the_recorded_ci_of_the_one_it_sta
     assert polled.etag == '"e1"'
     assert polled.items is not None
     assert [(run.id, run.head_sha) for run in polled.items] == [(7, REPLAYED)]
+
+
+async def test_a_recorded_error_names_the_replays_commit(tmp_path: Path) -> None:
+    with pytest.raises(GitHubError) as refused:
+        await _github(tmp_path).list_check_runs(REPLAYED)
+
+    assert refused.value.message == f"GitHub refused the check runs of {REPLAYED}"
 
 
 async def test_a_generic_answer_adds_nothing_to_the_ports_module(tmp_path: Path) -> None:

@@ -65,3 +65,14 @@ def test_a_starting_commit_is_left_alone_and_looked_up_once() -> None:
     assert stand_ins.as_recorded("no hash, an abbreviated " + "c" * 12) == (
         "no hash, an abbreviated " + "c" * 12
     )
+
+
+def test_a_commit_of_the_replays_that_stands_for_nothing_is_looked_up_once() -> None:
+    made = Made(_commit("c", "9", "Something else"), _commit("d", "1", "Implement #1"))
+    stand_ins = StandIns(RECORDED, made)
+
+    for _ in range(3):
+        assert stand_ins.as_recorded("c" * 40) == "c" * 40
+
+    assert made.looks == 1
+    assert stand_ins.as_recorded("d" * 40) == "a" * 40
