@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from amelia import __version__
 from amelia.errors import InputError
+from amelia.mcp.values import MCP_SECRETS_INPUT
 
 __all__ = [
     "CHECKOUT_PACK",
@@ -53,7 +54,7 @@ MODEL_FILE: Final = "model.jsonl"
 GITHUB_FILE: Final = "github.jsonl"
 CHECKOUT_PACK: Final = "checkout.pack"
 MASKED: Final = "***"
-MCP_SECRETS_VARIABLE: Final = "INPUT_MCP_SECRETS"
+MCP_SECRETS_VARIABLE: Final = f"INPUT_{MCP_SECRETS_INPUT.upper()}"
 _NAMED_LINE = re.compile(r"^\s*([A-Z_][A-Z0-9_]*)\s*=")
 
 
