@@ -327,9 +327,9 @@ MODE = Mode(name="implement", run=implement, prepare=prepare, stages=STAGES)
 def _published(ctx: ModeContext, pull: PullInfo, head: str, plan_sha: str) -> str:
     """What the publish stage did: the pull request and the commits it shows; in a dry
     run, what it would have done, since nothing was pushed or opened."""
+    done = f"committed {head[:12]} locally" if ctx.dry_run else f"pushed {head[:12]}"
+    changed = "no new commits" if head == plan_sha else done
     if not ctx.dry_run:
-        changed = "no new commits" if head == plan_sha else f"pushed {head[:12]}"
         return f"#{pull.number} ({changed})"
-    changed = "no new commits" if head == plan_sha else f"committed {head[:12]} locally"
     target = f"update #{pull.number}" if pull.number else "open the draft pull request"
     return f"dry run: would {target} ({changed}, not pushed)"
