@@ -62,7 +62,14 @@ def test_public_module_exports_what_it_defines(name: str) -> None:
 
 
 CURATED: dict[str, list[str]] = {
-    "amelia.action.engine": ["ActionPorts", "ActionRequest", "Clock", "run_action"],
+    "amelia.action.engine": [
+        "ActionExit",
+        "ActionPorts",
+        "ActionRequest",
+        "Clock",
+        "run_action",
+        "run_action_to_exit",
+    ],
     "amelia.action.modes": [
         "MODE_MODULES",
         "REQUESTABLE_KINDS",

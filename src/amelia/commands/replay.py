@@ -2,11 +2,13 @@
 
 Exit codes: 0 the replay reproduced the recorded run (the same commit trees, plan file and
 review bodies), 1 it diverged or ended differently (the report says where), 2 the
-recording cannot be read (e.g. another format version) or `--repo` is not empty.
+recording cannot be read (e.g. another format version) or `--repo` is not empty, 130 (143)
+Ctrl-C (SIGTERM) stopped it: nothing was compared.
 """
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Annotated
 
@@ -45,6 +47,8 @@ def replay(
     except AmeliaError as error:
         typer.echo(f"error: {error.message}", err=True)
         raise typer.Exit(exit_code_for(error)) from None
+    if result.stopped_by is not None:
+        raise typer.Exit(128 + signal.Signals[result.stopped_by].value)
     raise typer.Exit(0 if result.same else 1)
 
 

@@ -67,17 +67,25 @@ class ReplayResult:
     divergence: Divergence | None
     differences: list[str] = field(default_factory=list)
     writes: list[dict[str, Any]] = field(default_factory=list)
+    stopped_by: str | None = None
+    """The signal (`SIGINT` for Ctrl-C, `SIGTERM`) that stopped the replay before it
+    ended: nothing is compared then."""
 
     @property
     def same(self) -> bool:
         """True when the replay reproduced the recorded run."""
-        return self.divergence is None and not self.differences
+        return self.stopped_by is None and self.divergence is None and not self.differences
 
     def report(self) -> str:
         """What a person reads at the end of `amelia replay`."""
         recorded = self.recording.manifest.outcome
         lines = [f"amelia replay of {self.recording.manifest.id}:"]
-        if self.divergence is not None:
+        if self.stopped_by is not None:
+            lines.append(
+                f"stopped by {self.stopped_by} before it ended: nothing was compared "
+                "with the recorded run"
+            )
+        elif self.divergence is not None:
             lines.append(self.divergence.describe())
         if self.same:
             trees = ", ".join(f"{c.branch} {c.tree[:12]}" for c in self.commits) or "none"
@@ -275,7 +283,7 @@ def replay(
     """Replay the recording at `path` in `repo` (an empty or new directory; None: a
     temporary one, kept) and compare. Raises `RecordingError` for an unreadable recording
     or a `repo` that is not empty."""
-    from amelia.action.engine import ActionPorts, ActionRequest, Clock, run_action
+    from amelia.action.engine import ActionPorts, ActionRequest, Clock, run_action_to_exit
 
     recording = load_recording(path)
     manifest = recording.manifest
@@ -328,7 +336,7 @@ def replay(
             )
             # As in a run: the CLI starts from this process's environment (the SDK copies it).
             with replaced_process_environment(environ):
-                exit_code = run_action(request=request, ports=ports)
+                exit_code, stopped_by = run_action_to_exit(request=request, ports=ports)
             divergence = server.divergence
             unserved = server.unserved()
         git = trusted
@@ -352,6 +360,8 @@ def replay(
         differences[:0] = [
             f"GitHub was asked {read}, never in the recording" for read in github.unknown_reads
         ]
+        if stopped_by is not None:  # an interrupted replay is not one that differs
+            divergence, differences = None, []
     result = ReplayResult(
         recording=recording,
         exit_code=exit_code,
@@ -363,6 +373,7 @@ def replay(
         divergence=divergence,
         differences=differences,
         writes=writes,
+        stopped_by=stopped_by,
     )
     print(result.report(), file=stream or sys.stdout)
     return result

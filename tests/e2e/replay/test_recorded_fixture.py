@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import io
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -98,3 +102,28 @@ def test_the_replaying_process_chooses_the_agent_user_over_the_recording(
         shutil.rmtree(base, ignore_errors=True)
     # Its agents' view differs (another HOME, git's context), so only who ran them is asserted.
     assert f"agents run as user {image_user.name}, uid {image_user.uid}" in capfd.readouterr().err
+
+
+def test_ctrl_c_stops_a_replay_with_130_and_compares_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AMELIA_AGENT_USER", raising=False)
+    target = tmp_path / "replay"
+    command = [sys.executable, "-m", "amelia.cli", "replay", str(RECORDING), "--repo", str(target)]
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as process:
+        # The first write the run would make (its progress comment) is saved under writes/:
+        # the engine is running then, with the agents still to come.
+        deadline = time.monotonic() + 120
+        while not any((target / "writes").glob("*")) and process.poll() is None:
+            assert time.monotonic() < deadline, "the replay made no write"
+            time.sleep(0.01)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=120)
+
+    assert process.returncode == 130, stderr
+    assert "stopped by SIGINT before it ended: nothing was compared" in stdout
+    assert "differs:" not in stdout and "the same outcome" not in stdout
+    assert "Traceback" not in stderr
+    assert f"the replay's checkout, origin and writes are in {target}" in stdout

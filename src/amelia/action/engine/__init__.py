@@ -4,9 +4,22 @@ reports the outcome; what serves it alone lives in its private modules here.
 
 `run_action(request=ActionRequest(...), ports=ActionPorts(...))`: the request says what to
 run, the ports what the engine reaches outside itself (GitHub, the agents' drivers, the
-clock, origin, the streams), each None the real one."""
+clock, origin, the streams), each None the real one. `run_action_to_exit` also says which
+signal, if any, stopped the run."""
 
-from amelia.action.engine._engine import ActionRequest, run_action
+from amelia.action.engine._engine import (
+    ActionExit,
+    ActionRequest,
+    run_action,
+    run_action_to_exit,
+)
 from amelia.action.engine._ports import ActionPorts, Clock
 
-__all__ = ["ActionPorts", "ActionRequest", "Clock", "run_action"]
+__all__ = [
+    "ActionExit",
+    "ActionPorts",
+    "ActionRequest",
+    "Clock",
+    "run_action",
+    "run_action_to_exit",
+]

@@ -25,7 +25,7 @@ from contextlib import nullcontext
 from dataclasses import KW_ONLY, dataclass
 from datetime import UTC
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from loguru import logger
 
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from amelia.replay.recorder import Recorder
     from amelia.repo_config import RepoConfig
 
-__all__ = ["ActionRequest", "run_action"]
+__all__ = ["ActionExit", "ActionRequest", "run_action", "run_action_to_exit"]
 
 
 @dataclass(frozen=True)
@@ -413,13 +413,31 @@ class _Engine:
             return ModeOutcome(conclusion="failure", failure_reason=reason)
 
 
-def run_action(*, request: ActionRequest | None = None, ports: ActionPorts | None = None) -> int:
-    """Run one Action step; returns the exit code (see the module docstring). `ports`
-    replaces what the engine reaches outside itself (see `ActionPorts`; None: the real
-    ones)."""
+class ActionExit(NamedTuple):
+    """How a step ended: its exit code, and the signal (`SIGINT`, `SIGTERM`) that stopped
+    it, if one did: the run still reported, and its exit code says it failed."""
+
+    code: int
+    stopped_by: str | None = None
+
+
+def run_action_to_exit(
+    *, request: ActionRequest | None = None, ports: ActionPorts | None = None
+) -> ActionExit:
+    """`run_action`, also saying whether a signal stopped the run (as `amelia replay`
+    must, to tell an interrupted replay from one that ended differently)."""
     request = request or ActionRequest()
     ports = ports or ActionPorts()
     # Bad settings still get their `conclusion` output.
     output, summary = runner_files(environ=request.environ)
     io = WorkflowIO(output_path=output, summary_path=summary, stream=ports.stdout)
-    return asyncio.run(_Engine(request, io, ports).run())
+    engine = _Engine(request, io, ports)
+    code = asyncio.run(engine.run())
+    return ActionExit(code, engine.signals.signal_name)
+
+
+def run_action(*, request: ActionRequest | None = None, ports: ActionPorts | None = None) -> int:
+    """Run one Action step; returns the exit code (see the module docstring). `ports`
+    replaces what the engine reaches outside itself (see `ActionPorts`; None: the real
+    ones)."""
+    return run_action_to_exit(request=request, ports=ports).code
