@@ -4,6 +4,7 @@ uv run python -m benchmarks                 # all, ~6 minutes
 uv run python -m benchmarks --quick         # one repetition, tiny workloads
 uv run python -m benchmarks --only startup scan
 sudo uv run python -m benchmarks --only image   # the Action's image under Docker (root)
+uv run python -m benchmarks --only overhead-api-instructions   # under callgrind, ~15 min
 """
 
 from __future__ import annotations
@@ -119,6 +120,24 @@ def _overhead_api(settings: Settings, root: Path, shared: dict[str, object]) -> 
     return Outcome(figures=figures)
 
 
+def _overhead_api_instructions(
+    settings: Settings, root: Path, shared: dict[str, object]
+) -> Outcome:
+    from benchmarks.instructions import instruction_figures, unavailable
+
+    reason = unavailable()
+    if reason is not None:
+        return Outcome(figures=[], notes=[f"not measured: {reason}"])
+    figures = instruction_figures(root, settings.long_turns, settings.calls_per_long_turn)
+    return Outcome(
+        figures=figures,
+        notes=[
+            "Each side counted once, in a process of its own under callgrind: one session "
+            "after a warm-up one (benchmarks/instructions.py)."
+        ],
+    )
+
+
 def _recording_size(settings: Settings, root: Path, shared: dict[str, object]) -> Outcome:
     from benchmarks.recording import recording_sizes
 
@@ -225,6 +244,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "action": _action,
     "overhead-cli": _overhead_cli,
     "overhead-api": _overhead_api,
+    "overhead-api-instructions": _overhead_api_instructions,
     "recording-size": _recording_size,
     "memory": _memory,
     "prompts": _prompts,
@@ -234,8 +254,9 @@ BENCHMARKS: dict[str, Benchmark] = {
     "ci-wait": _ci_wait,
     "image": _image,
 }
-OPT_IN = frozenset({"image"})
-"""Run only when named with --only: the image benchmark starts dockerds of its own (root)."""
+OPT_IN = frozenset({"image", "overhead-api-instructions"})
+"""Run only when named with --only: the image benchmark starts dockerds of its own (root),
+and counting instructions under callgrind takes ~15 minutes."""
 
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:

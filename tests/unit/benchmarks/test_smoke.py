@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from benchmarks.action import CPU_PROBE_DIR
 from benchmarks.image import step_times
+from benchmarks.instructions import CountError, collected
 from benchmarks.report import Figure, Report, Target, render_table, this_machine
 from benchmarks.run import BENCHMARKS, OPT_IN, main
 from benchmarks.scan import scan_once
@@ -188,7 +189,7 @@ def test_the_cpu_probe_stamps_a_process_cpu_time_at_its_first_connection(tmp_pat
 
 
 def test_the_image_benchmark_runs_only_when_named_and_reads_buildkits_step_times() -> None:
-    assert "image" in BENCHMARKS and sorted(OPT_IN) == ["image"]
+    assert "image" in BENCHMARKS and "image" in OPT_IN
     log = (
         "#4 [builder 1/9] FROM docker.io/library/debian:bookworm-slim\n#4 DONE 0.0s\n"
         "#7 [builder 2/9] RUN apt-get update     && apt-get install -y python3\n"
@@ -208,3 +209,40 @@ def test_the_ci_wait_benchmark_counts_few_requests_for_a_five_minute_wait() -> N
     requests, conditional, waited = wait_costs(5.0)
     assert waited >= 5.0
     assert conditional >= 1 and requests <= conditional + 6
+
+
+def test_the_instructions_benchmark_runs_only_when_named_and_reads_callgrinds_total() -> None:
+    assert "overhead-api-instructions" in BENCHMARKS and "overhead-api-instructions" in OPT_IN
+    output = (
+        "==4711== Callgrind, a call-graph generating cache profiler\n"
+        "==4711== For interactive control, run 'callgrind_control -h'.\n"
+        "==4711== \n==4711== Events    : Ir\n==4711== Collected : 711154052\n"
+        "==4711== \n==4711== I   refs:      711,154,052\n"
+    )
+    assert collected(output) == 711_154_052
+    with pytest.raises(CountError, match="0 totals"):
+        collected("==4711== Memcheck, a memory error detector\n")
+
+
+@pytest.mark.parametrize("side", ["bare", "recording on"])
+def test_a_side_of_the_instructions_benchmark_plays_its_sessions_in_a_process_of_its_own(
+    tmp_path: Path, side: str
+) -> None:
+    # Outside callgrind and not counted: the same process the benchmark starts under it.
+    command = [sys.executable, "-m", "benchmarks.instructions", side, str(tmp_path)]
+    done = subprocess.run(
+        [*command, "--turns", "1", "--calls", "2"],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[3],
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"side": side, "messages": 0 if side == "bare" else 6}
+    played = sorted(path.name for path in tmp_path.iterdir() if path.name != "amelia-home")
+    prefix = side.replace(" ", "-")
+    assert played == [f"{prefix}-counted", f"{prefix}-warm-up"]
+    for workdir in played:
+        recorded = (tmp_path / workdir / "recording" / "model.jsonl").is_file()
+        assert recorded == (side == "recording on")
