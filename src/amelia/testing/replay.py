@@ -47,9 +47,12 @@ def start_recorder(
 def assert_replays(recording: Path, workdir: Path) -> ReplayResult:
     """Replay `recording` in `workdir/replay` (offline) and return the result; raise
     `AssertionError` with the replay's report (where it diverged, what differs) when it
-    does not end with the recorded commit trees, plan file and review bodies."""
+    does not end with the recorded commit trees, plan file and review bodies. Ctrl-C during
+    the replay stops the test session (`KeyboardInterrupt`), as in any other test."""
     shown = io.StringIO()
     result = replay(recording, repo=workdir / "replay", stream=shown)
+    if result.stopped_by == "SIGINT":
+        raise KeyboardInterrupt
     if not result.same:
         raise AssertionError(f"{result.report()}\n\nWhat the replay printed:\n{shown.getvalue()}")
     return result

@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -127,3 +129,25 @@ def test_ctrl_c_stops_a_replay_with_130_and_compares_nothing(
     assert "differs:" not in stdout and "the same outcome" not in stdout
     assert "Traceback" not in stderr
     assert f"the replay's checkout, origin and writes are in {target}" in stdout
+
+
+def test_ctrl_c_during_a_replayed_test_stops_the_test_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AMELIA_AGENT_USER", raising=False)
+    writes = tmp_path / "replay" / "writes"
+
+    def press_ctrl_c_at_the_first_write() -> None:
+        deadline = time.monotonic() + 120
+        while not any(writes.glob("*")) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    pressing = threading.Thread(target=press_ctrl_c_at_the_first_write)
+    pressing.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            assert_replays(RECORDING, tmp_path)
+    finally:
+        pressing.join()
+    assert any(writes.glob("*"))  # it was pressed while the run was under way
