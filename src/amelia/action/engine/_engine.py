@@ -433,7 +433,8 @@ def run_action_to_exit(
     io = WorkflowIO(output_path=output, summary_path=summary, stream=ports.stdout)
     engine = _Engine(request, io, ports)
     code = asyncio.run(engine.run())
-    return ActionExit(code, engine.signals.signal_name)
+    signals = engine.signals
+    return ActionExit(code, signals.signal_name if signals.stopped_the_run else None)
 
 
 def run_action(*, request: ActionRequest | None = None, ports: ActionPorts | None = None) -> int:

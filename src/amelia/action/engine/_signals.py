@@ -20,6 +20,9 @@ class SignalCancellation:
     def __init__(self) -> None:
         self.signal_name: str | None = None
         """The signal (SIGTERM, SIGINT) that cancelled the run, e.g. a cancelled workflow."""
+        self.stopped_the_run = False
+        """Whether that signal's cancellation reached the run (one that came after the run
+        had ended cancelled nothing)."""
 
     def install(self) -> None:
         """Cancel the current task on SIGTERM/SIGINT; no-op where signals cannot be caught."""
@@ -44,5 +47,6 @@ class SignalCancellation:
         task = asyncio.current_task()
         if self.signal_name is None or task is None:
             return None
+        self.stopped_the_run = True
         task.uncancel()
         return f"the run was stopped by {self.signal_name} (the job was cancelled)"
