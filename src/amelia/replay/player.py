@@ -309,6 +309,9 @@ def replay(
             _remove(root, itself=made)
             reason = error.message if isinstance(error, AmeliaError) else str(error)
             raise RecordingError(f"the recorded checkout cannot be rebuilt: {reason}") from None
+        except KeyboardInterrupt:  # Ctrl-C before the run: a replay that did not start
+            _remove(root, itself=made)  # leaves nothing in `--repo`
+            raise
         trusted = Git(checkout).with_config({"safe.directory": "*"})
 
         def replayed_commits() -> list[PushedCommit]:

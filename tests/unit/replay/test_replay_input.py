@@ -95,6 +95,25 @@ def test_a_truncated_pack_leaves_nothing_behind(tmp_path: Path) -> None:
     assert not (tmp_path / "replay").exists()
 
 
+@pytest.mark.parametrize("existing", [False, True])
+def test_ctrl_c_while_the_checkout_is_rebuilt_leaves_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, existing: bool
+) -> None:
+    from amelia.replay.checkout import rebuild
+
+    def pressed_midway(*arguments: Any, **options: Any) -> Any:
+        rebuild(*arguments, **options)  # the checkout and origin are on disk by now
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("amelia.replay.player.rebuild", pressed_midway)
+    target = tmp_path / "replay"
+    if existing:
+        target.mkdir()
+    with pytest.raises(KeyboardInterrupt):
+        replay(RECORDING, repo=target)
+    assert (list(target.iterdir()) == []) if existing else not target.exists()
+
+
 def test_a_bad_start_time_is_refused_before_any_file_is_made(tmp_path: Path) -> None:
     recording = _copy(tmp_path, created_at="yesterday")
     with pytest.raises(RecordingError, match="created_at: not a date and time"):
