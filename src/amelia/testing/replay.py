@@ -9,6 +9,7 @@ run no longer ends as recorded.
 from __future__ import annotations
 
 import io
+import signal
 from pathlib import Path
 
 from amelia import __version__
@@ -48,11 +49,16 @@ def assert_replays(recording: Path, workdir: Path) -> ReplayResult:
     """Replay `recording` in `workdir/replay` (offline) and return the result; raise
     `AssertionError` with the replay's report (where it diverged, what differs) when it
     does not end with the recorded commit trees, plan file and review bodies. Ctrl-C during
-    the replay stops the test session (`KeyboardInterrupt`), as in any other test."""
+    the replay stops the test session (`KeyboardInterrupt`), and SIGTERM ends the process,
+    as in any other test."""
     shown = io.StringIO()
     result = replay(recording, repo=workdir / "replay", stream=shown)
     if result.stopped_by == "SIGINT":
         raise KeyboardInterrupt
+    if result.stopped_by is not None:  # SIGTERM: end the process as it would have
+        stopped_by = signal.Signals[result.stopped_by]
+        signal.signal(stopped_by, signal.SIG_DFL)
+        signal.raise_signal(stopped_by)
     if not result.same:
         raise AssertionError(f"{result.report()}\n\nWhat the replay printed:\n{shown.getvalue()}")
     return result

@@ -151,3 +151,32 @@ def test_ctrl_c_during_a_replayed_test_stops_the_test_session(
     finally:
         pressing.join()
     assert any(writes.glob("*"))  # it was pressed while the run was under way
+
+
+def test_sigterm_during_a_replayed_test_ends_the_process_as_it_would_any_test(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AMELIA_AGENT_USER", raising=False)
+    # The test process of a maintainer's suite, cancelled by its CI while the replay runs.
+    program = (
+        "import sys; from pathlib import Path\n"
+        "from amelia.testing.replay import assert_replays\n"
+        "assert_replays(Path(sys.argv[1]), Path(sys.argv[2]))\n"
+        "print('went on after SIGTERM')\n"
+    )
+    writes = tmp_path / "replay" / "writes"
+    with subprocess.Popen(
+        [sys.executable, "-c", program, str(RECORDING), str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
+        deadline = time.monotonic() + 120
+        while not any(writes.glob("*")) and process.poll() is None:
+            assert time.monotonic() < deadline, "the replay made no write"
+            time.sleep(0.01)
+        process.send_signal(signal.SIGTERM)
+        stdout, stderr = process.communicate(timeout=120)
+
+    assert process.returncode == -signal.SIGTERM, stderr
+    assert "went on after SIGTERM" not in stdout and "AssertionError" not in stderr
