@@ -246,3 +246,19 @@ def test_a_side_of_the_instructions_benchmark_plays_its_sessions_in_a_process_of
     for workdir in played:
         recorded = (tmp_path / workdir / "recording" / "model.jsonl").is_file()
         assert recorded == (side == "recording on")
+
+
+def test_a_side_counted_outside_callgrind_stops_before_its_sessions(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "benchmarks.instructions", "bare", str(tmp_path / "root")]
+    done = subprocess.run(
+        [*command, "--turns", "1", "--calls", "1", "--counted"],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[3],
+        check=False,
+    )
+
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: callgrind_control ")
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "root").exists() or not any((tmp_path / "root").iterdir())
