@@ -104,25 +104,34 @@ def test_the_replaying_process_chooses_the_agent_user_over_the_recording(
     assert f"agents run as user {image_user.name}, uid {image_user.uid}" in capfd.readouterr().err
 
 
+def _signalled_at_first_write(
+    command: list[str], writes: Path, signum: signal.Signals
+) -> tuple[int, str, str]:
+    """Run `command` (a replay into the directory holding `writes`), send it `signum` once
+    the first write the run would make (its progress comment) is saved under `writes`: the
+    engine is running then, with the agents still to come. Exit code, stdout, stderr."""
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as process:
+        deadline = time.monotonic() + 120
+        while not any(writes.glob("*")) and process.poll() is None:
+            assert time.monotonic() < deadline, "the replay made no write"
+            time.sleep(0.01)
+        process.send_signal(signum)
+        stdout, stderr = process.communicate(timeout=120)
+    return process.returncode, stdout, stderr
+
+
 def test_ctrl_c_stops_a_replay_with_130_and_compares_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("AMELIA_AGENT_USER", raising=False)
     target = tmp_path / "replay"
     command = [sys.executable, "-m", "amelia.cli", "replay", str(RECORDING), "--repo", str(target)]
-    with subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    ) as process:
-        # The first write the run would make (its progress comment) is saved under writes/:
-        # the engine is running then, with the agents still to come.
-        deadline = time.monotonic() + 120
-        while not any((target / "writes").glob("*")) and process.poll() is None:
-            assert time.monotonic() < deadline, "the replay made no write"
-            time.sleep(0.01)
-        process.send_signal(signal.SIGINT)
-        stdout, stderr = process.communicate(timeout=120)
 
-    assert process.returncode == 130, stderr
+    code, stdout, stderr = _signalled_at_first_write(command, target / "writes", signal.SIGINT)
+
+    assert code == 130, stderr
     assert "stopped by SIGINT before it ended: nothing was compared" in stdout
     assert "differs:" not in stdout and "the same outcome" not in stdout
     assert "Traceback" not in stderr
@@ -144,21 +153,13 @@ def test_ctrl_c_during_a_replayed_test_stops_the_test_session(
         "    print('KeyboardInterrupt'); sys.exit(3)\n"
         "print('went on after Ctrl-C')\n"
     )
-    writes = tmp_path / "replay" / "writes"
-    with subprocess.Popen(
-        [sys.executable, "-c", program, str(RECORDING), str(tmp_path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    ) as process:
-        deadline = time.monotonic() + 120
-        while not any(writes.glob("*")) and process.poll() is None:
-            assert time.monotonic() < deadline, "the replay made no write"
-            time.sleep(0.01)
-        process.send_signal(signal.SIGINT)
-        stdout, stderr = process.communicate(timeout=120)
+    command = [sys.executable, "-c", program, str(RECORDING), str(tmp_path)]
 
-    assert process.returncode == 3, stderr
+    code, stdout, stderr = _signalled_at_first_write(
+        command, tmp_path / "replay" / "writes", signal.SIGINT
+    )
+
+    assert code == 3, stderr
     assert stdout.strip().splitlines()[-1] == "KeyboardInterrupt"
     assert "AssertionError" not in stderr
 
@@ -174,19 +175,11 @@ def test_sigterm_during_a_replayed_test_ends_the_process_as_it_would_any_test(
         "assert_replays(Path(sys.argv[1]), Path(sys.argv[2]))\n"
         "print('went on after SIGTERM')\n"
     )
-    writes = tmp_path / "replay" / "writes"
-    with subprocess.Popen(
-        [sys.executable, "-c", program, str(RECORDING), str(tmp_path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    ) as process:
-        deadline = time.monotonic() + 120
-        while not any(writes.glob("*")) and process.poll() is None:
-            assert time.monotonic() < deadline, "the replay made no write"
-            time.sleep(0.01)
-        process.send_signal(signal.SIGTERM)
-        stdout, stderr = process.communicate(timeout=120)
+    command = [sys.executable, "-c", program, str(RECORDING), str(tmp_path)]
 
-    assert process.returncode == -signal.SIGTERM, stderr
+    code, stdout, stderr = _signalled_at_first_write(
+        command, tmp_path / "replay" / "writes", signal.SIGTERM
+    )
+
+    assert code == -signal.SIGTERM, stderr
     assert "went on after SIGTERM" not in stdout and "AssertionError" not in stderr
