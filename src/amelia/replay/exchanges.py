@@ -48,10 +48,12 @@ _SCRATCH: Final = re.compile(r"/amelia-[a-z]+(?:-[a-z0-9]+)*?-[a-z0-9_]{8}(?![A-
 """A directory amelia made with `mkdtemp` (`amelia-claude-…`, the CLI's configuration
 directory), set aside with the path it is in (`_without_scratch`): `$TMPDIR` differs
 between machines (macOS's `/var/folders/…/T`, `/tmp/user/1000`, a runner's own)."""
-_SCRATCH_SLUG: Final = re.compile(r"-amelia-[a-z]+(?:-[a-z]+)*-[a-z0-9-]{8}(?=-|[^A-Za-z0-9-]|$)")
+_SCRATCH_SLUG: Final = re.compile(r"-amelia-[a-z]+(?:-[a-z]+)*-[a-z0-9-]{8}[A-Za-z0-9-]*")
 """The same directory inside a CLI's name for a path (`_slug`): `/tmp/amelia-pull-head-k2_x…`
 as `-tmp-amelia-pull-head-k2-x…` in Claude Code's project directory for a head reviewed as
-data, set aside with the part of the name before it."""
+data, set aside with the whole name: in a name, mkdtemp's `_` is a dash like the ones after
+it, so where the directory's own name ends cannot be told (`…-head-xaor-odt-head` is
+`head-xaor` + `-odt-head` or `xaor-odt` + `-head`, by the letters mkdtemp drew)."""
 _SCRATCH_ANY: Final = re.compile(f"({_SCRATCH.pattern})|{_SCRATCH_SLUG.pattern}")
 _PATH_ENDS: Final = frozenset(" \t\n`'\"")
 _NAME_ENDS: Final = _PATH_ENDS | {"/"}

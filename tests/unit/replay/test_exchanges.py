@@ -7,6 +7,8 @@ import json
 import tempfile
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from amelia.replay.exchanges import normalized, turn_of
 
@@ -89,7 +91,10 @@ def _head_memory(temporary: str, suffix: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "suffix", ["pb2mzknm", "abcdefgh", "ab_cdefg", "abc_efgh", "head1234", "________"]
+    "suffix",
+    # xaor_odt: its slug `…-pull-head-xaor-odt-head` also reads as the name
+    # `amelia-pull-head-head-xaor` followed by `-odt-head`.
+    ["pb2mzknm", "abcdefgh", "ab_cdefg", "abc_efgh", "head1234", "________", "xaor_odt"],
 )
 @pytest.mark.parametrize("temporary", ["/tmp", "/var/folders/zz/T", "/tmp/user/1000"])
 def test_a_directory_amelia_made_is_set_aside_in_a_clis_name_for_it(
@@ -99,6 +104,11 @@ def test_a_directory_amelia_made_is_set_aside_in_a_clis_name_for_it(
     assert normalized(_head_memory(temporary, suffix)) == recorded
     other = _request("memory at `/tmp/amelia-claude-a1b2_c3d/projects/-w-app/memory/`")
     assert normalized(other) != recorded
+
+
+@given(suffix=st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_", min_size=8, max_size=8))
+def test_every_name_mkdtemp_can_draw_is_set_aside_alike_in_a_clis_name(suffix: str) -> None:
+    assert normalized(_head_memory("/tmp", suffix)) == normalized(_head_memory("/tmp", "k2x9q1zz"))
 
 
 @pytest.mark.parametrize(
