@@ -51,9 +51,10 @@ between machines (macOS's `/var/folders/…/T`, `/tmp/user/1000`, a runner's own
 _SCRATCH_SLUG: Final = re.compile(r"-amelia-[a-z]+(?:-[a-z]+)*-[a-z0-9-]{8}[A-Za-z0-9-]*")
 """The same directory inside a CLI's name for a path (`_slug`): `/tmp/amelia-pull-head-k2_x…`
 as `-tmp-amelia-pull-head-k2-x…` in Claude Code's project directory for a head reviewed as
-data, set aside with the whole name: in a name, mkdtemp's `_` is a dash like the ones after
-it, so where the directory's own name ends cannot be told (`…-head-xaor-odt-head` is
-`head-xaor` + `-odt-head` or `xaor-odt` + `-head`, by the letters mkdtemp drew)."""
+data, set aside with the whole name: in a name, mkdtemp's `_` is a dash like the ones around
+it, so where the directory's own name ends cannot be told (in
+`-tmp-amelia-pull-head-xaor-odt-head` the eight characters mkdtemp drew read as `xaor-odt`
+and as `odt-head`)."""
 _SCRATCH_ANY: Final = re.compile(f"({_SCRATCH.pattern})|{_SCRATCH_SLUG.pattern}")
 _PATH_ENDS: Final = frozenset(" \t\n`'\"")
 _NAME_ENDS: Final = _PATH_ENDS | {"/"}

@@ -92,8 +92,8 @@ def _head_memory(temporary: str, suffix: str) -> str:
 
 @pytest.mark.parametrize(
     "suffix",
-    # xaor_odt: its slug `…-pull-head-xaor-odt-head` also reads as the name
-    # `amelia-pull-head-head-xaor` followed by `-odt-head`.
+    # xaor_odt: in `…-pull-head-xaor-odt-head` the eight characters mkdtemp drew read as
+    # `xaor-odt` and as `odt-head`.
     ["pb2mzknm", "abcdefgh", "ab_cdefg", "abc_efgh", "head1234", "________", "xaor_odt"],
 )
 @pytest.mark.parametrize("temporary", ["/tmp", "/var/folders/zz/T", "/tmp/user/1000"])
