@@ -59,6 +59,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    directory = config.getoption(OPTION)
+    if directory is None:
+        return
+    try:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise pytest.UsageError(f"{OPTION}: cannot create {directory}: {error.strerror}") from None
+
+
 def _cpu(who: int) -> float:
     usage = resource.getrusage(who)
     return usage.ru_utime + usage.ru_stime
@@ -80,7 +90,6 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object
             own=_cpu(resource.RUSAGE_SELF) - own,
             children=_cpu(resource.RUSAGE_CHILDREN) - children,
         )
-        Path(directory).mkdir(parents=True, exist_ok=True)
         with (Path(directory) / f"{os.getpid()}.jsonl").open("a", encoding="utf-8") as out:
             out.write(line.model_dump_json() + "\n")
 

@@ -58,6 +58,20 @@ def test_without_the_option_the_plugin_writes_nothing(
     assert not list(pytester.path.rglob("*.jsonl"))
 
 
+def test_a_directory_that_cannot_be_made_is_a_usage_error(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+
+    ran = _session(pytester, monkeypatch, "--suite-cpu", str(tmp_path / "file" / "cpu"))
+
+    assert ran.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"--suite-cpu: cannot create {tmp_path / 'file' / 'cpu'}: Not a directory" in "\n".join(
+        ran.errlines
+    )
+    assert "Traceback" not in "\n".join(ran.outlines + ran.errlines)
+
+
 def test_the_summary_ranks_folders_and_tests_by_cpu() -> None:
     tests = [
         TestCpu(id="tests/e2e/action/test_a.py::test_one", wall=3.0, own=0.5, children=2.0),
