@@ -1,10 +1,13 @@
 """Where the test suite's CPU goes, test by test.
 
-    uv run python -m pytest -n 3 -p benchmarks.suite_cpu --suite-cpu DIR  # DIR/<pid>.jsonl
+    uv run python -m pytest -n 3 -p benchmarks.suite_cpu --suite-cpu=DIR  # DIR/<pid>.jsonl
     uv run python -m benchmarks.suite_cpu DIR  # the folders and the tests that used most
 
 (`python -m pytest`, not `pytest`: the plugin is imported before any test, from the
-current directory, which only `python -m` puts on the path.)
+current directory, which only `python -m` puts on the path. `--suite-cpu=DIR` in one word:
+pytest chooses its root directory, and with it the project's configuration, before it loads
+this plugin, and reads a DIR given as a word of its own as a path of tests. A DIR outside the
+checkout then moved the root and ran the suite without the project's settings.)
 
 A test's CPU is its process's own (`getrusage(RUSAGE_SELF)`) and that of the child processes
 the process reaped while the test ran (`RUSAGE_CHILDREN`): an `amelia` subprocess with the
@@ -63,6 +66,12 @@ def pytest_configure(config: pytest.Config) -> None:
     directory = config.getoption(OPTION)
     if directory is None:
         return
+    if OPTION in config.invocation_params.args:
+        raise pytest.UsageError(
+            f"write {OPTION}={directory} in one word: pytest chose its root directory"
+            f" ({config.rootpath}) before this plugin was loaded, taking {directory} for a"
+            " path of tests"
+        )
     try:
         Path(directory).mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -137,7 +146,7 @@ def summary(tests: Sequence[TestCpu], *, most: int = 20) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.suite_cpu",
-        description="Summarise the CPU time each test used, as written by --suite-cpu DIR.",
+        description="Summarise the CPU time each test used, as written by --suite-cpu=DIR.",
     )
     parser.add_argument("directory", type=Path, help="the DIR given to pytest's --suite-cpu")
     parser.add_argument("--most", type=int, default=20, help="rows of each table (default 20)")

@@ -34,7 +34,7 @@ def test_each_test_gets_a_line_with_the_cpu_of_the_processes_it_started(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     out = tmp_path / "cpu"
-    ran = _session(pytester, monkeypatch, "--suite-cpu", str(out))
+    ran = _session(pytester, monkeypatch, f"--suite-cpu={out}")
 
     assert ran.ret == 0, ran.outlines
     lines = {line.id: line for line in read(out)}
@@ -63,13 +63,28 @@ def test_a_directory_that_cannot_be_made_is_a_usage_error(
 ) -> None:
     (tmp_path / "file").write_text("x", encoding="utf-8")
 
-    ran = _session(pytester, monkeypatch, "--suite-cpu", str(tmp_path / "file" / "cpu"))
+    ran = _session(pytester, monkeypatch, f"--suite-cpu={tmp_path / 'file' / 'cpu'}")
 
     assert ran.ret == pytest.ExitCode.USAGE_ERROR
     assert f"--suite-cpu: cannot create {tmp_path / 'file' / 'cpu'}: Not a directory" in "\n".join(
         ran.errlines
     )
     assert "Traceback" not in "\n".join(ran.outlines + ran.errlines)
+
+
+def test_the_directory_as_a_word_of_its_own_is_a_usage_error_before_any_test(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # pytest decides its root directory before it loads the plugin, with the directory
+    # read as a path of tests: outside the checkout the suite ran without its settings.
+    out = tmp_path / "elsewhere" / "cpu"
+
+    ran = _session(pytester, monkeypatch, "--suite-cpu", str(out))
+
+    assert ran.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"write --suite-cpu={out} in one word" in "\n".join(ran.errlines)
+    assert "Traceback" not in "\n".join(ran.outlines + ran.errlines)
+    assert not out.exists()
 
 
 def test_the_summary_ranks_folders_and_tests_by_cpu() -> None:
