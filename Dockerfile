@@ -1,8 +1,10 @@
 # amelia GitHub Action image.
-# Builder: Debian's Python 3.11 + uv resolve the locked dependencies into /opt/amelia/.venv.
-# Final: the same Debian Python, git and CA certificates, plus only that virtual environment.
+# dependencies: Debian's Python 3.11 + uv resolve the locked dependencies into /opt/amelia/.venv.
+# builder: amelia itself installed into that venv, its files set apart in /opt/amelia-package.
+# Final: the same Debian Python, git and CA certificates, plus only that virtual environment,
+# in three layers: the Claude Code binary, the dependencies, amelia.
 
-FROM debian:bookworm-slim AS builder
+FROM debian:bookworm-slim AS dependencies
 
 ARG UV_VERSION=0.13.9
 
@@ -43,10 +45,24 @@ RUN /opt/uv/bin/uv sync --frozen --no-dev --no-install-project \
     && mkdir /opt/claude \
     && mv "/opt/amelia/.venv/${CLAUDE_BINARY}" /opt/claude/claude
 
+
+FROM dependencies AS builder
+
 # Then the package itself, installed non-editable so the venv holds no link to /opt/amelia/src.
+# Its files (the package, its dist-info, the console script; RECORD lists every one, and the
+# build fails if it lists anything else) are set apart, so that the final stage copies them
+# in a layer of their own above the dependencies': a change of amelia writes that small
+# layer, not the whole venv again.
 COPY README.md ./
 COPY src ./src
-RUN /opt/uv/bin/uv sync --frozen --no-dev --no-editable
+WORKDIR /opt/amelia/.venv/lib/python3.11/site-packages
+RUN /opt/uv/bin/uv sync --project /opt/amelia --frozen --no-dev --no-editable \
+    && sed 's/,.*//' amelia-*.dist-info/RECORD > /tmp/amelia-files \
+    && ! grep -Ev '^(amelia/|amelia-[^/]+[.]dist-info/|[.][.]/[.][.]/[.][.]/bin/amelia$)' \
+        /tmp/amelia-files \
+    && mkdir -p /opt/amelia-package/bin /opt/amelia-package/lib/python3.11/site-packages \
+    && cp -a amelia amelia-*.dist-info /opt/amelia-package/lib/python3.11/site-packages/ \
+    && cp -a /opt/amelia/.venv/bin/amelia /opt/amelia-package/bin/
 
 
 FROM debian:bookworm-slim
@@ -84,8 +100,9 @@ RUN groupadd --system --gid 10001 amelia-agent \
     && command -v setpriv
 
 ARG CLAUDE_BINARY=lib/python3.11/site-packages/claude_agent_sdk/_bundled/claude
-COPY --from=builder /opt/claude/claude /opt/amelia/.venv/${CLAUDE_BINARY}
-COPY --from=builder /opt/amelia/.venv /opt/amelia/.venv
+COPY --from=dependencies /opt/claude/claude /opt/amelia/.venv/${CLAUDE_BINARY}
+COPY --from=dependencies /opt/amelia/.venv /opt/amelia/.venv
+COPY --from=builder /opt/amelia-package/ /opt/amelia/.venv/
 
 # A project's setup may `pip install` into the system's Python of this throwaway container.
 ENV PATH=/opt/amelia/.venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \

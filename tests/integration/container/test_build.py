@@ -69,16 +69,21 @@ def test_a_source_change_rebuilds_amelia_and_reuses_the_dependency_layers(
     assert built.returncode == 0, built.stderr[-3000:]
     states = _step_states(built.stderr)
     (dependencies,) = [step for step in states if "--no-install-project" in step]
-    package = "RUN /opt/uv/bin/uv sync --frozen --no-dev --no-editable"
+    (package,) = [step for step in states if "--no-editable" in step]
     apt = [step for step in states if step.startswith("RUN apt-get update")]
     assert states[dependencies] == "CACHED", states
-    # The Claude Code binary's layer (half the image) is not written again either.
-    (claude,) = [step for step in states if step.startswith("COPY --from=builder /opt/claude/")]
+    # Neither the Claude Code binary's layer (half the image) nor the dependencies' layer of
+    # the venv is written again: only amelia's own files, a layer of their own above them.
+    binary = "COPY --from=dependencies /opt/claude/claude "
+    (claude,) = [step for step in states if step.startswith(binary)]
     assert states[claude] == "CACHED", states
+    assert states["COPY --from=dependencies /opt/amelia/.venv /opt/amelia/.venv"] == "CACHED"
+    assert states["COPY --from=builder /opt/amelia-package/ /opt/amelia/.venv/"] == "DONE"
     assert len(apt) == 2 and {states[step] for step in apt} == {"CACHED"}, states
     assert states["COPY src ./src"] == "DONE" and states[package] == "DONE", states
-    # Every stage starts from Debian's slim image (stood in for here, pulled on GitHub):
-    # BuildKit loads it once for both, and the image's first layer is the base's.
+    # Every stage starts from Debian's slim image (stood in for here, pulled on GitHub; the
+    # builder from the dependencies stage): BuildKit loads it once for all, and the image's
+    # first layer is the base's.
     bases = re.findall(r"^#\d+ \[\S+ 1/\d+\] FROM (\S+)$", built.stderr, flags=re.MULTILINE)
     assert set(bases) == {"docker.io/library/debian:bookworm-slim"}
     layers = "{{json .RootFS.Layers}}"

@@ -65,11 +65,13 @@ def test_the_image_starts_amelia_action_as_root_from_its_venv(engine: Engine, im
     assert config["Labels"]["org.opencontainers.image.title"] == "amelia"
 
 
-def test_the_claude_code_binary_has_a_layer_of_its_own_below_the_venv(
+def test_the_claude_code_binary_and_amelia_have_layers_of_their_own_around_the_venv(
     engine: Engine, image: str
 ) -> None:
     """The bundled CLI (about 380 MB) is one layer, which a change of amelia or of its other
-    dependencies leaves as it is; the venv's layer above it holds the rest."""
+    dependencies leaves as it is; the venv's dependencies are the layer above it, and
+    amelia's own files (the package, its dist-info, the console script) a small one on top,
+    the only layer a change of amelia writes."""
     history = engine.run(
         "history", "--no-trunc", "--human=false", "--format", "{{.Size}}\t{{.CreatedBy}}", image
     ).stdout.splitlines()
@@ -78,9 +80,13 @@ def test_the_claude_code_binary_has_a_layer_of_its_own_below_the_venv(
     (venv,) = [
         n for n, (_, created) in enumerate(layers) if "/opt/amelia/.venv /opt/amelia" in created
     ]
-    assert venv < claude  # newest first: the venv comes after the binary
+    (package,) = [
+        n for n, (_, created) in enumerate(layers) if "COPY /opt/amelia-package/ " in created
+    ]
+    assert package < venv < claude  # newest first
     assert 300e6 < layers[claude][0] < 500e6
     assert layers[venv][0] < 200e6
+    assert 1e6 < layers[package][0] < 20e6
 
 
 def test_amelia_starts_inside_the_image(
@@ -182,9 +188,12 @@ def test_the_venv_runs_on_debians_python(
 def test_no_build_tools_or_sources_are_left_in_the_image(
     engine: Engine, image: str, directories: RunnerDirectories
 ) -> None:
-    """Only the venv came from the builder stage: no uv, no sources, no compiler, no apt
-    lists or downloaded packages."""
-    leftovers = "/opt/uv /opt/amelia/src /opt/amelia/uv.lock /usr/bin/gcc /root/.cache/uv"
+    """Only the venv came from the build stages: no uv, no sources, no compiler, no apt
+    lists or downloaded packages, no copy of amelia's files outside the venv."""
+    leftovers = (
+        "/opt/uv /opt/amelia/src /opt/amelia/uv.lock /opt/amelia-package /opt/claude"
+        " /usr/bin/gcc /root/.cache/uv"
+    )
     script = (
         f"for p in {leftovers}; do [ -e $p ] && echo $p; done; "
         "ls /var/lib/apt/lists /var/cache/apt/archives | grep -E '_Packages|[.]deb$'; "
