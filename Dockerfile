@@ -41,9 +41,12 @@ WORKDIR /opt/amelia
 # new claude-agent-sdk changes.
 ARG CLAUDE_BINARY=lib/python3.11/site-packages/claude_agent_sdk/_bundled/claude
 COPY pyproject.toml uv.lock ./
+# uv's lock file in the venv (`.lock`, writable by everyone) goes too: nothing in the image
+# runs uv, and no file of the venv is the agent user's to write.
 RUN /opt/uv/bin/uv sync --frozen --no-dev --no-install-project \
     && mkdir /opt/claude \
-    && mv "/opt/amelia/.venv/${CLAUDE_BINARY}" /opt/claude/claude
+    && mv "/opt/amelia/.venv/${CLAUDE_BINARY}" /opt/claude/claude \
+    && rm /opt/amelia/.venv/.lock
 
 
 FROM dependencies AS builder

@@ -189,7 +189,8 @@ def test_no_build_tools_or_sources_are_left_in_the_image(
     engine: Engine, image: str, directories: RunnerDirectories
 ) -> None:
     """Only the venv came from the build stages: no uv, no sources, no compiler, no apt
-    lists or downloaded packages, no copy of amelia's files outside the venv."""
+    lists or downloaded packages, no copy of amelia's files outside the venv, and nothing in
+    the venv that everyone may write (uv's lock file was)."""
     leftovers = (
         "/opt/uv /opt/amelia/src /opt/amelia/uv.lock /opt/amelia-package /opt/claude"
         " /usr/bin/gcc /root/.cache/uv"
@@ -197,7 +198,7 @@ def test_no_build_tools_or_sources_are_left_in_the_image(
     script = (
         f"for p in {leftovers}; do [ -e $p ] && echo $p; done; "
         "ls /var/lib/apt/lists /var/cache/apt/archives | grep -E '_Packages|[.]deb$'; "
-        "command -v uv; true"
+        "command -v uv; find /opt/amelia -perm -o+w ! -type l; true"
     )
     run = start(engine, image, directories, "/bin/sh", "-c", script)
     assert (run.returncode, run.stdout) == (0, ""), run.log
