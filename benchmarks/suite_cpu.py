@@ -3,6 +3,9 @@
     uv run python -m pytest -n 3 -p benchmarks.suite_cpu --suite-cpu=DIR  # DIR/<pid>.jsonl
     uv run python -m benchmarks.suite_cpu DIR  # the folders and the tests that used most
 
+DIR must hold no earlier run's figures (`*.jsonl`): their lines would be summed with this
+run's.
+
 (`python -m pytest`, not `pytest`: the plugin is imported before any test, from the
 current directory, which only `python -m` puts on the path. `--suite-cpu=DIR` in one word:
 pytest chooses its root directory, and with it the project's configuration, before it loads
@@ -76,6 +79,14 @@ def pytest_configure(config: pytest.Config) -> None:
         Path(directory).mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise pytest.UsageError(f"{OPTION}: cannot create {directory}: {error.strerror}") from None
+    # The main process only: an xdist worker starts while the others may have written
+    # their first lines already.
+    if not hasattr(config, "workerinput") and (earlier := sorted(Path(directory).glob("*.jsonl"))):
+        raise pytest.UsageError(
+            f"{OPTION}: {directory} already holds an earlier run's figures"
+            f" ({len(earlier)} file{'' if len(earlier) == 1 else 's'}), which this run's would"
+            " be added to: give a new directory, or remove them"
+        )
 
 
 def _cpu(who: int) -> float:

@@ -87,6 +87,26 @@ def test_the_directory_as_a_word_of_its_own_is_a_usage_error_before_any_test(
     assert not out.exists()
 
 
+def test_a_directory_holding_an_earlier_runs_figures_is_a_usage_error_and_kept(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    out = tmp_path / "cpu"
+    assert _session(pytester, monkeypatch, f"--suite-cpu={out}").ret == 0
+    first = {path.name: path.read_bytes() for path in out.iterdir()}
+
+    again = _session(pytester, monkeypatch, f"--suite-cpu={out}")
+
+    assert again.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        f"--suite-cpu: {out} already holds an earlier run's figures (1 file), which this"
+        " run's would be added to" in "\n".join(again.errlines)
+    )
+    assert "Traceback" not in "\n".join(again.outlines + again.errlines)
+    # Nothing ran: the first run's figures are all there is, as they were.
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == first
+    assert len(read(out)) == 2
+
+
 def test_the_summary_ranks_folders_and_tests_by_cpu() -> None:
     tests = [
         TestCpu(id="tests/e2e/action/test_a.py::test_one", wall=3.0, own=0.5, children=2.0),
