@@ -81,7 +81,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"{OPTION}: cannot create {directory}: {error.strerror}") from None
     # The main process only: an xdist worker starts while the others may have written
     # their first lines already.
-    if not hasattr(config, "workerinput") and (earlier := sorted(Path(directory).glob("*.jsonl"))):
+    if not hasattr(config, "workerinput") and (earlier := list(Path(directory).glob("*.jsonl"))):
         raise pytest.UsageError(
             f"{OPTION}: {directory} already holds an earlier run's figures"
             f" ({len(earlier)} file{'' if len(earlier) == 1 else 's'}), which this run's would"
